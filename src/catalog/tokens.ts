@@ -1,0 +1,124 @@
+import { Tiktoken } from "js-tiktoken/lite";
+import o200kBase from "js-tiktoken/ranks/o200k_base";
+import { ParameterError } from "../errors.js";
+import type { ChatRequest, ContentPart, Message } from "../gateway/wire.js";
+import { mp3DurationS, mp4DurationS, parseDataUri, probeImage, wavDurationS } from "../media/probe.js";
+
+// One tokenizer and one set of media rules for the whole project: the local gateway bills with
+// them and the client estimates with them, so an estimate is a true upper bound of the bill.
+
+/** Audio is billed at about 1900 prompt tokens per minute (spec, section 8). */
+export const AUDIO_TOKENS_PER_MINUTE = 1900;
+/** Video is billed at "several hundred tokens per second" (spec); we use 300. */
+export const VIDEO_TOKENS_PER_SECOND = 300;
+/** Tokens per message of framing (role and separators), as the wire format's tokenizers count it. */
+const TOKENS_PER_MESSAGE = 3;
+/** Tokens that prime the assistant's reply. */
+const REPLY_PRIMING_TOKENS = 3;
+const IMAGE_BASE_TOKENS = 85;
+const IMAGE_TILE_TOKENS = 170;
+/** An image of unknown size (a link) is counted as the largest image: 2048x768 after scaling. */
+export const MAX_IMAGE_TOKENS = IMAGE_BASE_TOKENS + IMAGE_TILE_TOKENS * 8;
+
+let encoder: Tiktoken | undefined;
+
+/** Tokens in a text, by the o200k_base BPE tokenizer. */
+export function countTextTokens(text: string): number {
+  if (text.length === 0) return 0;
+  encoder ??= new Tiktoken(o200kBase);
+  return encoder.encode(text).length;
+}
+
+/** Prompt tokens of an image: 85 plus 170 per 512-pixel tile after fitting 2048 and 768 sides. */
+export function imageTokens(width: number, height: number): number {
+  let w = width;
+  let h = height;
+  const fit = Math.min(1, 2048 / Math.max(w, h));
+  w *= fit;
+  h *= fit;
+  const shortest = Math.min(w, h);
+  if (shortest > 768) {
+    w *= 768 / shortest;
+    h *= 768 / shortest;
+  }
+  return IMAGE_BASE_TOKENS + IMAGE_TILE_TOKENS * Math.ceil(w / 512) * Math.ceil(h / 512);
+}
+
+/** Prompt tokens of audio of a given length. */
+export function audioTokens(seconds: number): number {
+  return Math.ceil((seconds * AUDIO_TOKENS_PER_MINUTE) / 60);
+}
+
+/** Prompt tokens of video of a given length. */
+export function videoTokens(seconds: number): number {
+  return Math.ceil(seconds * VIDEO_TOKENS_PER_SECOND);
+}
+
+/** Seconds of an audio clip in a supported format; a ParameterError when it cannot be decoded. */
+export function audioDurationS(data: Buffer, format: string): number {
+  const seconds = format === "wav" ? wavDurationS(data) : format === "mp3" ? mp3DurationS(data) : undefined;
+  if (seconds === undefined) {
+    throw new ParameterError(
+      `input_audio could not be decoded as ${format}. Send a valid mp3 or wav file (convert other formats first).`,
+    );
+  }
+  return seconds;
+}
+
+/** Seconds of a video data URI (MP4/QuickTime); a ParameterError when it cannot be decoded. */
+export function videoDurationS(data: Buffer): number {
+  const seconds = mp4DurationS(data);
+  if (seconds === undefined) {
+    throw new ParameterError("The video could not be decoded. Send an MP4 (H.264) file as a data URI.");
+  }
+  return seconds;
+}
+
+/** True when a URL is a data URI carrying video. */
+export function isVideoUrl(url: string): boolean {
+  return /^data:video\//i.test(url);
+}
+
+/** Prompt tokens of one content part. */
+export function countPartTokens(part: ContentPart): number {
+  switch (part.type) {
+    case "text":
+      return countTextTokens(part.text);
+    case "image_url": {
+      const data = parseDataUri(part.image_url.url);
+      if (data && isVideoUrl(part.image_url.url)) return videoTokens(videoDurationS(data.bytes));
+      const facts = data ? probeImage(data.bytes) : undefined;
+      return facts ? imageTokens(facts.width, facts.height) : MAX_IMAGE_TOKENS;
+    }
+    case "input_audio":
+      return audioTokens(audioDurationS(Buffer.from(part.input_audio.data, "base64"), part.input_audio.format));
+    case "video_url": {
+      const data = parseDataUri(part.video_url.url);
+      if (!data) throw new ParameterError("video_url must be a data:video/mp4;base64 URI.");
+      return videoTokens(videoDurationS(data.bytes));
+    }
+  }
+}
+
+/** Prompt tokens of one message, framing included. */
+export function countMessageTokens(message: Message): number {
+  let tokens = TOKENS_PER_MESSAGE + countTextTokens(message.role);
+  if (typeof message.content === "string") tokens += countTextTokens(message.content);
+  else if (Array.isArray(message.content)) {
+    for (const part of message.content) tokens += countPartTokens(part);
+  }
+  if (message.name) tokens += countTextTokens(message.name) + 1;
+  for (const call of message.tool_calls ?? []) {
+    tokens += countTextTokens(call.function.name) + countTextTokens(call.function.arguments) + 3;
+  }
+  return tokens;
+}
+
+/** Prompt tokens a chat request is billed for: messages, tool definitions and reply priming. */
+export function countPromptTokens(request: Pick<ChatRequest, "messages" | "tools" | "response_format">): number {
+  let tokens = REPLY_PRIMING_TOKENS;
+  for (const message of request.messages) tokens += countMessageTokens(message);
+  if (request.tools?.length) tokens += countTextTokens(JSON.stringify(request.tools));
+  if (request.response_format) tokens += countTextTokens(JSON.stringify(request.response_format));
+  return tokens;
+}

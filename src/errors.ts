@@ -1,0 +1,168 @@
+/** Ids the gateway returns in its response headers, kept on every error that had a response. */
+export interface GatewayIds {
+  readonly requestId?: string;
+  readonly auditId?: string;
+  readonly backendId?: string;
+}
+
+/** Options every svc-flow error accepts. */
+export interface SvcFlowErrorOptions extends GatewayIds {
+  readonly cause?: unknown;
+  /** HTTP status, when the error came from a response. */
+  readonly status?: number;
+  /** Whether trying the same request again may succeed. */
+  readonly retryable?: boolean;
+  /** Retry-After from the response, in seconds. */
+  readonly retryAfterS?: number;
+}
+
+/** Base class of every error svc-flow throws; `code` is stable and safe to switch on. */
+export class SvcFlowError extends Error {
+  readonly code: string;
+  readonly status?: number;
+  readonly retryable: boolean;
+  readonly retryAfterS?: number;
+  readonly requestId?: string;
+  readonly auditId?: string;
+  readonly backendId?: string;
+
+  constructor(code: string, message: string, options: SvcFlowErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.status = options.status;
+    this.retryable = options.retryable ?? false;
+    this.retryAfterS = options.retryAfterS;
+    this.requestId = options.requestId;
+    this.auditId = options.auditId;
+    this.backendId = options.backendId;
+  }
+}
+
+/** The key is missing or wrong (401). Replace the key. */
+export class AuthenticationError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("invalid_api_key", message, { ...options, retryable: false });
+  }
+}
+
+/** The key was deactivated because its balance is spent (401). Top up or replace the key. */
+export class KeyDeactivatedError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("key_deactivated", message, { ...options, retryable: false });
+  }
+}
+
+/** A rate or concurrency limit was hit (429). Retried with backoff. */
+export class RateLimitError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("rate_limited", message, { ...options, retryable: true });
+  }
+}
+
+/** The key's quota cannot cover the request (429 insufficient_quota). Never retried. */
+export class QuotaExceededError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("insufficient_quota", message, { ...options, retryable: false });
+  }
+}
+
+/** The gateway rejected a parameter or the request shape (400, 413). Fix the request. */
+export class BadRequestError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions & { code?: string } = {}) {
+    super(options.code ?? "bad_request", message, { ...options, retryable: false });
+  }
+}
+
+/** The model id is not in the catalogue, or the key may not call it. */
+export class UnknownModelError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("model_not_found", message, { ...options, retryable: false });
+  }
+}
+
+/** A temporary upstream failure (5xx) or a broken connection. Retried, then fallen back. */
+export class UpstreamError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions & { code?: string } = {}) {
+    super(options.code ?? "upstream_error", message, { retryable: true, ...options });
+  }
+}
+
+/** No response in time: connect, first byte, or between stream chunks. */
+export class TimeoutError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("timeout", message, { retryable: true, ...options });
+  }
+}
+
+/** A stream broke its contract: malformed event, or ended without a finish reason. */
+export class StreamError extends SvcFlowError {
+  /** What had arrived before the stream broke. */
+  readonly partial?: unknown;
+
+  constructor(message: string, options: SvcFlowErrorOptions & { partial?: unknown } = {}) {
+    super("stream_error", message, { retryable: true, ...options });
+    this.partial = options.partial;
+  }
+}
+
+/** A reasoning or thinking model spent the whole output budget and returned nothing. */
+export class EmptyOutputError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("empty_output", message, { ...options, retryable: false });
+  }
+}
+
+/** The request breaks a model's rule and was refused before sending. */
+export class ParameterError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("invalid_parameter", message, { ...options, retryable: false });
+  }
+}
+
+/** The prompt does not fit the model's context window. */
+export class ContextWindowError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("context_window_exceeded", message, { ...options, retryable: false });
+  }
+}
+
+/** The gateway does not offer this (embeddings, speech synthesis, speech-to-text). */
+export class NotOfferedError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("not_offered", message, { ...options, retryable: false });
+  }
+}
+
+/** The call would take the run past its money budget; refused before any request was sent. */
+export class BudgetExceededError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("budget_exceeded", message, { ...options, retryable: false });
+  }
+}
+
+/** Bad configuration or input: a workflow file, a config file, an option value. */
+export class ConfigError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions & { code?: string } = {}) {
+    super(options.code ?? "invalid_config", message, { ...options, retryable: false });
+  }
+}
+
+/** The call was cancelled through its AbortSignal. */
+export class AbortedError extends SvcFlowError {
+  constructor(message = "The operation was aborted.", options: SvcFlowErrorOptions = {}) {
+    super("aborted", message, { ...options, retryable: false });
+  }
+}
+
+/** A tool got input it cannot act on (bad expression, path outside the workspace, refused URL). */
+export class ToolInputError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions & { code?: string } = {}) {
+    super(options.code ?? "invalid_tool_input", message, { ...options, retryable: false });
+  }
+}
+
+/** Replaces anything that looks like an API key in a string, so keys never reach logs. */
+export function redactSecrets(text: string): string {
+  return text.replace(/\bsk-[A-Za-z0-9_\-]{2,}/g, "sk-[redacted]");
+}
