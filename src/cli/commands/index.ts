@@ -1,0 +1,4 @@
+import type { Command } from "../command.js";
+
+/** Every CLI command, in the order `svc-flow --help` lists them. */
+export const COMMANDS: readonly Command[] = [];

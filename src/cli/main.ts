@@ -1,0 +1,80 @@
+import { SvcFlowError, redactSecrets } from "../errors.js";
+import { UsageError, type Command, type CommandContext } from "./command.js";
+import { COMMANDS } from "./commands/index.js";
+
+function help(): string {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length));
+  const lines = COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
+  return `Usage: svc-flow <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun svc-flow <command> --help for a command's options.\n`;
+}
+
+/** Runs the CLI with argv (without node and script), returning the exit code. Maps errors once. */
+export async function main(argv: readonly string[], context: Omit<CommandContext, "argv">): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    context.stdout.write(help());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === "--version") {
+    context.stdout.write("svc-flow 0.1.0\n");
+    return 0;
+  }
+  const command: Command | undefined = COMMANDS.find((candidate) => candidate.name === name);
+  if (!command) {
+    context.stderr.write(`Unknown command "${name}".\n\n${help()}`);
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    context.stdout.write(`Usage: ${command.usage}\n\n${command.summary}\n`);
+    return 0;
+  }
+  try {
+    return await command.run({ ...context, argv: rest });
+  } catch (error) {
+    return reportError(error, command, context);
+  }
+}
+
+function reportError(error: unknown, command: Command, context: Omit<CommandContext, "argv">): number {
+  if (error instanceof UsageError) {
+    context.stderr.write(`svc-flow ${command.name}: ${error.message}\nUsage: ${command.usage}\n`);
+    return 2;
+  }
+  if (error instanceof SvcFlowError) {
+    const ids = [error.requestId && `request ${error.requestId}`, error.auditId && `audit ${error.auditId}`]
+      .filter(Boolean)
+      .join(", ");
+    context.stderr.write(`svc-flow ${command.name}: ${redactSecrets(error.message)} [${error.code}${ids ? `; ${ids}` : ""}]\n`);
+    return isInputError(error) ? 2 : 1;
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  context.stderr.write(`svc-flow ${command.name}: ${redactSecrets(message)}\n`);
+  return 1;
+}
+
+// Bad input (a file, a flag, a model id, a key) is exit 2; a failure of the work itself is exit 1.
+function isInputError(error: SvcFlowError): boolean {
+  return ["invalid_config", "invalid_workflow", "invalid_parameter", "model_not_found", "invalid_api_key", "missing_api_key"].includes(
+    error.code,
+  );
+}
+
+/** Runs the CLI as a process: argv from the command line, SIGINT/SIGTERM abort the signal. */
+export async function runFromProcess(): Promise<void> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      // First signal: stop cleanly (in-flight work journals). Second: leave at once.
+      if (++interrupts > 1) process.exit(130);
+      controller.abort(new Error(`Received ${signal}`));
+    });
+  }
+  process.exitCode = await main(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  });
+}

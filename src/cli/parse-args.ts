@@ -1,0 +1,24 @@
+import { parseArgs } from "node:util";
+import { UsageError } from "./command.js";
+
+/** Options as node:util parseArgs takes them. */
+export type OptionSpec = NonNullable<Parameters<typeof parseArgs>[0]>["options"];
+
+/** Parses argv strictly; unknown flags and missing values become a UsageError (exit 2). */
+export function parseCommandArgs<T extends OptionSpec>(argv: readonly string[], options: T) {
+  try {
+    return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Parses a flag as a number, rejecting anything else with a message naming the flag. */
+export function numberFlag(name: string, value: string | undefined, { min = -Infinity } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < min) {
+    throw new UsageError(`Expected --${name} to be a number${min > -Infinity ? ` >= ${min}` : ""}, got "${value}".`);
+  }
+  return parsed;
+}
