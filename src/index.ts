@@ -23,3 +23,5 @@ export {
   UpstreamError,
 } from "./errors.js";
 export type { GatewayIds } from "./errors.js";
+export { startLocalGateway, loadGatewayConfig } from "./server/index.js";
+export type { GatewayConfigInput, GatewayStats, LocalGateway, LocalGatewayOptions } from "./server/index.js";

@@ -66,6 +66,10 @@ describe("tokens", () => {
     expect(countTextTokens("")).toBe(0);
   });
 
+  it("counts a long run of one letter in 32-character slices, the rule both sides share", () => {
+    expect(countTextTokens("x".repeat(4000))).toBe(125 * countTextTokens("x".repeat(32)));
+  });
+
   it("bills audio at 1900 tokens a minute and video at 300 a second", () => {
     expect(audioTokens(60)).toBe(1900);
     expect(audioTokens(1)).toBe(32);

@@ -21,12 +21,47 @@ const IMAGE_TILE_TOKENS = 170;
 export const MAX_IMAGE_TOKENS = IMAGE_BASE_TOKENS + IMAGE_TILE_TOKENS * 8;
 
 let encoder: Tiktoken | undefined;
+let pattern: RegExp | undefined;
+// The tokenizer splits text into pieces (words, numbers, punctuation runs) and encodes each on
+// its own, so a piece's count can be remembered: js-tiktoken's encode is slow per call, and the
+// local gateway counts every prompt and reply.
+const pieceTokens = new Map<string, number>();
+const MAX_CACHED_PIECES = 100_000;
+const MAX_CACHED_PIECE_LENGTH = 64;
 
-/** Tokens in a text, by the o200k_base BPE tokenizer. */
+/** Tokens in a text, by the o200k_base BPE tokenizer; special-token text counts as plain text. */
 export function countTextTokens(text: string): number {
   if (text.length === 0) return 0;
-  encoder ??= new Tiktoken(o200kBase);
-  return encoder.encode(text).length;
+  pattern ??= new RegExp(o200kBase.pat_str, "gu");
+  let count = 0;
+  for (const match of text.matchAll(pattern)) count += countPieceTokens(match[0]);
+  return count;
+}
+
+// js-tiktoken's byte-pair merge is quadratic in a piece's length, and a run of one letter is a
+// single piece: 4,000 "x" took 3 s. Long pieces are counted in 32-character slices instead, a
+// rule the gateway and the client share, so counts stay consistent (and near the true count).
+const SLICE = 32;
+
+function countPieceTokens(piece: string): number {
+  if (piece.length > MAX_CACHED_PIECE_LENGTH) {
+    let tokens = 0;
+    for (let start = 0; start < piece.length; ) {
+      let end = Math.min(start + SLICE, piece.length);
+      // Never split a surrogate pair.
+      if (end < piece.length && /[\uD800-\uDBFF]/.test(piece[end - 1]!)) end++;
+      tokens += countPieceTokens(piece.slice(start, end));
+      start = end;
+    }
+    return tokens;
+  }
+  let tokens = pieceTokens.get(piece);
+  if (tokens === undefined) {
+    encoder ??= new Tiktoken(o200kBase);
+    tokens = encoder.encode(piece, [], []).length;
+    if (pieceTokens.size < MAX_CACHED_PIECES) pieceTokens.set(piece, tokens);
+  }
+  return tokens;
 }
 
 /** Prompt tokens of an image: 85 plus 170 per 512-pixel tile after fitting 2048 and 768 sides. */

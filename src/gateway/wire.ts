@@ -209,6 +209,7 @@ export const ERROR_CODES = {
   concurrencyLimited: "concurrency_limit_exceeded",
   insufficientQuota: "insufficient_quota",
   invalidParameter: "invalid_parameter",
+  contextLengthExceeded: "context_length_exceeded",
   modelNotFound: "model_not_found",
   invalidJson: "invalid_json",
   requestTooLarge: "request_too_large",

@@ -1,3 +1,6 @@
+import { probeMp3 } from "./mp3.js";
+import { probeMp4 } from "./mp4.js";
+
 /** Facts read from an image's header. */
 export interface ImageFacts {
   readonly format: "png" | "jpeg" | "gif" | "webp";
@@ -74,84 +77,14 @@ export function wavDurationS(bytes: Uint8Array): number | undefined {
   return undefined;
 }
 
-const MP3_BITRATES_V1_L3 = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
-const MP3_BITRATES_V2_L3 = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
-const MP3_RATES = { 3: [44100, 48000, 32000], 2: [22050, 24000, 16000], 0: [11025, 12000, 8000] } as const;
-
 /** Duration of an MP3 (MPEG audio layer III) in seconds, by walking its frame headers. */
 export function mp3DurationS(bytes: Uint8Array): number | undefined {
-  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let offset = 0;
-  if (view.length >= 10 && view.toString("latin1", 0, 3) === "ID3") {
-    const size = ((view[6]! & 0x7f) << 21) | ((view[7]! & 0x7f) << 14) | ((view[8]! & 0x7f) << 7) | (view[9]! & 0x7f);
-    offset = 10 + size;
-  }
-  let seconds = 0;
-  let frames = 0;
-  while (offset + 4 <= view.length) {
-    const header = view.readUInt32BE(offset);
-    if ((header & 0xffe00000) >>> 0 !== 0xffe00000) {
-      if (frames > 0) break;
-      offset++;
-      continue;
-    }
-    const version = (header >>> 19) & 3;
-    const layer = (header >>> 17) & 3;
-    const bitrateIndex = (header >>> 12) & 15;
-    const rateIndex = (header >>> 10) & 3;
-    const padding = (header >>> 9) & 1;
-    if (version === 1 || layer !== 1 || bitrateIndex === 0 || bitrateIndex === 15 || rateIndex === 3) {
-      if (frames > 0) break;
-      offset++;
-      continue;
-    }
-    const sampleRate = MP3_RATES[version as 0 | 2 | 3][rateIndex]!;
-    const bitrate = (version === 3 ? MP3_BITRATES_V1_L3 : MP3_BITRATES_V2_L3)[bitrateIndex]! * 1000;
-    const samples = version === 3 ? 1152 : 576;
-    const frameBytes = Math.floor((samples / 8) * bitrate / sampleRate) + padding;
-    seconds += samples / sampleRate;
-    frames++;
-    offset += frameBytes;
-  }
-  return frames > 0 ? seconds : undefined;
+  return probeMp3(bytes)?.seconds;
 }
 
 /** Duration of an MP4/QuickTime file from its `moov/mvhd` box, in seconds. */
 export function mp4DurationS(bytes: Uint8Array): number | undefined {
-  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const moov = findBox(view, 0, view.length, "moov");
-  if (!moov) return undefined;
-  const mvhd = findBox(view, moov.start, moov.end, "mvhd");
-  if (!mvhd || mvhd.start + 32 > view.length) return undefined;
-  const version = view[mvhd.start]!;
-  if (version === 1) {
-    const timescale = view.readUInt32BE(mvhd.start + 20);
-    const duration = Number(view.readBigUInt64BE(mvhd.start + 24));
-    return timescale > 0 ? duration / timescale : undefined;
-  }
-  const timescale = view.readUInt32BE(mvhd.start + 12);
-  const duration = view.readUInt32BE(mvhd.start + 16);
-  return timescale > 0 ? duration / timescale : undefined;
-}
-
-function findBox(view: Buffer, from: number, to: number, type: string): { start: number; end: number } | undefined {
-  let offset = from;
-  while (offset + 8 <= to) {
-    let size = view.readUInt32BE(offset);
-    let header = 8;
-    if (size === 1 && offset + 16 <= to) {
-      size = Number(view.readBigUInt64BE(offset + 8));
-      header = 16;
-    } else if (size === 0) {
-      size = to - offset;
-    }
-    if (size < header) return undefined;
-    if (view.toString("latin1", offset + 4, offset + 8) === type) {
-      return { start: offset + header, end: Math.min(offset + size, to) };
-    }
-    offset += size;
-  }
-  return undefined;
+  return probeMp4(bytes)?.seconds;
 }
 
 /** A decoded `data:` URI. */

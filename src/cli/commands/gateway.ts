@@ -1,0 +1,42 @@
+import { once } from "node:events";
+import { DEMO_KEY, loadGatewayConfig, startLocalGateway } from "../../server/index.js";
+import { UsageError, type Command } from "../command.js";
+import { numberFlag, parseCommandArgs } from "../parse-args.js";
+
+/** Port `svc-flow gateway` listens on without --port. */
+export const DEFAULT_GATEWAY_PORT = 8787;
+
+/** `svc-flow gateway [--port N] [--config FILE]`: serves the local gateway until stopped. */
+export const gatewayCommand: Command = {
+  name: "gateway",
+  summary: "Serve the local gateway (simulated models) on 127.0.0.1",
+  usage: `svc-flow gateway [--port N] [--config FILE]   (default port ${DEFAULT_GATEWAY_PORT}; --port 0 picks a free one)`,
+  async run(context) {
+    const { values, positionals } = parseCommandArgs(context.argv, {
+      port: { type: "string" },
+      config: { type: "string" },
+    });
+    if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}".`);
+    const port = numberFlag("port", values.port, { min: 0 }) ?? DEFAULT_GATEWAY_PORT;
+    if (!Number.isInteger(port) || port > 65_535) throw new UsageError(`Expected --port to be an integer 0..65535, got "${values.port}".`);
+    const config = values.config === undefined ? undefined : await loadGatewayConfig(values.config);
+    let gateway;
+    try {
+      gateway = await startLocalGateway({ port, ...(config ? { config } : {}) });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+      context.stderr.write(`svc-flow gateway: port ${port} is in use. Pass --port N, or --port 0 for a free port.\n`);
+      return 1;
+    }
+    context.stdout.write(`svc-flow gateway listening on ${gateway.baseURL}\n`);
+    const keys = gateway.config.keys;
+    context.stderr.write(
+      keys
+        ? `${keys.length} key(s) configured; music root ${gateway.rootURL}/musicapi/api/. Ctrl-C stops.\n`
+        : `No keys configured: use the demo key ${DEMO_KEY}. Music root ${gateway.rootURL}/musicapi/api/. Ctrl-C stops.\n`,
+    );
+    if (!context.signal.aborted) await once(context.signal, "abort");
+    await gateway.close();
+    return 0;
+  },
+};

@@ -1,0 +1,46 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { GatewayContext } from "./gateway-context.js";
+import type { KeyAccount } from "./key-store.js";
+import { sendError } from "./send-response.js";
+
+/** An authenticated request admitted under its key's limits. */
+export interface Admission {
+  readonly account: KeyAccount;
+}
+
+/**
+ * Checks the bearer key and the key's rate and concurrency limits; answers 401/429 itself and
+ * returns undefined then. An admitted request holds a concurrency slot until its response closes.
+ */
+export function authorize(context: GatewayContext, request: IncomingMessage, response: ServerResponse): Admission | undefined {
+  const account = findAccount(context, request, response);
+  if (!account) return undefined;
+  response.once("close", () => account.count(response.writableFinished ? response.statusCode : "dropped"));
+  if (!account.active) {
+    sendError(response, 401, "key_deactivated", "This API key is deactivated: its quota is spent. Top up the key or use another one.");
+    return undefined;
+  }
+  const admission = account.admit(Date.now());
+  if ("code" in admission) {
+    sendError(response, 429, admission.code, admission.message, { retryAfterS: admission.retryAfterS });
+    return undefined;
+  }
+  response.once("close", admission.release);
+  return { account };
+}
+
+function findAccount(context: GatewayContext, request: IncomingMessage, response: ServerResponse): KeyAccount | undefined {
+  const header = request.headers.authorization;
+  const match = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const account = match ? context.keys.find(match[1]!) : undefined;
+  if (account) return account;
+  context.unauthenticated++;
+  const message =
+    header === undefined
+      ? "Missing API key. Send the header Authorization: Bearer sk-..."
+      : match
+        ? "Invalid API key. Check the key you sent (SVC_API_KEY) against the gateway's keys."
+        : "Malformed Authorization header. Send Authorization: Bearer sk-...";
+  sendError(response, 401, "invalid_api_key", message);
+  return undefined;
+}

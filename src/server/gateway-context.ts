@@ -1,0 +1,37 @@
+import { mergePrices, type PriceTable } from "../catalog/prices.js";
+import { summarize, type GatewayStats } from "./billing.js";
+import { effectiveKeys, type GatewayConfig } from "./config.js";
+import { FaultInjector } from "./faults.js";
+import { KeyStore } from "./key-store.js";
+import { MusicStore } from "./music-store.js";
+import { ReplyCache } from "./reply-cache.js";
+
+/** Everything a route needs: the config, keys, prices, faults and music jobs of one gateway. */
+export class GatewayContext {
+  readonly config: GatewayConfig;
+  readonly keys: KeyStore;
+  readonly prices: PriceTable;
+  readonly faults: FaultInjector;
+  readonly music: MusicStore;
+  readonly replies = new ReplyCache();
+  /** Requests that presented no valid key. */
+  unauthenticated = 0;
+  /** `http://host:port`, set once the server listens; music audio URLs are built on it. */
+  rootURL = "";
+
+  constructor(config: GatewayConfig) {
+    this.config = config;
+    this.keys = new KeyStore(effectiveKeys(config));
+    this.prices = mergePrices(config.prices);
+    this.faults = new FaultInjector(config.faults);
+    this.music = new MusicStore(config.music, config.faults.seed);
+  }
+
+  /** A snapshot of every key's bookkeeping. */
+  stats(): GatewayStats {
+    return summarize(
+      this.keys.accounts().map((account) => account.stats()),
+      this.unauthenticated,
+    );
+  }
+}

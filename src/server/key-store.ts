@@ -1,0 +1,176 @@
+import { roundYuan } from "../catalog/prices.js";
+import type { KeyConfig } from "./config.js";
+import type { BilledEntry, KeyStats } from "./billing.js";
+
+/** Why a request was refused by the key's limits, with the wait a client should honour. */
+export interface LimitRejection {
+  readonly code: "rate_limit_exceeded" | "concurrency_limit_exceeded";
+  readonly message: string;
+  readonly retryAfterS: number;
+}
+
+/** Money set aside for one request until its reply is complete; commit or release exactly once. */
+export interface QuotaHold {
+  commit(entry: Omit<BilledEntry, "yuan" | "refunded">): BilledEntry;
+  release(): void;
+}
+
+const WINDOW_MS = 60_000;
+// No way to know when a slot frees up; a short wait keeps well-behaved clients busy but polite.
+const CONCURRENCY_RETRY_AFTER_S = 0.1;
+
+/** One API key: its quota, limits, deactivation and the record of what it was billed. */
+export class KeyAccount {
+  readonly name: string;
+  readonly quota: number | null;
+  readonly #allowed: ReadonlySet<string> | undefined;
+  readonly #concurrency: number | undefined;
+  readonly #window: number[] = [];
+  readonly #rpm: number | undefined;
+  #windowNext = 0;
+  #spent = 0;
+  #held = 0;
+  #inFlight = 0;
+  #active: boolean;
+  readonly #counts = new Map<string, number>();
+  readonly #billed: BilledEntry[] = [];
+
+  constructor(config: KeyConfig) {
+    this.name = config.name ?? `${config.key.slice(0, 3)}...${config.key.slice(-4)}`;
+    this.quota = config.quota ?? null;
+    this.#allowed = config.models === "*" ? undefined : new Set(config.models);
+    this.#rpm = config.rpm;
+    this.#concurrency = config.concurrency;
+    this.#active = this.quota === null || this.quota > 0;
+  }
+
+  /** False once the quota is spent: every interface then answers 401 key_deactivated. */
+  get active(): boolean {
+    return this.#active;
+  }
+
+  /** Whether this key may call a model (by catalogue id). */
+  allows(modelId: string): boolean {
+    return this.#allowed === undefined || this.#allowed.has(modelId);
+  }
+
+  /** Yuan left, or null for an unlimited key. */
+  remaining(): number | null {
+    return this.quota === null ? null : roundYuan(this.quota - this.#spent);
+  }
+
+  /** Admits a request under the rpm and concurrency limits; call the returned release when it ends. */
+  admit(now: number): { release: () => void } | LimitRejection {
+    if (this.#rpm !== undefined) {
+      // A ring of the last `rpm` admission times: full and its oldest inside the window means over.
+      const oldest = this.#window.length < this.#rpm ? undefined : this.#window[this.#windowNext];
+      if (oldest !== undefined && now - oldest < WINDOW_MS) {
+        return {
+          code: "rate_limit_exceeded",
+          message: `Rate limit of ${this.#rpm} requests per minute reached for this key. Retry after the Retry-After delay.`,
+          retryAfterS: Math.ceil(WINDOW_MS - (now - oldest)) / 1000,
+        };
+      }
+    }
+    if (this.#concurrency !== undefined && this.#inFlight >= this.#concurrency) {
+      return {
+        code: "concurrency_limit_exceeded",
+        message: `Concurrency limit of ${this.#concurrency} requests in flight reached for this key. Retry when one finishes.`,
+        retryAfterS: CONCURRENCY_RETRY_AFTER_S,
+      };
+    }
+    if (this.#rpm !== undefined) {
+      this.#window[this.#windowNext] = now;
+      this.#windowNext = (this.#windowNext + 1) % this.#rpm;
+    }
+    this.#inFlight++;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#inFlight--;
+      },
+    };
+  }
+
+  /** Sets `yuan` aside if the quota covers it (other holds included); undefined when it does not. */
+  hold(yuan: number): QuotaHold | undefined {
+    const amount = roundYuan(yuan);
+    if (this.quota !== null && amount > roundYuan(this.quota - this.#spent - this.#held)) return undefined;
+    this.#held = roundYuan(this.#held + amount);
+    let settled = false;
+    const settle = () => {
+      if (settled) throw new Error("A quota hold was settled twice.");
+      settled = true;
+      this.#held = roundYuan(this.#held - amount);
+    };
+    return {
+      commit: (entry) => {
+        settle();
+        const billed: BilledEntry = { ...entry, yuan: amount, refunded: false };
+        this.#spent = roundYuan(this.#spent + amount);
+        this.#billed.push(billed);
+        const remaining = this.remaining();
+        if (remaining !== null && remaining <= 0) this.#active = false;
+        return billed;
+      },
+      release: settle,
+    };
+  }
+
+  /** Gives back what a failed job was billed; a key deactivated by that charge becomes active again. */
+  refund(requestId: string): void {
+    const index = this.#billed.findIndex((entry) => entry.requestId === requestId && !entry.refunded);
+    const entry = this.#billed[index];
+    if (!entry) return;
+    this.#billed[index] = { ...entry, refunded: true };
+    this.#spent = roundYuan(this.#spent - entry.yuan);
+    const remaining = this.remaining();
+    if (remaining === null || remaining > 0) this.#active = true;
+  }
+
+  /** Counts one finished request by its status ("dropped" for a cut connection). */
+  count(status: number | "dropped"): void {
+    const key = String(status);
+    this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+  }
+
+  /** A snapshot of this key's bookkeeping. */
+  stats(): KeyStats {
+    const byStatus = Object.fromEntries(this.#counts);
+    return {
+      name: this.name,
+      quota: this.quota,
+      spentYuan: this.#spent,
+      remainingYuan: this.remaining(),
+      active: this.#active,
+      inFlight: this.#inFlight,
+      requests: {
+        total: [...this.#counts.values()].reduce((sum, count) => sum + count, 0),
+        byStatus,
+        rateLimited: byStatus["429"] ?? 0,
+      },
+      billed: [...this.#billed],
+    };
+  }
+}
+
+/** The gateway's keys, looked up by secret. */
+export class KeyStore {
+  readonly #accounts = new Map<string, KeyAccount>();
+
+  constructor(keys: readonly KeyConfig[]) {
+    for (const key of keys) this.#accounts.set(key.key, new KeyAccount(key));
+  }
+
+  /** The account for a presented key; undefined when unknown. */
+  find(key: string): KeyAccount | undefined {
+    return this.#accounts.get(key);
+  }
+
+  /** Every account, in config order. */
+  accounts(): KeyAccount[] {
+    return [...this.#accounts.values()];
+  }
+}

@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto";
+import type { MusicOperation } from "../catalog/prices.js";
+import type { GatewayConfig } from "./config.js";
+import { hashString, mulberry32 } from "./faults.js";
+import type { KeyAccount } from "./key-store.js";
+
+/** What a clip is, as given when it is submitted. */
+export interface ClipSpec {
+  readonly type: "gen" | "extend" | "stem" | "concat";
+  readonly prompt: string;
+  readonly title: string;
+  readonly tags: string;
+  readonly instrumental: boolean;
+  readonly parentId?: string;
+  readonly stem?: "vocals" | "accompaniment";
+  readonly continueAtS?: number;
+  /** Makes the clip's audio (a WAV file) from its seed. */
+  readonly render: (seed: number) => Buffer;
+}
+
+/** A clip the store keeps. */
+export interface ClipRecord extends ClipSpec {
+  readonly id: string;
+  /** The unguessable id in the clip's audio URL, which players fetch without a key. */
+  readonly audioId: string;
+  readonly owner: KeyAccount;
+  readonly createdAt: string;
+  status: "submitted" | "complete" | "error";
+  audio?: Buffer;
+  errorMessage?: string;
+}
+
+/** One billed call that made clips. */
+interface Job {
+  readonly requestId: string;
+  readonly owner: KeyAccount;
+  readonly credits: number;
+  readonly clips: ClipRecord[];
+  readonly fails: boolean;
+}
+
+/** Music clips and their jobs: completion after `completeAfterMs`, seeded failures with refunds. */
+export class MusicStore {
+  readonly #config: GatewayConfig["music"];
+  readonly #seed: number;
+  readonly #random: () => number;
+  readonly #clips = new Map<string, ClipRecord>();
+  readonly #byAudioId = new Map<string, ClipRecord>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #creditsUsed = 0;
+
+  constructor(config: GatewayConfig["music"], seed: number) {
+    this.#config = config;
+    this.#seed = seed;
+    this.#random = mulberry32(hashString("musicapi", seed));
+  }
+
+  /** Upstream capacity left, as `get_limit` reports it. */
+  get creditsLeft(): number {
+    return this.#config.credits - this.#creditsUsed;
+  }
+
+  /** Seconds of a generated clip. */
+  get clipSeconds(): number {
+    return this.#config.clipSeconds;
+  }
+
+  /** Starts a billed job; its clips complete (or fail and are refunded) after completeAfterMs. */
+  submit(owner: KeyAccount, requestId: string, credits: number, specs: readonly ClipSpec[]): ClipRecord[] {
+    const createdAt = new Date().toISOString();
+    const clips = specs.map((spec): ClipRecord => ({ ...spec, id: randomUUID(), audioId: randomUUID(), owner, createdAt, status: "submitted" }));
+    for (const clip of clips) {
+      this.#clips.set(clip.id, clip);
+      this.#byAudioId.set(clip.audioId, clip);
+    }
+    this.#creditsUsed += credits;
+    const job: Job = { requestId, owner, credits, clips, fails: this.#random() < this.#config.failRate };
+    if (this.#config.completeAfterMs === 0) this.#finish(job);
+    else {
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer);
+        this.#finish(job);
+      }, this.#config.completeAfterMs);
+      timer.unref();
+      this.#timers.add(timer);
+    }
+    return clips;
+  }
+
+  /** A clip by id, when it belongs to the account. */
+  clip(id: string, owner: KeyAccount): ClipRecord | undefined {
+    const clip = this.#clips.get(id);
+    return clip?.owner === owner ? clip : undefined;
+  }
+
+  /** Every clip of an account, oldest first. */
+  clipsOf(owner: KeyAccount): ClipRecord[] {
+    return [...this.#clips.values()].filter((clip) => clip.owner === owner);
+  }
+
+  /** The audio of a completed clip, by the id in its audio URL. */
+  audio(audioId: string): Buffer | undefined {
+    const clip = this.#byAudioId.get(audioId);
+    return clip?.status === "complete" ? clip.audio : undefined;
+  }
+
+  /** The seed a clip's audio is made from. */
+  seedOf(clip: ClipRecord): number {
+    return hashString(clip.id, this.#seed);
+  }
+
+  /** The audio of a clip, made now if the clip has not completed yet (for clips built on it). */
+  audioOf(clip: ClipRecord): Buffer {
+    clip.audio ??= clip.render(this.seedOf(clip));
+    return clip.audio;
+  }
+
+  /** Stops pending completions. */
+  close(): void {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+  }
+
+  #finish(job: Job): void {
+    let failure = job.fails ? "The music service failed to generate this clip; the call was refunded. Submit it again." : undefined;
+    if (!failure) {
+      try {
+        for (const clip of job.clips) this.audioOf(clip);
+      } catch (error) {
+        failure = `The music service could not make this clip (${(error as Error).message}); the call was refunded.`;
+      }
+    }
+    for (const clip of job.clips) {
+      clip.status = failure ? "error" : "complete";
+      if (failure) {
+        clip.errorMessage = failure;
+        delete clip.audio;
+      }
+    }
+    if (failure) {
+      this.#creditsUsed -= job.credits;
+      job.owner.refund(job.requestId);
+    }
+  }
+}
+
+/** Credits of upstream capacity each music operation uses. */
+export const MUSIC_CREDITS: Readonly<Record<MusicOperation, number>> = {
+  generate: 10,
+  continuation: 5,
+  stems: 5,
+  lyrics: 0,
+  concatenation: 0,
+  get_limit: 0,
+};

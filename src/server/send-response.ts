@@ -1,0 +1,84 @@
+import type { ServerResponse } from "node:http";
+import type { z } from "zod";
+import type { ERROR_CODES } from "../gateway/wire.js";
+
+/** One of the codes the gateway puts in `error.code`. */
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
+
+/** Options of one error response. */
+export interface ErrorOptions {
+  /** The request field at fault, for 400s. */
+  readonly param?: string;
+  /** Seconds a client should wait; sent as Retry-After and retry-after-ms. */
+  readonly retryAfterS?: number;
+  /** Close the connection after the response (e.g. a body left unread). */
+  readonly close?: boolean;
+}
+
+const TYPES: Partial<Record<ErrorCode, string>> = {
+  invalid_api_key: "authentication_error",
+  key_deactivated: "authentication_error",
+  rate_limit_exceeded: "rate_limit_error",
+  concurrency_limit_exceeded: "rate_limit_error",
+  insufficient_quota: "insufficient_quota",
+  upstream_error: "server_error",
+};
+
+/** Sends a JSON body with its length. */
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  sendJsonText(response, status, JSON.stringify(body));
+}
+
+/** Sends JSON that is already text. */
+export function sendJsonText(response: ServerResponse, status: number, text: string): void {
+  response.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+/** Sends the wire format's error body; every error response goes through here. */
+export function sendError(
+  response: ServerResponse,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  options: ErrorOptions = {},
+): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  if (options.retryAfterS !== undefined) {
+    response.setHeader("retry-after", String(options.retryAfterS));
+    response.setHeader("retry-after-ms", String(Math.round(options.retryAfterS * 1000)));
+  }
+  // Clients of the wire format (the openai SDK) retry every 429 unless told otherwise; an
+  // exhausted quota or a bad key will not get better by retrying.
+  if (code === "insufficient_quota" || status === 401) response.setHeader("x-should-retry", "false");
+  if (options.close) response.setHeader("connection", "close");
+  sendJson(response, status, {
+    error: {
+      message,
+      type: TYPES[code] ?? "invalid_request_error",
+      code,
+      param: options.param ?? null,
+    },
+  });
+}
+
+/** Sends the 400 for a request that does not match the wire schema, naming the first bad field. */
+export function sendSchemaError(response: ServerResponse, error: z.ZodError): void {
+  const issue = error.issues[0];
+  const param = issue ? formatParam(issue.path) : "";
+  const missing = issue?.code === "invalid_type" && issue.input === undefined;
+  const message = missing
+    ? `Missing required field ${param}. See the chat completion request format.`
+    : `Invalid ${param || "request"}: ${issue?.message ?? "does not match the request format"}.`;
+  sendError(response, 400, "invalid_parameter", message, { param: param || undefined });
+}
+
+function formatParam(path: readonly PropertyKey[]): string {
+  return path.map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`)).join("");
+}

@@ -1,0 +1,144 @@
+import { findArithmetic, type Arithmetic } from "./arithmetic.js";
+import { STOPWORDS, STARTERS } from "./stopwords.js";
+
+/** What can be read off a prompt to fill tool arguments and JSON fields. */
+export interface PromptFacts {
+  readonly text: string;
+  /** Content words, named entities first, without repeats. */
+  readonly keywords: readonly string[];
+  /** Proper names and places ("Paris", "New York"), or objects of "in/for/at" when nothing is capitalised. */
+  readonly entities: readonly string[];
+  /** Entities written as places ("in Paris", "from Lima and Quito"). */
+  readonly places: readonly string[];
+  /** Entities that are not places: people, organisations, titles. */
+  readonly others: readonly string[];
+  readonly quoted: readonly string[];
+  readonly numbers: readonly number[];
+  readonly arithmetic: readonly Arithmetic[];
+  readonly urls: readonly string[];
+  readonly emails: readonly string[];
+  readonly paths: readonly string[];
+  /** ISO dates (YYYY-MM-DD) in the text. */
+  readonly dates: readonly string[];
+}
+
+const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>`]+[^\s"'<>`.,;:!?)\]]/gi;
+const EMAIL_PATTERN = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
+const PATH_PATTERN = /(?:^|[\s"'`(])((?:~|\.{1,2})?\/?(?:[\w.-]+\/)*[\w-][\w.-]*\.[a-z][a-z0-9]{0,4}|(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)+)(?=$|[\s"'`),;:!?]|\.(?:\s|$))/gim;
+const QUOTED_PATTERN = /"([^"\n]{1,400})"|“([^”\n]{1,400})”|`([^`\n]{1,400})`|(?:^|[\s(:])'([^'\n]{1,400})'(?=$|[\s.,;:!?)])/g;
+const DATE_PATTERN = /\b\d{4}-\d{2}-\d{2}\b/g;
+const NUMBER_PATTERN = /(?<![\w.])-?\d+(?:\.\d+)?(?![\w])/g;
+const WORD_PATTERN = /[\p{L}][\p{L}\p{N}'’-]*/gu;
+const CAPITALISED = /\b([A-Z][\p{L}'-]*(?:\s+(?:de|del|la|of|the|von|van)?\s*[A-Z][\p{L}'-]*)*)/gu;
+const OBJECT_PATTERN = /\b(?:in|for|at|near|from|to)\s+((?:[a-z][\p{L}-]*)(?:\s*(?:,|and|&)\s*[a-z][\p{L}-]*)*)/gu;
+
+const TOPIC_PATTERN = /\b(?:about|regarding|on the subject of|on|for)\s+(?:the\s+|a\s+|an\s+)?([^.,;:!?\n"]{3,60}?)(?=\s+(?:and|with|for|in|that|which|please)\b|[.,;:!?\n"]|$)/i;
+
+const MAX_READ_CHARS = 50_000;
+const MAX_CACHED_CHARS = 20_000;
+const cache = new Map<string, PromptFacts>();
+
+/** Reads facts from a text; repeated texts (a conversation's history) are read once. */
+export function readFacts(text: string): PromptFacts {
+  const cached = cache.get(text);
+  if (cached) return cached;
+  // A book-length prompt is read from its start: enough to find what it is about, and bounded.
+  const facts = extract(text.length > MAX_READ_CHARS ? text.slice(0, MAX_READ_CHARS) : text);
+  if (text.length <= MAX_CACHED_CHARS) {
+    if (cache.size >= 256) cache.delete(cache.keys().next().value!);
+    cache.set(text, facts);
+  }
+  return facts;
+}
+
+function extract(text: string): PromptFacts {
+  const urls = unique(matches(text, URL_PATTERN, 0));
+  const emails = unique(matches(text, EMAIL_PATTERN, 0));
+  const withoutLinks = urls.concat(emails).reduce((rest, link) => rest.split(link).join(" "), text);
+  const paths = unique(matches(withoutLinks, PATH_PATTERN, 1)).filter((path) => !/^\d+(\.\d+)*$/.test(path));
+  const quoted = unique([...text.matchAll(QUOTED_PATTERN)].map((match) => (match[1] ?? match[2] ?? match[3] ?? match[4] ?? "").trim()))
+    .filter((value) => value !== "");
+  const entities = findEntities(withoutLinks);
+  const words = (withoutLinks.match(WORD_PATTERN) ?? [])
+    .map((word) => word.replace(/['’-]+$/, ""))
+    .filter((word) => word.length >= 3 && !STOPWORDS.has(word.toLowerCase()));
+  const topic = topicPhrase(withoutLinks);
+  const topicWords = ` ${topic?.toLowerCase() ?? ""} `;
+  const inTopic = (word: string) => topicWords.includes(` ${word.toLowerCase()} `);
+  const keywords = unique([...(topic ? [topic] : []), ...entities.filter((entity) => !inTopic(entity)), ...words.filter((word) => !inTopic(word))], true);
+  const places = findPlaces(withoutLinks, entities);
+  return {
+    text,
+    keywords,
+    entities,
+    places,
+    others: entities.filter((entity) => !places.includes(entity)),
+    quoted,
+    numbers: matches(withoutLinks.replace(DATE_PATTERN, " "), NUMBER_PATTERN, 0).map(Number),
+    arithmetic: findArithmetic(withoutLinks),
+    urls,
+    emails,
+    paths,
+    dates: unique(matches(text, DATE_PATTERN, 0)),
+  };
+}
+
+// "about solar lanterns" names the topic better than its words apart.
+function topicPhrase(text: string): string | undefined {
+  const phrase = TOPIC_PATTERN.exec(text)?.[1]?.trim();
+  if (!phrase) return undefined;
+  const words = phrase.split(/\s+/);
+  if (words.length < 2 || words.length > 4 || words.every((word) => STOPWORDS.has(word.toLowerCase()))) return undefined;
+  return /^[\p{L}][\p{L}\p{N}' -]*$/u.test(phrase) ? phrase : undefined;
+}
+
+const PLACE_BEFORE = /\b(?:in|at|from|to|near|around|visit|visiting|across|between)\s+(?:the\s+)?$/i;
+const LIST_BEFORE = /(?:,|\band|\bor|&)\s*$/i;
+
+function findPlaces(text: string, entities: readonly string[]): string[] {
+  const places: string[] = [];
+  const positioned = entities
+    .map((entity) => ({ entity, at: text.search(new RegExp(`(?<![\\p{L}])${entity.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\p{L}])`, "iu")) }))
+    .filter((entry) => entry.at >= 0)
+    .sort((a, b) => a.at - b.at);
+  let previousWasPlace = false;
+  for (const { entity, at } of positioned) {
+    const before = text.slice(Math.max(0, at - 24), at);
+    const place: boolean = PLACE_BEFORE.test(before) || (previousWasPlace && LIST_BEFORE.test(before));
+    if (place) places.push(entity);
+    previousWasPlace = place;
+  }
+  return places;
+}
+
+function findEntities(text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(CAPITALISED)) {
+    const words = match[1]!.split(/\s+/);
+    while (words.length > 0 && (STARTERS.has(words[0]!) || STOPWORDS.has(words[0]!.toLowerCase()))) words.shift();
+    if (words.length > 0 && words.join(" ").length >= 2) found.push(words.join(" "));
+  }
+  if (found.length === 0) {
+    for (const match of text.matchAll(OBJECT_PATTERN)) {
+      for (const word of match[1]!.split(/\s*(?:,|\band\b|&)\s*/)) {
+        const clean = word.trim();
+        if (clean.length >= 3 && !STOPWORDS.has(clean)) found.push(clean[0]!.toUpperCase() + clean.slice(1));
+      }
+    }
+  }
+  return unique(found, true);
+}
+
+function matches(text: string, pattern: RegExp, group: number): string[] {
+  return [...text.matchAll(pattern)].map((match) => match[group]!.trim()).filter((value) => value !== "");
+}
+
+function unique(values: readonly string[], ignoreCase = false): string[] {
+  const seen = new Set<string>();
+  return values.filter((value) => {
+    const key = ignoreCase ? value.toLowerCase() : value;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

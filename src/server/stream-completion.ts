@@ -1,0 +1,61 @@
+import type { ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { BilledEntry } from "./billing.js";
+import type { FaultDecision } from "./faults.js";
+import type { QuotaHold } from "./key-store.js";
+import type { CompletionMeta, RenderedReply } from "./rendered-reply.js";
+import { SseWriter } from "./write-sse.js";
+
+/** What a streamed reply needs. */
+export interface StreamPlan {
+  readonly meta: CompletionMeta;
+  readonly rendered: RenderedReply;
+  readonly includeUsage: boolean;
+  readonly fault: FaultDecision;
+  readonly hold: QuotaHold;
+  readonly entry: Omit<BilledEntry, "yuan" | "refunded">;
+}
+
+/**
+ * Streams a reply as SSE. It is billed just before its last chunk is written; a stream cut by
+ * an injected fault or left by the client before then is not billed.
+ */
+export async function streamCompletion(response: ServerResponse, plan: StreamPlan): Promise<void> {
+  const { chunks, finishIndex } = plan.rendered.chunks(plan.meta, plan.includeUsage);
+  // A cut falls after the role chunk and before the finish chunk: the client sees a partial reply.
+  const cutIndex = plan.fault.kind === "drop" ? Math.min(finishIndex, 1 + Math.floor(plan.fault.cutAt * finishIndex)) : -1;
+  const delayMs = plan.fault.kind === "none" || plan.fault.kind === "drop" ? plan.fault.chunkDelayMs : 0;
+  const writer = new SseWriter(response);
+  writer.start();
+  let settled = false;
+  try {
+    if (delayMs === 0) {
+      // The whole reply is known, so the events go out in one write (the client still sees
+      // each event; only the TCP packets are fewer).
+      if (cutIndex >= 0) {
+        await writer.events(chunks.slice(0, cutIndex));
+        await writer.cut();
+        return;
+      }
+      plan.hold.commit(plan.entry);
+      settled = true;
+      await writer.events(chunks, true);
+      return;
+    }
+    for (const [index, chunk] of chunks.entries()) {
+      if (index === cutIndex) {
+        await writer.cut();
+        return;
+      }
+      if (index > 0) await sleep(delayMs);
+      if (!writer.open) return;
+      if (index === chunks.length - 1) {
+        plan.hold.commit(plan.entry);
+        settled = true;
+      }
+      await writer.events([chunk], index === chunks.length - 1);
+    }
+  } finally {
+    if (!settled) plan.hold.release();
+  }
+}

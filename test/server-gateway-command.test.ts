@@ -1,0 +1,45 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { main } from "../src/cli/main.js";
+
+function capture() {
+  const stream = new PassThrough();
+  let text = "";
+  stream.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  return { stream, text: () => text };
+}
+
+describe("svc-flow gateway", () => {
+  it("prints exactly one stdout line with its base URL, serves, and stops on abort", async () => {
+    const stdout = capture();
+    const stderr = capture();
+    const controller = new AbortController();
+    const exit = main(["gateway", "--port", "0"], { stdout: stdout.stream, stderr: stderr.stream, env: {}, cwd: process.cwd(), signal: controller.signal });
+    let line = "";
+    for (let attempt = 0; attempt < 100 && !line.includes("\n"); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      line = stdout.text();
+    }
+    const match = /^svc-flow gateway listening on (http:\/\/127\.0\.0\.1:\d+\/v1)\n$/.exec(line);
+    expect(match).not.toBeNull();
+    const response = await fetch(`${match![1]}/models`, { headers: { authorization: "Bearer sk-local-demo" } });
+    expect(response.status).toBe(200);
+    controller.abort();
+    expect(await exit).toBe(0);
+    expect(stdout.text()).toBe(line);
+  });
+
+  it("exits 2 for a bad port", async () => {
+    const stderr = capture();
+    const code = await main(["gateway", "--port", "abc"], { stdout: new PassThrough(), stderr: stderr.stream, env: {}, cwd: process.cwd(), signal: new AbortController().signal });
+    expect(code).toBe(2);
+    expect(stderr.text()).toMatch(/--port/);
+  });
+
+  it("exits 2 for a config file that does not validate", async () => {
+    const stderr = capture();
+    const code = await main(["gateway", "--config", "/nonexistent/gateway.yaml"], { stdout: new PassThrough(), stderr: stderr.stream, env: {}, cwd: process.cwd(), signal: new AbortController().signal });
+    expect(code).toBe(2);
+    expect(stderr.text()).toMatch(/gateway.yaml/);
+  });
+});
