@@ -1,0 +1,36 @@
+import { BudgetExceededError } from "../errors.js";
+import type { OperationEstimate } from "./estimate-operation.js";
+import { formatYuan } from "./format-summary-table.js";
+
+/** What a budget looked like when a call was refused. */
+export interface BudgetState {
+  readonly maxYuan: number;
+  readonly spentYuan: number;
+  readonly heldYuan: number;
+}
+
+function subject(estimate: OperationEstimate): string {
+  return estimate.model ?? `music ${estimate.musicOperation}`;
+}
+
+/** The refusal of a call whose upper bound does not fit what is left of the cap. */
+export function overBudgetError(estimate: OperationEstimate, budget: BudgetState): BudgetExceededError {
+  const smaller = estimate.assumptions.some((line) => line.includes("set maxTokens"))
+    ? " Setting maxTokens also makes the reservation smaller."
+    : "";
+  return new BudgetExceededError(
+    `Budget exceeded: this ${subject(estimate)} call needs up to ${formatYuan(estimate.yuan ?? 0)}, ` +
+      `${formatYuan(budget.spentYuan)} is spent and ${formatYuan(budget.heldYuan)} is held by calls in flight, ` +
+      `of a ${formatYuan(budget.maxYuan)} cap. Nothing was sent. Raise --budget or budget.maxYuan and resume.${smaller}`,
+  );
+}
+
+/** The refusal of an unpriced call under a cap, which the cap cannot bound. */
+export function unpricedUnderBudgetError(estimate: OperationEstimate, maxYuan: number): BudgetExceededError {
+  const what = subject(estimate);
+  const where = estimate.kind === "image" ? `image: { ${what}: YUAN }` : `chat: { ${what}: { input, output } }`;
+  return new BudgetExceededError(
+    `${what} has no price, so the ${formatYuan(maxYuan)} budget cannot bound this call; nothing was sent. ` +
+      `Add its price to a price file (${where}) or set allowUnpriced to run unpriced calls uncounted.`,
+  );
+}

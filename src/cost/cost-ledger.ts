@@ -1,0 +1,196 @@
+import { z } from "zod";
+import { mergePrices, priceOverridesSchema, roundYuan, type PriceOverrides, type PriceTable } from "../catalog/prices.js";
+import { ConfigError, SvcFlowError } from "../errors.js";
+import type {
+  OperationOutcome,
+  PlannedOperation,
+  UsageRecorder,
+  UsageReservation,
+} from "../gateway/usage-recorder.js";
+import { overBudgetError, unpricedUnderBudgetError } from "./budget-errors.js";
+import { buildEntry } from "./build-entry.js";
+import { costEntrySchema, type CostEntry } from "./cost-entry.js";
+import { estimateOperation, estimatePlan, type OperationEstimate, type PlanEstimate } from "./estimate-operation.js";
+import { formatSummaryTable } from "./format-summary-table.js";
+import { summarizeEntries, type CostSummary } from "./summarize-entries.js";
+
+/** Options of a CostLedger. */
+export interface CostLedgerOptions {
+  /** Prices laid over the published table (what a price file holds). Default: none. */
+  readonly prices?: PriceOverrides;
+  /** A complete price table used as is instead of published + `prices`. */
+  readonly priceTable?: PriceTable;
+  /** The run's money cap in yuan. Default: no cap. */
+  readonly maxYuan?: number;
+  /** Under a cap, run calls that have no price (recorded as unpriced, not counted). Default false:
+   * they are refused, because a cap cannot bound what it cannot price. */
+  readonly allowUnpriced?: boolean;
+  /** Output tokens assumed for a request without an output limit. Default: the model's context
+   * window left after the prompt, a hard bound (see estimateOperation). */
+  readonly defaultOutputTokens?: number;
+  /** Tags added to every entry, e.g. `{ run: "launch-kit" }`. */
+  readonly tags?: Readonly<Record<string, string>>;
+  /** Entries of an earlier run being resumed: they count toward totals and the cap. */
+  readonly entries?: readonly CostEntry[];
+  /** Called with each entry as it is recorded, e.g. to append it to a run journal. */
+  readonly onEntry?: (entry: CostEntry) => void;
+}
+
+/** A hold on budget for one operation, with the estimate it holds. */
+export interface CostReservation extends UsageReservation {
+  readonly estimate: OperationEstimate;
+}
+
+const optionsSchema = z.object({
+  prices: priceOverridesSchema.optional(),
+  maxYuan: z.number().finite().nonnegative().optional(),
+  defaultOutputTokens: z.number().int().positive().optional(),
+  tags: z.record(z.string(), z.string()).optional(),
+  entries: z.array(costEntrySchema).optional(),
+});
+
+/** Per-run cost accounting: an entry for every billed attempt, estimates, and a cap that holds
+ * under concurrency because every call reserves its upper bound before it is sent. */
+export class CostLedger implements UsageRecorder {
+  /** The prices in force: published, with overrides marked as such. */
+  readonly prices: PriceTable;
+  /** The cap in yuan, when there is one. */
+  readonly maxYuan: number | undefined;
+  readonly #allowUnpriced: boolean;
+  readonly #defaultOutputTokens: number | undefined;
+  readonly #tags: Readonly<Record<string, string>>;
+  readonly #onEntry: ((entry: CostEntry) => void) | undefined;
+  readonly #entries: CostEntry[] = [];
+  #spentYuan = 0;
+  #heldYuan = 0;
+
+  constructor(options: CostLedgerOptions = {}) {
+    const parsed = optionsSchema.safeParse(options);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new ConfigError(`Invalid CostLedger option ${issue.path.join(".")}: ${issue.message}.`);
+    }
+    this.prices = options.priceTable ?? mergePrices(parsed.data.prices);
+    this.maxYuan = parsed.data.maxYuan;
+    this.#allowUnpriced = options.allowUnpriced ?? false;
+    this.#defaultOutputTokens = parsed.data.defaultOutputTokens;
+    this.#tags = { ...parsed.data.tags };
+    this.#onEntry = options.onEntry;
+    // Restored entries are already in the journal they came from, so onEntry is not told again.
+    for (const entry of parsed.data.entries ?? []) this.#add(entry, false);
+  }
+
+  /** Yuan of every priced entry so far. */
+  get spentYuan(): number {
+    return this.#spentYuan;
+  }
+
+  /** Yuan reserved by calls in flight. */
+  get heldYuan(): number {
+    return this.#heldYuan;
+  }
+
+  /** What the cap still allows (spent and held taken off); undefined without a cap. */
+  get remainingYuan(): number | undefined {
+    return this.maxYuan === undefined ? undefined : roundYuan(this.maxYuan - this.#spentYuan - this.#heldYuan);
+  }
+
+  /** The upper bound of one operation's cost, before sending it. */
+  estimate(operation: PlannedOperation): OperationEstimate {
+    return estimateOperation(operation, { prices: this.prices, defaultOutputTokens: this.#defaultOutputTokens });
+  }
+
+  /** The bound of a list of operations (a workflow's calls), with what is unpriced. */
+  estimatePlan(operations: readonly PlannedOperation[]): PlanEstimate {
+    return estimatePlan(operations, { prices: this.prices, defaultOutputTokens: this.#defaultOutputTokens });
+  }
+
+  /** Reserves an operation's upper bound; a BudgetExceededError, before anything is sent, when the
+   * cap cannot take it. Synchronous, so concurrent callers can never overdraw the cap together. */
+  reserve(operation: PlannedOperation, scopeTags: Readonly<Record<string, string>> = {}): CostReservation {
+    const estimate = this.estimate(operation);
+    const tags = { ...this.#tags, ...scopeTags, ...operation.tags };
+    if (this.maxYuan !== undefined) this.#checkBudget(this.maxYuan, estimate);
+    const hold = estimate.yuan ?? 0;
+    this.#heldYuan = roundYuan(this.#heldYuan + hold);
+    let open = true;
+    const close = (): boolean => {
+      if (!open) return false;
+      open = false;
+      this.#heldYuan = roundYuan(this.#heldYuan - hold);
+      return true;
+    };
+    return {
+      estimate,
+      settle: (outcome: OperationOutcome) => {
+        if (!close()) {
+          throw new SvcFlowError("reservation_closed", "This reservation was already settled or released.");
+        }
+        this.#add(buildEntry(operation, estimate, outcome, { prices: this.prices, tags, time: new Date() }));
+      },
+      // Release after settle does nothing, so callers can release in a `finally`.
+      release: () => void close(),
+    };
+  }
+
+  /** A recorder that adds tags (e.g. `{ step: "ideas" }`) to its entries and shares this cap. */
+  tagged(tags: Readonly<Record<string, string>>): UsageRecorder {
+    return { reserve: (operation) => this.reserve(operation, tags) };
+  }
+
+  /** Records that the gateway refunded a music call whose job failed after it was accepted (a
+   * clip came back failed): the call's yuan is taken back off. Returns the refund entry, or
+   * undefined when no paid, unrefunded call has this request id. */
+  refund(requestId: string, errorCode = "music_failed"): CostEntry | undefined {
+    const paid = this.#entries.find(
+      (entry) => entry.requestId === requestId && entry.kind === "music" && entry.status === "ok",
+    );
+    if (!paid?.yuan || this.#entries.some((entry) => entry.requestId === requestId && entry.status === "refunded")) {
+      return undefined;
+    }
+    const { estimateYuan: _estimate, ...rest } = paid;
+    const entry: CostEntry = { ...rest, time: new Date().toISOString(), status: "refunded", errorCode, yuan: -paid.yuan };
+    this.#add(entry);
+    return entry;
+  }
+
+  /** Every entry so far, oldest first. */
+  entries(): readonly CostEntry[] {
+    return this.#entries;
+  }
+
+  /** Totals by model and tag, for programs (`cost.json`). */
+  summary(): CostSummary {
+    const summary = summarizeEntries(this.#entries);
+    if (this.maxYuan === undefined) return summary;
+    return {
+      ...summary,
+      budget: {
+        maxYuan: this.maxYuan,
+        spentYuan: this.#spentYuan,
+        heldYuan: this.#heldYuan,
+        remainingYuan: this.remainingYuan ?? 0,
+      },
+    };
+  }
+
+  /** The summary as an aligned text table for people. */
+  formatSummaryTable(): string {
+    return formatSummaryTable(this.summary());
+  }
+
+  #add(entry: CostEntry, notify = true): void {
+    this.#entries.push(entry);
+    if (entry.yuan !== undefined) this.#spentYuan = roundYuan(this.#spentYuan + entry.yuan);
+    if (notify) this.#onEntry?.(entry);
+  }
+
+  #checkBudget(maxYuan: number, estimate: OperationEstimate): void {
+    if (estimate.yuan === undefined) {
+      if (this.#allowUnpriced) return;
+      throw unpricedUnderBudgetError(estimate, maxYuan);
+    }
+    if (roundYuan(this.#spentYuan + this.#heldYuan + estimate.yuan) <= maxYuan) return;
+    throw overBudgetError(estimate, { maxYuan, spentYuan: this.#spentYuan, heldYuan: this.#heldYuan });
+  }
+}

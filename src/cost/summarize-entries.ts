@@ -1,0 +1,133 @@
+import { roundYuan } from "../catalog/prices.js";
+import type { CostEntry } from "./cost-entry.js";
+
+/** Totals of a group of entries (one model, one tag value, or everything). */
+export interface CostTotals {
+  /** Entries (attempts), failed ones included. */
+  calls: number;
+  failed: number;
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+  images: number;
+  /** Sum of the priced entries; null when everything billed in the group is unpriced. */
+  yuan: number | null;
+  /** Entries that were billed without a known price: their yuan is not in `yuan`. */
+  unpricedCalls: number;
+  /** Prompt plus completion tokens of the unpriced entries. */
+  unpricedTokens: number;
+  /** Music calls the gateway refunded (their jobs failed); their yuan is taken off `yuan`. */
+  refunds: number;
+}
+
+/** The ledger's summary, for programs (`cost.json`). */
+export interface CostSummary {
+  readonly currency: "CNY";
+  /** Sum of every priced entry, in yuan. Unpriced usage is in `unpriced`, never counted as 0. */
+  readonly totalYuan: number;
+  /** True when nothing unpriced was billed, so `totalYuan` is the whole cost. */
+  readonly complete: boolean;
+  /** Attempts recorded (refunds are not attempts). */
+  readonly entries: number;
+  readonly failedAttempts: number;
+  /** Music calls refunded after their job failed. */
+  readonly refunds: number;
+  /** Entries whose actual cost came out above their reserved estimate. */
+  readonly exceededEstimates: number;
+  /** Answered calls whose usage never arrived; they hold their reserved bound instead. */
+  readonly usageMissing: number;
+  readonly unpriced: { calls: number; promptTokens: number; completionTokens: number; models: string[] };
+  /** By catalogue model id; music calls under `music:<operation>`. */
+  readonly byModel: Record<string, CostTotals>;
+  /** By tag name, then tag value (e.g. `byTag.step.ideas`). */
+  readonly byTag: Record<string, Record<string, CostTotals>>;
+  /** Present when the ledger has a budget. */
+  readonly budget?: { maxYuan: number; spentYuan: number; heldYuan: number; remainingYuan: number };
+}
+
+/** Empty totals. */
+export function emptyTotals(): CostTotals {
+  return {
+    calls: 0,
+    failed: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    reasoningTokens: 0,
+    images: 0,
+    yuan: null,
+    unpricedCalls: 0,
+    unpricedTokens: 0,
+    refunds: 0,
+  };
+}
+
+/** Adds one entry into a group's totals; a refund only takes its yuan back off. */
+export function addToTotals(totals: CostTotals, entry: CostEntry): void {
+  if (entry.status === "refunded") {
+    totals.refunds += 1;
+    if (entry.yuan !== undefined) totals.yuan = roundYuan((totals.yuan ?? 0) + entry.yuan);
+    return;
+  }
+  totals.calls += 1;
+  if (entry.status === "failed") totals.failed += 1;
+  totals.promptTokens += entry.promptTokens;
+  totals.completionTokens += entry.completionTokens;
+  totals.reasoningTokens += entry.reasoningTokens;
+  totals.images += entry.images;
+  if (entry.yuan === undefined) {
+    totals.unpricedCalls += 1;
+    totals.unpricedTokens += entry.promptTokens + entry.completionTokens;
+  } else {
+    totals.yuan = roundYuan((totals.yuan ?? 0) + entry.yuan);
+  }
+}
+
+/** The group an entry belongs to in `byModel`. */
+export function modelKey(entry: CostEntry): string {
+  if (entry.kind === "music") return `music:${entry.musicOperation ?? "unknown"}`;
+  return entry.modelRequested ?? entry.modelServed ?? "unknown";
+}
+
+/** Summarizes entries by model and by tag. */
+export function summarizeEntries(entries: readonly CostEntry[]): CostSummary {
+  const total = emptyTotals();
+  const byModel: Record<string, CostTotals> = {};
+  const byTag: Record<string, Record<string, CostTotals>> = {};
+  const unpricedModels = new Set<string>();
+  let unpricedPrompt = 0;
+  let unpricedCompletion = 0;
+  let exceededEstimates = 0;
+  let usageMissing = 0;
+  for (const entry of entries) {
+    addToTotals(total, entry);
+    addToTotals((byModel[modelKey(entry)] ??= emptyTotals()), entry);
+    for (const [name, value] of Object.entries(entry.tags)) {
+      addToTotals(((byTag[name] ??= {})[value] ??= emptyTotals()), entry);
+    }
+    if (entry.exceededEstimate) exceededEstimates += 1;
+    if (entry.usageMissing) usageMissing += 1;
+    if (entry.yuan === undefined && entry.status !== "refunded") {
+      unpricedModels.add(modelKey(entry));
+      unpricedPrompt += entry.promptTokens;
+      unpricedCompletion += entry.completionTokens;
+    }
+  }
+  return {
+    currency: "CNY",
+    totalYuan: total.yuan ?? 0,
+    complete: total.unpricedCalls === 0,
+    entries: total.calls,
+    failedAttempts: total.failed,
+    refunds: total.refunds,
+    exceededEstimates,
+    usageMissing,
+    unpriced: {
+      calls: total.unpricedCalls,
+      promptTokens: unpricedPrompt,
+      completionTokens: unpricedCompletion,
+      models: [...unpricedModels].sort(),
+    },
+    byModel,
+    byTag,
+  };
+}

@@ -1,0 +1,137 @@
+import { Agent, type Dispatcher } from "undici";
+import { ParameterError, StreamError, type GatewayIds } from "../errors.js";
+import { createChatStream, type ChatStream } from "./chat-stream.js";
+import { HttpTransport, invalidResponse } from "./http-transport.js";
+import { positiveInteger, positiveNumber } from "./positive-number.js";
+import { readEnv } from "./read-env.js";
+import { chatRequestSchema, chatResponseSchema, modelListSchema, type ChatRequest, type ChatResponse, type ModelList } from "./wire.js";
+
+/** Options of GatewayClient; every field is optional. */
+export interface GatewayClientOptions {
+  /** The API key (`sk-...`). Default: `SVC_API_KEY`. */
+  apiKey?: string;
+  /** The versioned root, ending in `/v1`. Default: `SVC_BASE_URL`. */
+  baseURL?: string;
+  /** An undici dispatcher to send through. Default: a keep-alive Agent owned (and closed) by the client. */
+  dispatcher?: Dispatcher;
+  /** Connect timeout of the client's own Agent (ignored with `dispatcher`). Default 10_000. */
+  connectTimeoutMs?: number;
+  /** Until response headers, and for streams until the first event. Default 120_000. */
+  firstByteTimeoutMs?: number;
+  /** Between stream events (SSE comments do not count), and between body chunks of JSON responses. Default 60_000. */
+  chunkTimeoutMs?: number;
+  /** Connections per origin of the client's own Agent; size it to the concurrency. Default 16. */
+  connections?: number;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** Defaults applied once, here. */
+export const GATEWAY_CLIENT_DEFAULTS = {
+  connectTimeoutMs: 10_000,
+  firstByteTimeoutMs: 120_000,
+  chunkTimeoutMs: 60_000,
+  connections: 16,
+} as const;
+
+/** The gateway's chat and model endpoints over undici; one attempt per call (retries live in scheduling). */
+export class GatewayClient {
+  /** The versioned root, ending in `/v1`. */
+  readonly baseURL: string;
+  /** The root without `/v1`, where the music interface lives. */
+  readonly rootURL: string;
+  readonly #apiKey: string;
+  readonly #transport: HttpTransport;
+  readonly #ownedAgent: Agent | undefined;
+
+  constructor(options: GatewayClientOptions = {}) {
+    const connection = readEnv({
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    });
+    const connectTimeoutMs = positiveNumber("connectTimeoutMs", options.connectTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.connectTimeoutMs);
+    const firstByteTimeoutMs = positiveNumber("firstByteTimeoutMs", options.firstByteTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.firstByteTimeoutMs);
+    const chunkTimeoutMs = positiveNumber("chunkTimeoutMs", options.chunkTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.chunkTimeoutMs);
+    const connections = positiveInteger("connections", options.connections ?? GATEWAY_CLIENT_DEFAULTS.connections);
+
+    this.baseURL = connection.baseURL;
+    this.rootURL = connection.rootURL;
+    this.#apiKey = connection.apiKey;
+    this.#ownedAgent = options.dispatcher === undefined ? new Agent({ connections, connect: { timeout: connectTimeoutMs } }) : undefined;
+    this.#transport = new HttpTransport({
+      apiKey: connection.apiKey,
+      dispatcher: options.dispatcher ?? (this.#ownedAgent as Agent),
+      firstByteTimeoutMs,
+      chunkTimeoutMs,
+    });
+  }
+
+  /** One non-streamed chat completion. */
+  async chat(request: ChatRequest, options: CallOptions = {}): Promise<{ response: ChatResponse; ids: GatewayIds }> {
+    const body = checkRequest({ ...request, stream: false });
+    const { value, ids, status } = await this.#transport.json({
+      method: "POST",
+      url: `${this.baseURL}/chat/completions`,
+      json: body,
+      ...signalOf(options),
+    });
+    const parsed = chatResponseSchema.safeParse(value);
+    if (!parsed.success) throw invalidResponse(`The chat response does not match the wire format (${firstIssue(parsed.error)}).`, ids, status);
+    return { response: parsed.data, ids };
+  }
+
+  /** One streamed chat completion; resolves once the 200 arrived, rejects with a typed error otherwise. */
+  async chatStream(request: ChatRequest, options: CallOptions = {}): Promise<ChatStream> {
+    // Usage arrives only in a final usage chunk, and only when asked for.
+    const body = checkRequest({ ...request, stream: true, stream_options: request.stream_options ?? { include_usage: true } });
+    const opened = await this.#transport.open({
+      method: "POST",
+      url: `${this.baseURL}/chat/completions`,
+      json: body,
+      accept: "text/event-stream",
+      ...signalOf(options),
+    });
+    const contentType = String(opened.headers["content-type"] ?? "");
+    if (contentType.includes("application/json")) {
+      opened.watchdog.cancel();
+      opened.body.destroy();
+      throw new StreamError(`The gateway answered a stream request with JSON instead of an event stream (${opened.url}).`, {
+        ...opened.ids,
+        status: opened.status,
+        retryable: false,
+      });
+    }
+    return createChatStream(opened, this.#transport.chunkTimeoutMs, this.#apiKey);
+  }
+
+  /** The models this key may call (`GET /models`), the authoritative list. */
+  async listModels(options: CallOptions = {}): Promise<{ models: ModelList; ids: GatewayIds }> {
+    const { value, ids, status } = await this.#transport.json({ method: "GET", url: `${this.baseURL}/models`, ...signalOf(options) });
+    const parsed = modelListSchema.safeParse(value);
+    if (!parsed.success) throw invalidResponse(`The model list does not match the wire format (${firstIssue(parsed.error)}).`, ids, status);
+    return { models: parsed.data, ids };
+  }
+
+  /** Closes the client's own connections; a dispatcher passed in is left open for its owner. */
+  async close(): Promise<void> {
+    await this.#ownedAgent?.close();
+  }
+}
+
+function checkRequest(request: ChatRequest): ChatRequest {
+  const parsed = chatRequestSchema.safeParse(request);
+  if (!parsed.success) throw new ParameterError(`The chat request is not valid (${firstIssue(parsed.error)}). Fix it before sending.`);
+  return parsed.data;
+}
+
+function firstIssue(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
+  const issue = error.issues[0];
+  return issue === undefined ? "unknown issue" : `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`;
+}
+
+function signalOf(options: CallOptions): { signal?: AbortSignal } {
+  return options.signal === undefined ? {} : { signal: options.signal };
+}

@@ -1,0 +1,152 @@
+import { request as undiciRequest, type Dispatcher } from "undici";
+import { UpstreamError, type GatewayIds } from "../errors.js";
+import { errorFromResponse } from "./error-from-response.js";
+import { readGatewayIds } from "./gateway-ids.js";
+import { RequestWatchdog } from "./request-watchdog.js";
+
+/** How HttpTransport sends: the key, the dispatcher and the two timeouts it enforces itself. */
+export interface HttpTransportOptions {
+  readonly apiKey: string;
+  readonly dispatcher: Dispatcher;
+  /** Until response headers (and, for streams, the first event). */
+  readonly firstByteTimeoutMs: number;
+  /** Between body chunks (JSON) or stream events (SSE). */
+  readonly chunkTimeoutMs: number;
+}
+
+/** One request to send. */
+export interface TransportRequest {
+  readonly method: "GET" | "POST";
+  readonly url: string;
+  /** Sent as JSON. */
+  readonly json?: unknown;
+  readonly accept?: string;
+  /** Whether to send the bearer key; false for downloads from another origin. */
+  readonly authorize?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/** A 2xx response whose body has not been read yet; its watchdog is still armed for the first byte. */
+export interface OpenResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly ids: GatewayIds;
+  readonly body: Dispatcher.ResponseData["body"];
+  readonly watchdog: RequestWatchdog;
+  readonly url: string;
+}
+
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const WAITING_FOR_CHUNK = "the next chunk of the response body";
+
+/** Sends requests over undici with the bearer key, timeouts, and typed errors; one attempt each. */
+export class HttpTransport {
+  readonly #options: HttpTransportOptions;
+
+  constructor(options: HttpTransportOptions) {
+    this.#options = options;
+  }
+
+  /** The chunk timeout, for readers of an open response. */
+  get chunkTimeoutMs(): number {
+    return this.#options.chunkTimeoutMs;
+  }
+
+  /** Sends the request and resolves once a 2xx status arrived; any other status is thrown as a typed error. */
+  async open(request: TransportRequest): Promise<OpenResponse> {
+    const url = request.url;
+    const watchdog = new RequestWatchdog(request.signal);
+    watchdog.arm(this.#options.firstByteTimeoutMs, "the response");
+    const headers: Record<string, string> = { accept: request.accept ?? "application/json", "user-agent": "svc-flow" };
+    if (request.authorize !== false) headers.authorization = `Bearer ${this.#options.apiKey}`;
+    if (request.json !== undefined) headers["content-type"] = "application/json";
+
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await undiciRequest(url, {
+        method: request.method,
+        headers,
+        ...(request.json === undefined ? {} : { body: JSON.stringify(request.json) }),
+        dispatcher: this.#options.dispatcher,
+        signal: watchdog.signal,
+        // The watchdog enforces both with clearer errors, and per SSE event rather than per packet.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+    } catch (error) {
+      throw watchdog.failure(error, { url });
+    }
+
+    const ids = readGatewayIds(response.headers);
+    const opened: OpenResponse = { status: response.statusCode, headers: response.headers, ids, body: response.body, watchdog, url };
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      let text = "";
+      try {
+        text = new TextDecoder().decode(await this.#readAll(opened, MAX_ERROR_BODY_BYTES));
+      } catch {
+        // The status already says what failed; a body we could not read only loses detail.
+      }
+      throw errorFromResponse({ status: response.statusCode, headers: response.headers, body: text, apiKey: this.#options.apiKey });
+    }
+    return opened;
+  }
+
+  /** Sends the request and returns the whole 2xx body as bytes. */
+  async bytes(request: TransportRequest): Promise<{ bytes: Buffer; ids: GatewayIds; contentType?: string }> {
+    const opened = await this.open(request);
+    const bytes = await this.#readAll(opened);
+    const contentType = opened.headers["content-type"];
+    return { bytes, ids: opened.ids, ...(typeof contentType === "string" ? { contentType } : {}) };
+  }
+
+  /** Sends the request and returns the 2xx body parsed as JSON. */
+  async json(request: TransportRequest): Promise<{ value: unknown; ids: GatewayIds; status: number }> {
+    const opened = await this.open(request);
+    const bytes = await this.#readAll(opened);
+    try {
+      return { value: JSON.parse(new TextDecoder().decode(bytes)), ids: opened.ids, status: opened.status };
+    } catch (error) {
+      throw invalidResponse(`The response from ${opened.url} is not JSON.`, opened.ids, opened.status, error);
+    }
+  }
+
+  /** The body's chunks, each within the chunk timeout; failures come out as typed errors. */
+  async *chunks(opened: OpenResponse): AsyncGenerator<Buffer> {
+    const { body, watchdog } = opened;
+    try {
+      watchdog.arm(this.#options.chunkTimeoutMs, WAITING_FOR_CHUNK);
+      for await (const chunk of body) {
+        watchdog.disarm();
+        yield chunk as Buffer;
+        watchdog.arm(this.#options.chunkTimeoutMs, WAITING_FOR_CHUNK);
+      }
+    } catch (error) {
+      throw watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids });
+    } finally {
+      watchdog.disarm();
+      if (!body.destroyed) body.on("error", () => undefined).destroy();
+    }
+  }
+
+  async #readAll(opened: OpenResponse, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of this.chunks(opened)) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) break;
+    }
+    return Buffer.concat(chunks);
+  }
+}
+
+/** A 2xx response whose body is not what the wire format promises. Not retried: it may be billed. */
+export function invalidResponse(message: string, ids: GatewayIds, status: number | undefined, cause?: unknown): UpstreamError {
+  return new UpstreamError(`${message} The gateway broke the wire format; report it with the request id.`, {
+    ...ids,
+    ...(status === undefined ? {} : { status }),
+    code: "invalid_response",
+    retryable: false,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}

@@ -1,0 +1,164 @@
+import { Agent, type Dispatcher } from "undici";
+import type { MusicOperation } from "../catalog/prices.js";
+import { SvcFlowError, type GatewayIds } from "../errors.js";
+import { downloadClip, type DownloadedAudio, type SavedAudio } from "./download-clip.js";
+import { GATEWAY_CLIENT_DEFAULTS } from "./gateway-client.js";
+import { HttpTransport, invalidResponse, type TransportRequest } from "./http-transport.js";
+import { clipsFromBody, lyricsFromBody, type Lyrics } from "./music-bodies.js";
+import { positiveInteger, positiveNumber } from "./positive-number.js";
+import { readEnv } from "./read-env.js";
+import { toAbortedError } from "./to-aborted-error.js";
+import type { UsageRecorder } from "./usage-recorder.js";
+import { waitForClips, type WaitForClipsOptions } from "./wait-for-clips.js";
+import { MUSIC_PATHS, quotaReportSchema, type Clip, type QuotaReport } from "./wire.js";
+
+/** Options of MusicClient; every field is optional. */
+export interface MusicClientOptions {
+  /** The API key (`sk-...`). Default: `SVC_API_KEY`. */
+  apiKey?: string;
+  /** The root without `/v1`. Default: derived from `baseURL`. */
+  rootURL?: string;
+  /** The versioned root; its `/v1` is dropped for music. Default: `SVC_BASE_URL`. */
+  baseURL?: string;
+  /** An undici dispatcher. Default: a keep-alive Agent owned (and closed) by the client. */
+  dispatcher?: Dispatcher;
+  /** Receives every priced call (reserve before, settle after). Default: none. */
+  recorder?: UsageRecorder;
+  /** Connect timeout of the client's own Agent. Default 10_000. */
+  connectTimeoutMs?: number;
+  /** Until response headers. Default 120_000. */
+  firstByteTimeoutMs?: number;
+  /** Between body chunks. Default 60_000. */
+  chunkTimeoutMs?: number;
+}
+
+/** Per-call options. */
+export interface MusicCallOptions {
+  signal?: AbortSignal;
+}
+
+/** The asynchronous music interface under `{root_url}/musicapi/api/`; one attempt per call. */
+export class MusicClient {
+  /** The root without `/v1`. */
+  readonly rootURL: string;
+  readonly #transport: HttpTransport;
+  readonly #ownedAgent: Agent | undefined;
+  readonly #recorder: UsageRecorder | undefined;
+
+  constructor(options: MusicClientOptions = {}) {
+    const connection = readEnv({
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      ...(options.rootURL === undefined ? {} : { rootURL: options.rootURL }),
+    });
+    const connectTimeoutMs = positiveNumber("connectTimeoutMs", options.connectTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.connectTimeoutMs);
+    this.rootURL = connection.rootURL;
+    this.#recorder = options.recorder;
+    this.#ownedAgent =
+      options.dispatcher === undefined
+        ? new Agent({ connections: positiveInteger("connections", GATEWAY_CLIENT_DEFAULTS.connections), connect: { timeout: connectTimeoutMs } })
+        : undefined;
+    this.#transport = new HttpTransport({
+      apiKey: connection.apiKey,
+      dispatcher: options.dispatcher ?? (this.#ownedAgent as Agent),
+      firstByteTimeoutMs: positiveNumber("firstByteTimeoutMs", options.firstByteTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.firstByteTimeoutMs),
+      chunkTimeoutMs: positiveNumber("chunkTimeoutMs", options.chunkTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.chunkTimeoutMs),
+    });
+  }
+
+  /** Submits a generation (billed); resolves with its clips (two per call), not yet finished. */
+  async generate(input: { prompt: string; instrumental?: boolean; signal?: AbortSignal }): Promise<{ clips: Clip[]; ids: GatewayIds }> {
+    const body = { prompt: input.prompt, make_instrumental: input.instrumental ?? false };
+    return this.#clips("generate", MUSIC_PATHS.generate, body, input.signal);
+  }
+
+  /** Continues a clip from `continueAtS` (billed). */
+  async continuation(input: { clipId: string; prompt?: string; continueAtS?: number; signal?: AbortSignal }): Promise<{ clips: Clip[]; ids: GatewayIds }> {
+    const body = { audio_id: input.clipId, ...(input.prompt === undefined ? {} : { prompt: input.prompt }), ...(input.continueAtS === undefined ? {} : { continue_at: input.continueAtS }) };
+    return this.#clips("continuation", MUSIC_PATHS.continuation, body, input.signal);
+  }
+
+  /** Separates a clip into stems (accompaniment and vocals) (billed). */
+  async stems(input: { clipId: string; signal?: AbortSignal }): Promise<{ clips: Clip[]; ids: GatewayIds }> {
+    return this.#clips("stems", MUSIC_PATHS.stems, { audio_id: input.clipId }, input.signal);
+  }
+
+  /** Joins a continued clip with what it continues into one full song (billed). */
+  async concatenation(input: { clipId: string; signal?: AbortSignal }): Promise<{ clips: Clip[]; ids: GatewayIds }> {
+    return this.#clips("concatenation", MUSIC_PATHS.concatenation, { clip_id: input.clipId }, input.signal);
+  }
+
+  /** Writes lyrics for a prompt (billed). */
+  async lyrics(input: { prompt: string; signal?: AbortSignal }): Promise<{ lyrics: Lyrics; ids: GatewayIds }> {
+    const { value, ids, status } = await this.#billed("lyrics", { method: "POST", url: this.#url(MUSIC_PATHS.lyrics), json: { prompt: input.prompt }, ...signalOf(input) });
+    return { lyrics: lyricsFromBody(value, ids, status), ids };
+  }
+
+  /** The clips with these ids as they are now (free). */
+  async get(clipIds: readonly string[], options: MusicCallOptions = {}): Promise<{ clips: Clip[]; ids: GatewayIds }> {
+    if (clipIds.length === 0) return { clips: [], ids: {} };
+    const url = `${this.#url(MUSIC_PATHS.get)}?ids=${encodeURIComponent(clipIds.join(","))}`;
+    const { value, ids, status } = await this.#transport.json({ method: "GET", url, ...signalOf(options) });
+    return { clips: clipsFromBody(value, ids, status), ids };
+  }
+
+  /** Polls `get` with a growing interval until every clip has its `audio_url`. */
+  async waitForClips(clipIds: readonly string[], options: WaitForClipsOptions = {}): Promise<{ clips: Clip[]; ids: GatewayIds }> {
+    return waitForClips((signal) => this.get(clipIds, signal === undefined ? {} : { signal }), clipIds, options);
+  }
+
+  /** The quota report: upstream `credits_left` and this key's `svc_key_quota` (free). */
+  async getLimit(options: MusicCallOptions = {}): Promise<{ report: QuotaReport; ids: GatewayIds }> {
+    const { value, ids, status } = await this.#transport.json({ method: "GET", url: this.#url(MUSIC_PATHS.getLimit), ...signalOf(options) });
+    const parsed = quotaReportSchema.safeParse(value);
+    if (!parsed.success) throw invalidResponse("The quota report does not match the wire format.", ids, status);
+    return { report: parsed.data, ids };
+  }
+
+  /** Downloads a finished clip's audio; with `path`, streams it to that file instead of memory. */
+  download(clip: Clip, options?: MusicCallOptions & { path?: undefined }): Promise<DownloadedAudio>;
+  download(clip: Clip, options: MusicCallOptions & { path: string }): Promise<SavedAudio>;
+  async download(clip: Clip, options: MusicCallOptions & { path?: string } = {}): Promise<DownloadedAudio | SavedAudio> {
+    return downloadClip(this.#transport, this.rootURL, clip, options);
+  }
+
+  /** Closes the client's own connections; a dispatcher passed in is left open. */
+  async close(): Promise<void> {
+    await this.#ownedAgent?.close();
+  }
+
+  #url(path: string): string {
+    return `${this.rootURL}/musicapi/api/${path}`;
+  }
+
+  async #clips(operation: MusicOperation, path: string, json: unknown, signal: AbortSignal | undefined): Promise<{ clips: Clip[]; ids: GatewayIds }> {
+    const { value, ids, status } = await this.#billed(operation, { method: "POST", url: this.#url(path), json, ...(signal === undefined ? {} : { signal }) });
+    return { clips: clipsFromBody(value, ids, status), ids };
+  }
+
+  // Reserve before sending, settle after; an attempt that fails is settled "failed" (the gateway
+  // does not bill failures, and refunds music jobs that fail later).
+  async #billed(operation: MusicOperation, request: TransportRequest): Promise<{ value: unknown; ids: GatewayIds; status: number }> {
+    const reservation = this.#recorder?.reserve({ kind: "music", operation });
+    if (request.signal?.aborted === true) {
+      reservation?.release();
+      throw toAbortedError(request.signal.reason);
+    }
+    try {
+      const result = await this.#transport.json(request);
+      reservation?.settle({ status: "ok", ...(result.ids.requestId === undefined ? {} : { requestId: result.ids.requestId }) });
+      return result;
+    } catch (error) {
+      reservation?.settle({
+        status: "failed",
+        errorCode: error instanceof SvcFlowError ? error.code : "unknown",
+        ...(error instanceof SvcFlowError && error.requestId !== undefined ? { requestId: error.requestId } : {}),
+      });
+      throw error;
+    }
+  }
+}
+
+function signalOf(options: { signal?: AbortSignal }): { signal?: AbortSignal } {
+  return options.signal === undefined ? {} : { signal: options.signal };
+}

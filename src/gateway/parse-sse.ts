@@ -1,0 +1,127 @@
+import { StreamError } from "../errors.js";
+
+/** One dispatched server-sent event. */
+export interface SseEvent {
+  /** The `event:` field, when the server named the event. */
+  readonly event?: string;
+  /** The `data:` lines joined with `\n`. */
+  readonly data: string;
+  /** The last `id:` field seen, as the SSE rules carry it over between events. */
+  readonly id?: string;
+  /** A `retry:` field sent with this event, in milliseconds. */
+  readonly retryMs?: number;
+}
+
+/** The data value that ends a chat-completions stream. */
+export const DONE_MARKER = "[DONE]";
+
+const KNOWN_FIELDS = new Set(["data", "event", "id", "retry"]);
+
+/**
+ * Parses a byte stream into server-sent events, whatever the split of the bytes into chunks.
+ * Ends at `data: [DONE]` or at the end of the input. A line that is not a known field, a comment
+ * or empty, and bytes that are not UTF-8, are thrown as StreamError instead of being skipped.
+ */
+export async function* parseSse(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const state = new EventBuilder();
+  let buffer = "";
+  // Where the scan for line ends resumes, so a long line split into many chunks is scanned once.
+  let scanFrom = 0;
+  // A chunk ending in "\r" may be the first half of "\r\n"; the "\n" must then not end a second line.
+  let skipLeadingLf = false;
+
+  for await (const chunk of source) {
+    let text: string;
+    try {
+      text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    } catch (error) {
+      throw new StreamError("The stream is not valid UTF-8.", { cause: error });
+    }
+    if (skipLeadingLf && text.length > 0) {
+      if (text.startsWith("\n")) text = text.slice(1);
+      skipLeadingLf = false;
+    }
+    buffer += text;
+
+    let start = 0;
+    for (let index = scanFrom; index < buffer.length; index++) {
+      const char = buffer[index];
+      if (char !== "\n" && char !== "\r") continue;
+      const line = buffer.slice(start, index);
+      if (char === "\r") {
+        if (index + 1 < buffer.length) {
+          if (buffer[index + 1] === "\n") index++;
+        } else {
+          skipLeadingLf = true;
+        }
+      }
+      start = index + 1;
+      const event = state.line(line);
+      if (event !== undefined) {
+        if (event.data === DONE_MARKER) return;
+        yield event;
+      }
+    }
+    buffer = buffer.slice(start);
+    scanFrom = buffer.length;
+  }
+
+  try {
+    buffer += decoder.decode();
+  } catch (error) {
+    throw new StreamError("The stream ended inside a UTF-8 character.", { cause: error });
+  }
+  // The last event may lack its blank line; dispatching it keeps its data, and a consumer that
+  // cannot parse a truncated event then reports that instead of losing it silently.
+  if (buffer.length > 0) state.line(buffer);
+  const last = state.line("");
+  if (last !== undefined && last.data !== DONE_MARKER) yield last;
+}
+
+/** Accumulates field lines until a blank line dispatches them. */
+class EventBuilder {
+  #data: string[] = [];
+  #event: string | undefined;
+  #id: string | undefined;
+  #retryMs: number | undefined;
+
+  /** Feeds one line; returns an event when the line is blank and data was buffered. */
+  line(line: string): SseEvent | undefined {
+    if (line === "") return this.#dispatch();
+    if (line.startsWith(":")) return undefined;
+
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+
+    if (!KNOWN_FIELDS.has(field)) {
+      throw new StreamError(`Malformed SSE line (unknown field "${field.slice(0, 40)}"): ${line.slice(0, 120)}`);
+    }
+    if (field === "data") this.#data.push(value);
+    else if (field === "event") this.#event = value;
+    else if (field === "id") {
+      if (!value.includes("\0")) this.#id = value;
+    } else if (/^\d+$/.test(value)) this.#retryMs = Number(value);
+    return undefined;
+  }
+
+  #dispatch(): SseEvent | undefined {
+    if (this.#data.length === 0) {
+      this.#event = undefined;
+      this.#retryMs = undefined;
+      return undefined;
+    }
+    const event: SseEvent = {
+      data: this.#data.join("\n"),
+      ...(this.#event !== undefined && this.#event !== "" ? { event: this.#event } : {}),
+      ...(this.#id !== undefined ? { id: this.#id } : {}),
+      ...(this.#retryMs !== undefined ? { retryMs: this.#retryMs } : {}),
+    };
+    this.#data = [];
+    this.#event = undefined;
+    this.#retryMs = undefined;
+    return event;
+  }
+}

@@ -1,0 +1,121 @@
+import pRetry, { AbortError } from "p-retry";
+import { ConfigError, SvcFlowError } from "../errors.js";
+import { abortableSleep } from "../gateway/abortable-sleep.js";
+import { toAbortedError } from "../gateway/to-aborted-error.js";
+import { backoffDelayMs, type Jitter } from "./backoff-delay.js";
+import type { RetryBudget } from "./retry-budget.js";
+
+/** When and how long to wait before trying a call again. */
+export interface RetryPolicy {
+  /** Attempts in total, the first included. Default 4. */
+  attempts?: number;
+  /** The backoff ceiling of the first retry. Default 250. */
+  minDelayMs?: number;
+  /** The largest backoff (a longer Retry-After still wins). Default 20_000. */
+  maxDelayMs?: number;
+  /** Growth of the backoff ceiling per retry. Default 2. */
+  factor?: number;
+  /** Default "full". */
+  jitter?: Jitter;
+  /** A Retry-After longer than this ends the retries, so the caller can fall back. Default 30. */
+  longRetryAfterS?: number;
+}
+
+/** The defaults of RetryPolicy. */
+export const RETRY_DEFAULTS: Readonly<Required<RetryPolicy>> = {
+  attempts: 4,
+  minDelayMs: 250,
+  maxDelayMs: 20_000,
+  factor: 2,
+  jitter: "full",
+  longRetryAfterS: 30,
+};
+
+/** Per-call companions of a policy. */
+export interface RetryOptions {
+  signal?: AbortSignal;
+  /** Shared with every other layer of the same logical call. */
+  budget?: RetryBudget;
+  /** Called before each wait, for logs and the run journal. */
+  onRetry?: (error: SvcFlowError, attempt: number, delayMs: number) => void;
+  /** Waits between attempts. Default: a timer that AbortSignal cancels. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** A number in [0, 1) for jitter. Default `Math.random`. */
+  random?: () => number;
+}
+
+/**
+ * Runs `task` until it succeeds, retrying errors whose `retryable` is true (429, 5xx, network,
+ * timeouts; never insufficient_quota, 400 or 401, which the error factory marks non-retryable).
+ * The wait is exponential backoff with jitter, and never shorter than the error's Retry-After.
+ */
+export async function withRetry<T>(task: (attempt: number) => Promise<T>, policy: RetryPolicy = {}, options: RetryOptions = {}): Promise<T> {
+  const resolved = resolvePolicy(policy);
+  const { signal, budget, onRetry } = options;
+  const sleep = options.sleep ?? abortableSleep;
+  let previousDelayMs: number | undefined;
+
+  try {
+    return await pRetry(
+      async (attempt) => {
+        if (budget !== undefined && !budget.tryTake()) throw new AbortError(asError(budget.exhaustedError()));
+        return task(attempt);
+      },
+      {
+        retries: resolved.attempts - 1,
+        // p-retry's own wait cannot see Retry-After, so it waits 0 and the wait happens below.
+        minTimeout: 0,
+        ...(signal === undefined ? {} : { signal }),
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+          budget?.recordFailure(error);
+          if (!(error instanceof SvcFlowError) || !error.retryable || signal?.aborted === true) throw error;
+          if (retriesLeft <= 0 || (budget !== undefined && budget.remaining <= 0)) throw error;
+          if (error.retryAfterS !== undefined && error.retryAfterS > resolved.longRetryAfterS) throw error;
+
+          const backoffMs = backoffDelayMs({
+            attempt: attemptNumber,
+            minDelayMs: resolved.minDelayMs,
+            maxDelayMs: resolved.maxDelayMs,
+            factor: resolved.factor,
+            jitter: resolved.jitter,
+            ...(previousDelayMs === undefined ? {} : { previousDelayMs }),
+            ...(options.random === undefined ? {} : { random: options.random }),
+          });
+          previousDelayMs = backoffMs;
+          const delayMs = Math.max(backoffMs, Math.ceil((error.retryAfterS ?? 0) * 1000));
+          onRetry?.(error, attemptNumber, delayMs);
+          await sleep(delayMs, signal);
+        },
+      },
+    );
+  } catch (error) {
+    if (signal?.aborted === true && !(error instanceof SvcFlowError)) throw toAbortedError(signal.reason);
+    throw error;
+  }
+}
+
+/** Applies defaults and rejects bad values with the option's name. */
+export function resolvePolicy(policy: RetryPolicy): Required<RetryPolicy> {
+  const resolved = { ...RETRY_DEFAULTS, ...withoutUndefined(policy) };
+  if (!Number.isInteger(resolved.attempts) || resolved.attempts < 1) {
+    throw new ConfigError(`Expected attempts to be an integer >= 1, got ${resolved.attempts}.`);
+  }
+  if (!(resolved.minDelayMs >= 0)) throw new ConfigError(`Expected minDelayMs to be >= 0, got ${resolved.minDelayMs}.`);
+  if (!(resolved.maxDelayMs >= resolved.minDelayMs)) {
+    throw new ConfigError(`Expected maxDelayMs to be >= minDelayMs (${resolved.minDelayMs}), got ${resolved.maxDelayMs}.`);
+  }
+  if (!(resolved.factor >= 1)) throw new ConfigError(`Expected factor to be >= 1, got ${resolved.factor}.`);
+  if (!(resolved.longRetryAfterS >= 0)) throw new ConfigError(`Expected longRetryAfterS to be >= 0, got ${resolved.longRetryAfterS}.`);
+  if (!["full", "decorrelated", "none"].includes(resolved.jitter)) {
+    throw new ConfigError(`Expected jitter to be "full", "decorrelated" or "none", got "${String(resolved.jitter)}".`);
+  }
+  return resolved;
+}
+
+function withoutUndefined(policy: RetryPolicy): RetryPolicy {
+  return Object.fromEntries(Object.entries(policy).filter(([, value]) => value !== undefined)) as RetryPolicy;
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

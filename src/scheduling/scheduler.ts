@@ -1,0 +1,181 @@
+import PQueue from "p-queue";
+import type { ChatStream } from "../gateway/chat-stream.js";
+import { positiveInteger } from "../gateway/positive-number.js";
+import { toAbortedError } from "../gateway/to-aborted-error.js";
+
+/** Limits of one lane. */
+export interface LaneLimits {
+  /** Requests in flight at once. Default: unlimited. */
+  concurrency?: number;
+  /** Requests started per minute (sliding window). Default: unlimited. */
+  rpm?: number;
+}
+
+/** Options of Scheduler: the key's lane and the model lanes. */
+export interface SchedulerOptions extends LaneLimits {
+  /** Limits per model id; models not listed get `modelDefaults`. */
+  models?: Readonly<Record<string, LaneLimits>>;
+  /** Limits of every model lane not listed in `models`. Default: unlimited. */
+  modelDefaults?: LaneLimits;
+}
+
+/** A held place in both lanes; release it when the request (or stream) is over. */
+export interface Slot {
+  /** Frees the place; calling it again does nothing. */
+  release(): void;
+}
+
+const MINUTE_MS = 60_000;
+
+/**
+ * Lanes for one API key: one lane for the key (concurrency and requests per minute) and one per
+ * model. A slot is held until released, so a stream keeps its place until its last chunk.
+ */
+export class Scheduler {
+  readonly #keyLane: PQueue;
+  readonly #modelLanes = new Map<string, PQueue>();
+  readonly #options: SchedulerOptions;
+
+  constructor(options: SchedulerOptions = {}) {
+    this.#options = options;
+    this.#keyLane = createLane("", options);
+    for (const [model, limits] of Object.entries(options.models ?? {})) this.#modelLanes.set(model, createLane(`models.${model}.`, limits));
+    if (options.modelDefaults !== undefined) createLane("modelDefaults.", options.modelDefaults);
+  }
+
+  /** Requests waiting for a slot, across both lanes. */
+  get waiting(): number {
+    let total = this.#keyLane.size;
+    for (const lane of this.#modelLanes.values()) total += lane.size;
+    return total;
+  }
+
+  /** Slots held right now (key lane). */
+  get running(): number {
+    return this.#keyLane.pending;
+  }
+
+  /** Waits until both the model's lane and the key's lane admit one more request. */
+  async acquire(model: string, options: { signal?: AbortSignal } = {}): Promise<Slot> {
+    // Model lane first: a request waiting on a busy model then holds no key slot that other
+    // models could use.
+    const releaseModel = await enter(this.#modelLane(model), options.signal);
+    let releaseKey: () => void;
+    try {
+      releaseKey = await enter(this.#keyLane, options.signal);
+    } catch (error) {
+      releaseModel();
+      throw error;
+    }
+    let released = false;
+    return {
+      release() {
+        if (released) return;
+        released = true;
+        releaseKey();
+        releaseModel();
+      },
+    };
+  }
+
+  /** Acquires a slot, runs `task`, and releases the slot however the task ends. */
+  async run<T>(model: string, task: (signal?: AbortSignal) => Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+    const slot = await this.acquire(model, options);
+    try {
+      return await task(options.signal);
+    } finally {
+      slot.release();
+    }
+  }
+
+  /**
+   * Acquires a slot, opens a stream, and releases the slot when the stream ends, fails, is left
+   * early, or is cancelled, rather than when its headers arrive. Iterate or cancel the stream:
+   * one that is neither keeps its slot.
+   */
+  async runStream(
+    model: string,
+    open: (signal?: AbortSignal) => Promise<ChatStream>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ChatStream> {
+    const slot = await this.acquire(model, options);
+    let stream: ChatStream;
+    try {
+      stream = await open(options.signal);
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+    return holdUntilDone(stream, slot);
+  }
+
+  /** Resolves once nothing is running or waiting. */
+  async onIdle(): Promise<void> {
+    await Promise.all([this.#keyLane.onIdle(), ...[...this.#modelLanes.values()].map((lane) => lane.onIdle())]);
+  }
+
+  #modelLane(model: string): PQueue {
+    let lane = this.#modelLanes.get(model);
+    if (lane === undefined) {
+      lane = createLane("modelDefaults.", this.#options.modelDefaults ?? {});
+      this.#modelLanes.set(model, lane);
+    }
+    return lane;
+  }
+}
+
+function createLane(prefix: string, limits: LaneLimits): PQueue {
+  const concurrency = positiveInteger(`${prefix}concurrency`, limits.concurrency ?? Number.POSITIVE_INFINITY, { allowInfinity: true });
+  if (limits.rpm === undefined) return new PQueue({ concurrency });
+  const rpm = positiveInteger(`${prefix}rpm`, limits.rpm);
+  // Strict is a sliding window: a fixed window would allow 2 x rpm across a window boundary.
+  return new PQueue({ concurrency, intervalCap: rpm, interval: MINUTE_MS, strict: true });
+}
+
+// Holds a place in a p-queue lane until the returned function is called. The caller's signal
+// only counts while waiting: once admitted, p-queue would free the place on abort while the
+// request is still running, so a signal of our own is passed and detached on admission.
+function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => void> {
+  if (signal?.aborted === true) return Promise.reject(toAbortedError(signal.reason));
+  const waiting = new AbortController();
+  const onAbort = (): void => waiting.abort(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  return new Promise<() => void>((resolve, reject) => {
+    lane
+      .add(
+        () =>
+          new Promise<void>((done) => {
+            signal?.removeEventListener("abort", onAbort);
+            resolve(done);
+          }),
+        { signal: waiting.signal },
+      )
+      .catch((error: unknown) => {
+        signal?.removeEventListener("abort", onAbort);
+        reject(signal?.aborted === true ? toAbortedError(signal.reason) : error);
+      });
+  });
+}
+
+function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
+  return {
+    ids: stream.ids,
+    [Symbol.asyncIterator]() {
+      const inner = stream[Symbol.asyncIterator]();
+      return (async function* () {
+        try {
+          yield* { [Symbol.asyncIterator]: () => inner };
+        } finally {
+          slot.release();
+        }
+      })();
+    },
+    async cancel() {
+      try {
+        await stream.cancel();
+      } finally {
+        slot.release();
+      }
+    },
+  };
+}

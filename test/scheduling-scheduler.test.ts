@@ -1,0 +1,198 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { AbortedError, ConfigError } from "../src/errors.js";
+import type { ChatStream } from "../src/gateway/chat-stream.js";
+import type { ChatChunk } from "../src/gateway/wire.js";
+import { Scheduler, type Slot } from "../src/scheduling/scheduler.js";
+
+/** Resolves after pending promise callbacks ran. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Tracks whether a promise has settled yet. */
+function track<T>(promise: Promise<T>): { readonly done: boolean; readonly promise: Promise<T> } {
+  const state = { done: false, promise };
+  promise.then(
+    () => (state.done = true),
+    () => (state.done = true),
+  );
+  return state;
+}
+
+function chunk(finish: string | null): ChatChunk {
+  return { id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: "x" }, finish_reason: finish }] };
+}
+
+/** A stream of `count` chunks; each chunk comes only after a `step()` (steps may come first). */
+function steppedStream(count: number): { stream: ChatStream; step: () => void } {
+  let permits = 0;
+  let wake: (() => void) | undefined;
+  const gate = async (): Promise<void> => {
+    while (permits === 0) await new Promise<void>((resolve) => (wake = resolve));
+    permits--;
+  };
+  async function* chunks() {
+    for (let index = 0; index < count; index++) {
+      await gate();
+      yield chunk(index === count - 1 ? "stop" : null);
+    }
+  }
+  const iterator = chunks();
+  return {
+    stream: { ids: { requestId: "r1" }, [Symbol.asyncIterator]: () => iterator, cancel: async () => void (await iterator.return(undefined)) },
+    step: () => {
+      permits++;
+      wake?.();
+    },
+  };
+}
+
+describe("Scheduler", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("admits at most `concurrency` requests of a key at once", async () => {
+    const scheduler = new Scheduler({ concurrency: 2 });
+    const first = await scheduler.acquire("a");
+    await scheduler.acquire("b");
+    const third = track(scheduler.acquire("c"));
+    await settle();
+    expect(third.done).toBe(false);
+    first.release();
+    await settle();
+    expect(third.done).toBe(true);
+  });
+
+  it("limits a model's lane without blocking other models", async () => {
+    const scheduler = new Scheduler({ concurrency: 10, models: { "beta-5": { concurrency: 1 } } });
+    const held = await scheduler.acquire("beta-5");
+    const sameModel = track(scheduler.acquire("beta-5"));
+    const otherModel = track(scheduler.acquire("beta-4o"));
+    await settle();
+    expect(sameModel.done).toBe(false);
+    expect(otherModel.done).toBe(true);
+    held.release();
+    await settle();
+    expect(sameModel.done).toBe(true);
+  });
+
+  it("applies modelDefaults to models without their own limits", async () => {
+    const scheduler = new Scheduler({ modelDefaults: { concurrency: 1 } });
+    await scheduler.acquire("x");
+    const second = track(scheduler.acquire("x"));
+    await settle();
+    expect(second.done).toBe(false);
+  });
+
+  it("frees one place however often a slot is released", async () => {
+    const scheduler = new Scheduler({ concurrency: 1 });
+    const slot = await scheduler.acquire("a");
+    const waiters = [track(scheduler.acquire("a")), track(scheduler.acquire("a"))];
+    slot.release();
+    slot.release();
+    await settle();
+    expect(waiters.map((waiter) => waiter.done)).toEqual([true, false]);
+  });
+
+  it("rejects a waiting acquire with AbortedError and gives its turn to the next", async () => {
+    const scheduler = new Scheduler({ concurrency: 1 });
+    const slot = await scheduler.acquire("a");
+    const controller = new AbortController();
+    const aborted = scheduler.acquire("a", { signal: controller.signal });
+    const next = track(scheduler.acquire("a"));
+    controller.abort();
+    await expect(aborted).rejects.toBeInstanceOf(AbortedError);
+    slot.release();
+    await settle();
+    expect(next.done).toBe(true);
+  });
+
+  it("releases the model place when the key lane wait is aborted", async () => {
+    const scheduler = new Scheduler({ concurrency: 1, models: { m: { concurrency: 1 } } });
+    const other = await scheduler.acquire("other");
+    const controller = new AbortController();
+    const waiting = scheduler.acquire("m", { signal: controller.signal });
+    await settle();
+    controller.abort();
+    await expect(waiting).rejects.toBeInstanceOf(AbortedError);
+    other.release();
+    // "m" must not still hold its model place from the aborted wait.
+    const slot = await scheduler.acquire("m");
+    slot.release();
+  });
+
+  it("keeps a slot admitted before an abort until it is released", async () => {
+    const scheduler = new Scheduler({ concurrency: 1 });
+    const controller = new AbortController();
+    const slot = await scheduler.acquire("a", { signal: controller.signal });
+    controller.abort();
+    const next = track(scheduler.acquire("a"));
+    await settle();
+    expect(next.done).toBe(false);
+    slot.release();
+    await settle();
+    expect(next.done).toBe(true);
+  });
+
+  it("starts at most `rpm` requests per minute", async () => {
+    vi.useFakeTimers();
+    const scheduler = new Scheduler({ rpm: 2 });
+    const slots: Slot[] = [await scheduler.acquire("a"), await scheduler.acquire("a")];
+    for (const slot of slots) slot.release();
+    const third = track(scheduler.acquire("a"));
+    await vi.advanceTimersByTimeAsync(59_000);
+    expect(third.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(third.done).toBe(true);
+  });
+
+  it("releases the slot of run() when the task fails", async () => {
+    const scheduler = new Scheduler({ concurrency: 1 });
+    await expect(scheduler.run("a", async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    expect(await scheduler.run("a", async () => "second")).toBe("second");
+  });
+
+  it("holds a stream's slot until its last chunk, not until it opens", async () => {
+    const scheduler = new Scheduler({ concurrency: 1 });
+    const { stream, step } = steppedStream(2);
+    const held = await scheduler.runStream("a", async () => stream);
+    expect(held.ids.requestId).toBe("r1");
+    const iterator = held[Symbol.asyncIterator]();
+    const waiter = track(scheduler.acquire("a"));
+    step();
+    await iterator.next();
+    await settle();
+    expect(waiter.done).toBe(false);
+    step();
+    await iterator.next();
+    expect((await iterator.next()).done).toBe(true);
+    await settle();
+    expect(waiter.done).toBe(true);
+  });
+
+  it("releases a stream's slot when the consumer stops early or cancels", async () => {
+    const scheduler = new Scheduler({ concurrency: 1 });
+    const first = steppedStream(3);
+    const held = await scheduler.runStream("a", async () => first.stream);
+    first.step();
+    for await (const _chunk of held) break;
+    const second = steppedStream(3);
+    const next = await scheduler.runStream("a", async () => second.stream);
+    await next.cancel();
+    const slot = await scheduler.acquire("a");
+    slot.release();
+  });
+
+  it("releases the slot when opening the stream fails", async () => {
+    const scheduler = new Scheduler({ concurrency: 1 });
+    await expect(scheduler.runStream("a", async () => Promise.reject(new Error("503")))).rejects.toThrow("503");
+    (await scheduler.acquire("a")).release();
+  });
+
+  it.each([
+    [{ concurrency: 0 }, "Expected concurrency to be an integer >= 1, got 0."],
+    [{ rpm: 1.5 }, "Expected rpm to be an integer >= 1, got 1.5."],
+    [{ models: { m: { concurrency: -1 } } }, "Expected models.m.concurrency to be an integer >= 1, got -1."],
+  ])("rejects %j naming the option", (options, message) => {
+    expect(() => new Scheduler(options)).toThrow(new ConfigError(message));
+  });
+});
