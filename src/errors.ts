@@ -120,6 +120,17 @@ export class ParameterError extends SvcFlowError {
   }
 }
 
+/** A reply does not conform to the schema the caller asked for (structured output). */
+export class StructuredOutputError extends SvcFlowError {
+  /** The reply text or tool arguments that failed, for debugging. */
+  readonly raw?: string;
+
+  constructor(message: string, options: SvcFlowErrorOptions & { raw?: string } = {}) {
+    super("invalid_structured_output", message, { ...options, retryable: false });
+    this.raw = options.raw;
+  }
+}
+
 /** The prompt does not fit the model's context window. */
 export class ContextWindowError extends SvcFlowError {
   constructor(message: string, options: SvcFlowErrorOptions = {}) {

@@ -1,0 +1,123 @@
+import { SvcFlowError } from "../errors.js";
+import type { GatewayClient } from "../gateway/gateway-client.js";
+import type { UsageRecorder, UsageReservation } from "../gateway/usage-recorder.js";
+import { imagesIn } from "./build-reply-message.js";
+import type { CompletedReply } from "./collect-reply.js";
+import type { ChatWarning } from "./parameter-warning.js";
+import type { RequestPlan } from "./plan-request.js";
+import { checkUsage, emptyOutputError } from "./reply-metadata.js";
+
+/** A concurrency slot, held until the reply (stream included) has ended. */
+export interface Slot {
+  release(): void;
+}
+
+/** Where slots come from (the Scheduler). */
+export interface SlotSource {
+  acquire(model: string, options?: { signal?: AbortSignal }): Promise<Slot>;
+}
+
+/** What one attempt needs besides its plan. */
+export interface AttemptContext {
+  readonly client: GatewayClient;
+  readonly slots: SlotSource;
+  readonly ledger?: UsageRecorder;
+  readonly usageTags?: Readonly<Record<string, string>>;
+  readonly onWarning: (warning: ChatWarning) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** The budget reservation and the slot of one attempt; ends exactly once. */
+export class AttemptHold {
+  readonly #plan: RequestPlan;
+  readonly #context: AttemptContext;
+  readonly #reservation: UsageReservation | undefined;
+  readonly #slot: Slot;
+  #done = false;
+  #onEnd: (() => void) | undefined;
+
+  private constructor(plan: RequestPlan, context: AttemptContext, reservation: UsageReservation | undefined, slot: Slot) {
+    this.#plan = plan;
+    this.#context = context;
+    this.#reservation = reservation;
+    this.#slot = slot;
+  }
+
+  /** Reserves budget for the exact wire request, then waits for a slot; nothing is sent yet. */
+  static async take(plan: RequestPlan, context: AttemptContext): Promise<AttemptHold> {
+    const reservation = context.ledger?.reserve({
+      kind: "chat",
+      request: plan.request,
+      ...(context.usageTags === undefined ? {} : { tags: context.usageTags }),
+    });
+    try {
+      const slot = await context.slots.acquire(plan.model.id, signalOf(context));
+      return new AttemptHold(plan, context, reservation, slot);
+    } catch (error) {
+      reservation?.release();
+      throw error;
+    }
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** Runs `cleanup` once the attempt has ended, however it ends. */
+  onEnd(cleanup: () => void): void {
+    this.#onEnd = cleanup;
+  }
+
+  #end(): void {
+    this.#done = true;
+    this.#slot.release();
+    this.#onEnd?.();
+  }
+
+  /** Settles a complete reply; throws EmptyOutputError (after settling: it was billed) when a
+   * reasoning model said nothing. */
+  complete(reply: CompletedReply): CompletedReply {
+    if (this.#done) return reply;
+    this.#end();
+    const { model } = this.#plan;
+    this.#reservation?.settle({
+      status: "ok",
+      servedModel: reply.servedModel,
+      ...(reply.usage === undefined ? {} : { usage: reply.usage }),
+      images: imagesIn(reply, model),
+      ...(reply.ids.requestId === undefined ? {} : { requestId: reply.ids.requestId }),
+    });
+    const warning = checkUsage(model.id, reply.usage);
+    if (warning) this.#context.onWarning(warning);
+    const empty = emptyOutputError(
+      model,
+      {
+        content: reply.content,
+        toolCalls: reply.toolCalls.toolCalls.length + reply.toolCalls.invalidToolCalls.length,
+        finishReason: reply.finishReason,
+        ...(reply.usage === undefined ? {} : { usage: reply.usage }),
+        ...(this.#plan.outputLimit === undefined ? {} : { outputLimit: this.#plan.outputLimit }),
+      },
+      reply.ids,
+    );
+    if (empty) throw empty;
+    return reply;
+  }
+
+  /** Settles a failed attempt (the gateway does not bill failures). */
+  fail(error: unknown): void {
+    if (this.#done) return;
+    this.#end();
+    const requestId = error instanceof SvcFlowError ? error.requestId : undefined;
+    this.#reservation?.settle({
+      status: "failed",
+      errorCode: error instanceof SvcFlowError ? error.code : "unknown_error",
+      ...(requestId === undefined ? {} : { requestId }),
+    });
+  }
+}
+
+/** The context's signal as call options. */
+export function signalOf(context: AttemptContext): { signal?: AbortSignal } {
+  return context.signal === undefined ? {} : { signal: context.signal };
+}

@@ -1,0 +1,76 @@
+import { AIMessage, AIMessageChunk, type MessageContent } from "@langchain/core/messages";
+import type { ModelInfo } from "../catalog/models.js";
+import type { CompletedReply, ReplyEvent } from "./collect-reply.js";
+import { TOOL_CALL_EXTRAS_KEY } from "./convert-messages.js";
+import { countReplyImages, decodeImageReply } from "./decode-image-reply.js";
+import { replyMetadata, usageMetadataOf } from "./reply-metadata.js";
+
+/** Which call produced a reply: the model asked for, and the ones it fell back from. */
+export interface ReplyOrigin {
+  readonly requestedModel: string;
+  readonly model: ModelInfo;
+  readonly fallbackFrom: readonly string[];
+}
+
+/** A complete reply as the AIMessage `invoke` returns. */
+export function toAIMessage(reply: CompletedReply, origin: ReplyOrigin): AIMessage {
+  const { content, images } = contentOf(reply, origin.model);
+  return new AIMessage({
+    content,
+    ...(reply.responseId === undefined ? {} : { id: reply.responseId }),
+    tool_calls: reply.toolCalls.toolCalls,
+    invalid_tool_calls: reply.toolCalls.invalidToolCalls,
+    additional_kwargs: extrasOf(reply),
+    response_metadata: metadataOf(reply, origin, images),
+    ...(reply.usage === undefined ? {} : { usage_metadata: usageMetadataOf(reply.usage) }),
+  });
+}
+
+/** One piece of a streamed reply as the chunk `stream` yields (LangChain gives it the run's id). */
+export function toEventChunk(event: ReplyEvent): AIMessageChunk {
+  if (event.type === "text") return new AIMessageChunk({ content: event.text });
+  return new AIMessageChunk({ content: "", tool_call_chunks: event.chunks });
+}
+
+/** The last chunk of a streamed reply: metadata, usage and tool-call extras once (LangChain adds
+ * numbers and joins strings when it merges chunks), and an image model's decoded content. */
+export function toFinalChunk(reply: CompletedReply, origin: ReplyOrigin): AIMessageChunk {
+  const { content, images } = origin.model.capabilities.imageGeneration
+    ? contentOf(reply, origin.model)
+    : { content: "", images: 0 };
+  return new AIMessageChunk({
+    content,
+    additional_kwargs: extrasOf(reply),
+    response_metadata: metadataOf(reply, origin, images),
+    ...(reply.usage === undefined ? {} : { usage_metadata: usageMetadataOf(reply.usage) }),
+  });
+}
+
+/** Images a reply carries (image models bill per image). */
+export function imagesIn(reply: CompletedReply, model: ModelInfo): number {
+  return model.capabilities.imageGeneration ? countReplyImages(reply.content) : 0;
+}
+
+function contentOf(reply: CompletedReply, model: ModelInfo): { content: MessageContent; images: number } {
+  if (!model.capabilities.imageGeneration) return { content: reply.content, images: 0 };
+  const blocks = decodeImageReply(reply.content);
+  if (!blocks) return { content: reply.content, images: 0 };
+  return { content: blocks, images: blocks.filter((block) => block.type === "image").length };
+}
+
+function extrasOf(reply: CompletedReply): Record<string, unknown> {
+  return Object.keys(reply.toolCalls.extras).length > 0 ? { [TOOL_CALL_EXTRAS_KEY]: reply.toolCalls.extras } : {};
+}
+
+function metadataOf(reply: CompletedReply, origin: ReplyOrigin, images: number): Record<string, unknown> {
+  return replyMetadata({
+    requestedModel: origin.requestedModel,
+    model: origin.model.id,
+    servedModel: reply.servedModel,
+    finishReason: reply.finishReason,
+    ids: reply.ids,
+    ...(reply.usage === undefined ? {} : { usage: reply.usage }),
+    fallbackFrom: origin.fallbackFrom,
+    images,
+  });
+}

@@ -1,0 +1,181 @@
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { BaseLanguageModelInput, StructuredOutputMethodOptions } from "@langchain/core/language_models/base";
+import {
+  BaseChatModel,
+  type BaseChatModelCallOptions,
+  type BindToolsInput,
+} from "@langchain/core/language_models/chat_models";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import type { Runnable } from "@langchain/core/runnables";
+import type { SerializableSchema } from "@langchain/core/utils/standard_schema";
+import type { InteropZodType } from "@langchain/core/utils/types";
+import { ParameterError } from "../errors.js";
+import { invalidToolCallError } from "./broken-stream.js";
+import { buildChatInput, type ChatCallFields } from "./build-chat-input.js";
+import { toAIMessage, toEventChunk, toFinalChunk } from "./build-reply-message.js";
+import { callDeadline, type CallDeadline } from "./call-deadline.js";
+import { resolveChatGatewayOptions, type ChatGatewayOptions, type ResolvedChatGatewayOptions } from "./chat-gateway-options.js";
+import type { CompletedReply, ReplyEvent } from "./collect-reply.js";
+import { toWireTool } from "./convert-tools.js";
+import { modelProfile } from "./model-profile.js";
+import { openChatCall } from "./open-chat-call.js";
+import { replyEvents } from "./run-attempt.js";
+import { structuredOutput } from "./structured-output.js";
+
+/** A schema for structured output: zod 4, zod 3, a Standard JSON Schema, or JSON Schema. */
+type OutputSchema<T> = InteropZodType<T> | SerializableSchema<T> | Record<string, any>;
+
+/** Per-call options: LangChain's, plus the tool and format fields `bindTools` and agents set. */
+export interface ChatGatewayCallOptions extends BaseChatModelCallOptions, Omit<ChatCallFields, "stop" | "tool_choice"> {}
+
+/** The gateway's chat models as a LangChain chat model: invoke, stream, batch, tools, structured
+ * output, multimodal input, per-model rules and fallbacks. */
+export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessageChunk> {
+  static override lc_name(): string {
+    return "ChatGateway";
+  }
+
+  override get lc_secrets(): Record<string, string> {
+    return { apiKey: "SVC_API_KEY" };
+  }
+
+  readonly model: string;
+  readonly fallbacks: readonly string[];
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly maxTokens?: number;
+  readonly stop?: string[];
+  readonly #resolved: ResolvedChatGatewayOptions;
+
+  constructor(options: ChatGatewayOptions) {
+    // Retries, concurrency and the key are ours; LangChain's own caller must not retry again.
+    const { apiKey: _apiKey, maxRetries: _retries, maxConcurrency: _concurrency, ...langchain } = options;
+    super({ ...langchain, maxRetries: 0 });
+    this.#resolved = resolveChatGatewayOptions(options);
+    this.model = options.model;
+    this.fallbacks = this.#resolved.chain.slice(1).map((info) => info.id);
+    this.temperature = options.temperature;
+    this.topP = options.topP;
+    this.maxTokens = options.maxTokens;
+    this.stop = options.stop;
+  }
+
+  _llmType(): string {
+    return "svc-gateway";
+  }
+
+  override get profile(): ModelProfile {
+    return modelProfile(this.#resolved.chain[0]!);
+  }
+
+  override invocationParams(options?: this["ParsedCallOptions"]): Record<string, unknown> {
+    return {
+      model: this.model,
+      fallbacks: this.fallbacks,
+      temperature: this.temperature,
+      top_p: this.topP,
+      max_tokens: this.maxTokens,
+      stop: options?.stop ?? this.stop,
+      tool_choice: options?.tool_choice,
+    };
+  }
+
+  override bindTools(
+    tools: BindToolsInput[],
+    kwargs?: Partial<ChatGatewayCallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, ChatGatewayCallOptions> {
+    // Converted here, so a schema the wire cannot carry fails at bind time, not on first call.
+    return this.withConfig({ tools: tools.map(toWireTool), ...kwargs });
+  }
+
+  override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
+    outputSchema: OutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<false>,
+  ): Runnable<BaseLanguageModelInput, RunOutput>;
+  override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
+    outputSchema: OutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<true>,
+  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
+  override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
+    outputSchema: OutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<boolean>,
+  ): Runnable<BaseLanguageModelInput, RunOutput> | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }> {
+    if (!this.#resolved.chain[0]!.capabilities.tools && (config?.method ?? "functionCalling") === "functionCalling") {
+      throw new ParameterError(`${this.model} does not call tools, so it cannot give structured output. Use a text model.`);
+    }
+    return structuredOutput<RunOutput>(this, outputSchema, config) as Runnable<BaseLanguageModelInput, RunOutput>;
+  }
+
+  override async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const deadline = callDeadline(this.model, options.signal, this.#resolved.timeoutMs);
+    try {
+      const { open, origin } = await this.#open(messages, options, false, deadline);
+      const events = replyEvents(open);
+      let next: IteratorResult<ReplyEvent, CompletedReply>;
+      try {
+        for (next = await events.next(); next.done !== true; next = await events.next()) {
+          if (next.value.type === "text") await runManager?.handleLLMNewToken(next.value.text);
+        }
+      } finally {
+        await events.return(undefined as never);
+      }
+      const reply = next.value;
+      const message = toAIMessage(reply, origin);
+      const usage = message.usage_metadata;
+      const llmOutput = usage && {
+        tokenUsage: { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, totalTokens: usage.total_tokens },
+      };
+      return { generations: [{ text: message.text, message, generationInfo: { finish_reason: reply.finishReason } }], llmOutput };
+    } catch (error) {
+      throw deadline.explain(error);
+    }
+  }
+
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const deadline = callDeadline(this.model, options.signal, this.#resolved.timeoutMs);
+    try {
+      const { open, origin } = await this.#open(messages, options, true, deadline);
+      const events = replyEvents(open);
+      let next: IteratorResult<ReplyEvent, CompletedReply>;
+      try {
+        for (next = await events.next(); next.done !== true; next = await events.next()) {
+          const event = next.value;
+          const text = event.type === "text" ? event.text : "";
+          const chunk = new ChatGenerationChunk({ message: toEventChunk(event), text });
+          if (text) await runManager?.handleLLMNewToken(text, undefined, undefined, undefined, undefined, { chunk });
+          yield chunk;
+        }
+      } finally {
+        // A consumer that stops early lands here too: its connection and slot are freed.
+        await events.return(undefined as never);
+      }
+      const reply = next.value;
+      const invalid = invalidToolCallError(reply);
+      if (invalid) throw invalid;
+      const final = toFinalChunk(reply, origin);
+      yield new ChatGenerationChunk({ message: final, text: final.text, generationInfo: { finish_reason: reply.finishReason } });
+    } catch (error) {
+      throw deadline.explain(error);
+    }
+  }
+
+  /** Closes the connections of the model's own client (a shared `client` is left open). */
+  async close(): Promise<void> {
+    if (this.#resolved.ownsClient) await this.#resolved.client.close();
+  }
+
+  #open(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean, deadline: CallDeadline) {
+    const settings = { temperature: this.temperature, topP: this.topP, maxTokens: this.maxTokens, stop: this.stop };
+    return openChatCall(this.#resolved, buildChatInput(messages, options, settings, stream), deadline);
+  }
+}

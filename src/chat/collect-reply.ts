@@ -1,0 +1,106 @@
+import type { ToolCallChunk } from "@langchain/core/messages/tool";
+import type { ModelInfo } from "../catalog/models.js";
+import type { GatewayIds } from "../errors.js";
+import type { ChatChunk, ChatResponse, Usage } from "../gateway/wire.js";
+import { ToolCallAssembler, type AssembledToolCalls } from "./assemble-tool-calls.js";
+
+/** A reply once it is complete, from a stream or a single response. */
+export interface CompletedReply {
+  /** The visible text (for an image model, the Markdown with the image). */
+  readonly content: string;
+  readonly toolCalls: AssembledToolCalls;
+  readonly finishReason: string | null;
+  /** From the final usage chunk (never summed); undefined when a stream had none. */
+  readonly usage?: Usage;
+  /** The model the gateway reported (a dated version behind the alias). */
+  readonly servedModel: string;
+  readonly responseId?: string;
+  readonly ids: GatewayIds;
+}
+
+/** Output the caller can be shown as it arrives. */
+export type ReplyEvent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "tool_call_chunks"; readonly chunks: ToolCallChunk[] };
+
+/** What had arrived when a stream broke, for the error the caller gets. */
+export interface PartialReply {
+  readonly model: string;
+  readonly content: string;
+  readonly toolCalls: AssembledToolCalls;
+}
+
+/** Gathers one reply from stream chunks (or one response) and says what to show as it comes. */
+export class ReplyCollector {
+  readonly #model: ModelInfo;
+  readonly #assembler = new ToolCallAssembler();
+  #content = "";
+  #finishReason: string | null = null;
+  #usage: Usage | undefined;
+  #servedModel: string;
+  #responseId: string | undefined;
+  #shown = false;
+
+  constructor(model: ModelInfo) {
+    this.#model = model;
+    this.#servedModel = model.id;
+  }
+
+  /** True once text or a tool call has been shown: from then on the call may not fall back. */
+  get started(): boolean {
+    return this.#shown;
+  }
+
+  /** Takes one stream chunk; returns what to show now. */
+  push(chunk: ChatChunk): ReplyEvent[] {
+    this.#servedModel = chunk.model || this.#servedModel;
+    this.#responseId ??= chunk.id;
+    // Usage comes in the final chunk; a gateway that repeats it must not be counted twice.
+    if (chunk.usage) this.#usage = chunk.usage;
+    const events: ReplyEvent[] = [];
+    for (const choice of chunk.choices) {
+      if (choice.index !== 0) continue;
+      if (choice.finish_reason) this.#finishReason = choice.finish_reason;
+      const text = choice.delta.content;
+      if (text) {
+        this.#content += text;
+        // An image model's reply is one Markdown image: decoded when complete, not shown in pieces.
+        if (!this.#model.capabilities.imageGeneration) events.push({ type: "text", text });
+      }
+      const calls = choice.delta.tool_calls;
+      if (calls?.length) events.push({ type: "tool_call_chunks", chunks: this.#assembler.add(calls) });
+    }
+    if (events.length > 0) this.#shown = true;
+    return events;
+  }
+
+  /** Takes a complete non-streamed response. */
+  takeResponse(response: ChatResponse): void {
+    this.#servedModel = response.model;
+    this.#responseId = response.id;
+    this.#usage = response.usage;
+    const choice = response.choices.find((candidate) => candidate.index === 0) ?? response.choices[0];
+    if (!choice) return;
+    this.#finishReason = choice.finish_reason;
+    this.#content = choice.message.content ?? "";
+    if (choice.message.tool_calls?.length) this.#assembler.addComplete(choice.message.tool_calls);
+  }
+
+  /** What arrived so far, for an error after the stream broke. */
+  partial(): PartialReply {
+    return { model: this.#servedModel, content: this.#content, toolCalls: this.#assembler.finish() };
+  }
+
+  /** The complete reply, tool calls validated. */
+  finish(ids: GatewayIds): CompletedReply {
+    return {
+      content: this.#content,
+      toolCalls: this.#assembler.finish(),
+      finishReason: this.#finishReason,
+      ...(this.#usage === undefined ? {} : { usage: this.#usage }),
+      servedModel: this.#servedModel,
+      ...(this.#responseId === undefined ? {} : { responseId: this.#responseId }),
+      ids,
+    };
+  }
+}

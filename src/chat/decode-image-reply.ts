@@ -1,0 +1,78 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { probeImage } from "../media/probe.js";
+
+/** A content block of a reply: text, or an image decoded from the reply's Markdown. */
+export type ReplyBlock =
+  | { type: "text"; text: string }
+  | { type: "image"; mimeType: string; data: string };
+
+/** An image taken from a message, as bytes. */
+export interface MessageImage {
+  readonly mimeType: string;
+  readonly bytes: Buffer;
+}
+
+// An image model answers with `![alt](data:image/png;base64,...)` in `content` (spec, section 2).
+const MARKDOWN_IMAGE = /!\[[^\]]*\]\(\s*data:(image\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]+?)\s*\)/gi;
+
+/** Splits an image model's reply into text and image blocks; undefined when it holds no image. */
+export function decodeImageReply(content: string): ReplyBlock[] | undefined {
+  const blocks: ReplyBlock[] = [];
+  let last = 0;
+  for (const match of content.matchAll(MARKDOWN_IMAGE)) {
+    pushText(blocks, content.slice(last, match.index));
+    blocks.push({ type: "image", mimeType: match[1]!.toLowerCase(), data: match[2]!.replace(/\s+/g, "") });
+    last = match.index + match[0].length;
+  }
+  if (last === 0) return undefined;
+  pushText(blocks, content.slice(last));
+  return blocks;
+}
+
+/** Counts the images in a reply's Markdown (image models bill per image). */
+export function countReplyImages(content: string): number {
+  return [...content.matchAll(MARKDOWN_IMAGE)].length;
+}
+
+/** Every image a message carries (decoded image-model output or image input), as bytes. */
+export function imagesFromMessage(message: BaseMessage): MessageImage[] {
+  const content = message.content;
+  if (typeof content === "string") {
+    return (decodeImageReply(content) ?? []).flatMap((block) => (block.type === "image" ? [toImage(block)] : []));
+  }
+  const images: MessageImage[] = [];
+  for (const block of content as readonly Record<string, unknown>[]) {
+    if (block.type === "image" && typeof block.data === "string") {
+      images.push(toImage({ mimeType: String(block.mimeType ?? block.mime_type ?? "image/png"), data: block.data }));
+    } else if (block.type === "image" && block.data instanceof Uint8Array) {
+      images.push({ mimeType: String(block.mimeType ?? "image/png"), bytes: Buffer.from(block.data) });
+    }
+  }
+  return images;
+}
+
+/** Turns reply blocks back into the Markdown an assistant turn carries on the wire. */
+export function replyBlocksToMarkdown(blocks: readonly Record<string, unknown>[]): string {
+  return blocks
+    .map((block) => {
+      if (block.type === "text") return String(block.text ?? "");
+      if (block.type === "image" && typeof block.data === "string") {
+        return `![image](data:${String(block.mimeType ?? "image/png")};base64,${block.data})`;
+      }
+      if (block.type === "image" && typeof block.url === "string") return `![image](${block.url})`;
+      return "";
+    })
+    .join("");
+}
+
+function toImage(block: { mimeType: string; data: string }): MessageImage {
+  const bytes = Buffer.from(block.data, "base64");
+  // Trust the bytes over the label when they say otherwise.
+  const format = probeImage(bytes)?.format;
+  return { mimeType: format ? `image/${format}` : block.mimeType, bytes };
+}
+
+function pushText(blocks: ReplyBlock[], text: string): void {
+  const trimmed = text.trim();
+  if (trimmed.length > 0) blocks.push({ type: "text", text: trimmed });
+}

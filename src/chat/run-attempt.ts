@@ -1,0 +1,116 @@
+import { SvcFlowError, type GatewayIds } from "../errors.js";
+import type { ChatChunk } from "../gateway/wire.js";
+import { AttemptHold, signalOf, type AttemptContext } from "./attempt-hold.js";
+import { ReplyCollector, type CompletedReply, type PartialReply, type ReplyEvent } from "./collect-reply.js";
+import type { RequestPlan } from "./plan-request.js";
+
+/** A streamed attempt that has shown its first output (or ended): from here it may not fall back. */
+export interface OpenReply {
+  /** Events up to and including the first one shown. */
+  readonly head: readonly ReplyEvent[];
+  /** The rest of the events; returns the complete reply. Throws a stream failure with the partial. */
+  rest(): AsyncGenerator<ReplyEvent, CompletedReply>;
+  /** Stops reading: frees the connection and the slot (safe to call at any time, also after the end). */
+  cancel(): Promise<void>;
+}
+
+/** Failure of a stream after output was shown: carries what had arrived. */
+export type BrokenStream = (error: unknown, partial: PartialReply) => SvcFlowError;
+
+/** One non-streamed attempt: budget held, slot held, request sent, reply checked. */
+export async function completeOnce(plan: RequestPlan, context: AttemptContext): Promise<CompletedReply> {
+  const hold = await AttemptHold.take(plan, context);
+  try {
+    const { response, ids } = await context.client.chat(plan.request, signalOf(context));
+    const collector = new ReplyCollector(plan.model);
+    collector.takeResponse(response);
+    return hold.complete(collector.finish(ids));
+  } catch (error) {
+    hold.fail(error);
+    throw error;
+  }
+}
+
+/** One streamed attempt, read until its first shown output; errors before that are the caller's
+ * to retry or fall back on, since nothing reached the user yet. */
+export async function openOnce(plan: RequestPlan, context: AttemptContext, broken: BrokenStream): Promise<OpenReply> {
+  const hold = await AttemptHold.take(plan, context);
+  const collector = new ReplyCollector(plan.model);
+  let ids: GatewayIds = {};
+  let iterator: AsyncIterator<ChatChunk>;
+  let cancelStream: () => Promise<void> = async () => {};
+  const head: ReplyEvent[] = [];
+  try {
+    const stream = await context.client.chatStream(plan.request, signalOf(context));
+    ids = stream.ids;
+    cancelStream = () => stream.cancel();
+    iterator = stream[Symbol.asyncIterator]();
+    while (!collector.started) {
+      const next = await iterator.next();
+      if (next.done === true) {
+        const reply = hold.complete(collector.finish(ids));
+        return { head, rest: async function* () { return reply; }, cancel: async () => {} };
+      }
+      head.push(...collector.push(next.value));
+    }
+  } catch (error) {
+    hold.fail(error);
+    throw error;
+  }
+  const cancel = async (): Promise<void> => {
+    if (hold.done) return;
+    // The consumer stopped early (break, abort): an unfinished reply is not billed.
+    hold.fail(new SvcFlowError("cancelled", "The consumer stopped reading the stream."));
+    await cancelStream();
+  };
+  // A consumer that aborts may never pull again (LangChain answers the abort itself), so the
+  // slot and connection are freed on the signal rather than on the next read.
+  const signal = context.signal;
+  if (signal) {
+    const onAbort = (): void => void cancel();
+    signal.addEventListener("abort", onAbort, { once: true });
+    hold.onEnd(() => signal.removeEventListener("abort", onAbort));
+  }
+  return {
+    head,
+    cancel,
+    async *rest() {
+      let ended = false;
+      try {
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done === true) break;
+          yield* collector.push(next.value);
+        }
+        ended = true;
+      } catch (error) {
+        hold.fail(error);
+        throw broken(error, collector.partial());
+      } finally {
+        if (!ended) await cancel();
+      }
+      return hold.complete(collector.finish(ids));
+    },
+  };
+}
+
+/** One attempt of a plan: streamed when the plan streams, a single response otherwise. */
+export async function runAttempt(plan: RequestPlan, context: AttemptContext, broken: BrokenStream): Promise<OpenReply> {
+  if (plan.stream) return openOnce(plan, context, broken);
+  const reply = await completeOnce(plan, context);
+  return { head: [], rest: async function* () { return reply; }, cancel: async () => {} };
+}
+
+/** Every event of an open reply, head first; returns the complete reply. Leaving early (return,
+ * throw) cancels the reply, so its connection and slot are freed. */
+export async function* replyEvents(open: OpenReply): AsyncGenerator<ReplyEvent, CompletedReply> {
+  let finished = false;
+  try {
+    yield* open.head;
+    const reply = yield* open.rest();
+    finished = true;
+    return reply;
+  } finally {
+    if (!finished) await open.cancel();
+  }
+}
