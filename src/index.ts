@@ -25,3 +25,37 @@ export {
 export type { GatewayIds } from "./errors.js";
 export { startLocalGateway, loadGatewayConfig } from "./server/index.js";
 export type { GatewayConfigInput, GatewayStats, LocalGateway, LocalGatewayOptions } from "./server/index.js";
+export { connectGateway, loadWorkflow, parseWorkflow, resumeWorkflow, runWorkflow, WorkflowError } from "./workflow/index.js";
+export type {
+  ArtifactRef,
+  LoadWorkflowOptions,
+  ResumeWorkflowOptions,
+  RunReportWriter,
+  RunResult,
+  RunSummary,
+  RunWorkflowOptions,
+  Workflow,
+  WorkflowEvent,
+  WorkflowIssue,
+} from "./workflow/index.js";
+export {
+  AgentRunner,
+  AgentTranscript,
+  createAgentByName,
+  defineAgent,
+  getAgentDefinition,
+  listAgentDefinitions,
+  listAgentNames,
+} from "../agents/index.js";
+export type {
+  AgentContext,
+  AgentDefinition,
+  AgentDefinitionInput,
+  AgentEvent,
+  AgentOutcome,
+  AgentRunOptions,
+  AgentTool,
+  ToolCallRecord,
+} from "../agents/index.js";
+export { createTools, listToolNames } from "../tools/index.js";
+export type { ToolContext, ToolName } from "../tools/index.js";

@@ -22,7 +22,19 @@ afterAll(async () => {
 
 describe("tool registry", () => {
   it("lists every tool by name", () => {
-    expect(listToolNames()).toEqual(["calculator", "current_time", "fetch_url", "list_files", "read_file", "write_file"]);
+    expect(listToolNames()).toEqual([
+      "calculator",
+      "compose_music",
+      "current_time",
+      "describe_image",
+      "edit_image",
+      "fetch_url",
+      "generate_image",
+      "list_files",
+      "read_file",
+      "understand_audio",
+      "write_file",
+    ]);
   });
 
   it("creates the named tools in the order given, ready to call", async () => {
@@ -43,7 +55,8 @@ describe("tool registry", () => {
 
   it("refuses unknown names, listing the known tools", () => {
     expect(() => createTools(["calculator", "shell", "browser"])).toThrow(
-      'Unknown tools "shell", "browser". Known tools: calculator, current_time, fetch_url, list_files, read_file, write_file.',
+      'Unknown tools "shell", "browser". Known tools: calculator, compose_music, current_time, describe_image, edit_image, fetch_url, ' +
+        "generate_image, list_files, read_file, understand_audio, write_file.",
     );
     try {
       createTools(["shell"]);

@@ -1,18 +1,27 @@
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Dispatcher } from "undici";
 import { ConfigError } from "../src/errors.js";
+import type { MusicClient } from "../src/gateway/music-client.js";
+import type { UsageRecorder } from "../src/gateway/usage-recorder.js";
 import { createCalculatorTool } from "./calculator.js";
+import { createComposeMusicTool } from "./compose-music.js";
 import { createCurrentTimeTool } from "./current-time.js";
+import { createDescribeImageTool } from "./describe-image.js";
+import { createEditImageTool } from "./edit-image.js";
 import { createFetchUrlTool } from "./fetch-url.js";
+import { createGenerateImageTool } from "./generate-image.js";
 import { createListFilesTool } from "./list-files.js";
 import { createReadFileTool } from "./read-file.js";
+import { createUnderstandAudioTool } from "./understand-audio.js";
 import { createWriteFileTool } from "./write-file.js";
 import { requireWorkspace } from "./support/check-option.js";
+import type { GatewayAccess, GatewayConnectionOptions, ToolChatModelFactory } from "./support/gateway-access.js";
 
 /**
  * What tools may need from the run that creates them. Every field is optional; a tool that needs one
- * that is missing fails at creation with a ConfigError naming the field. Tools over the gateway add
- * their own optional fields here (a gateway client, a cost ledger) the same way.
+ * that is missing fails at creation with a ConfigError naming the field. The gateway tools
+ * (generate_image, edit_image, describe_image, understand_audio, compose_music) read the gateway
+ * fields below; pass a `ledger` so their calls are billed with the rest of the run.
  */
 export interface ToolContext {
   /** Folder the file tools (read_file, write_file, list_files) are confined to. */
@@ -31,17 +40,57 @@ export interface ToolContext {
   timeZone?: string;
   /** current_time: the clock. Default `() => new Date()`. */
   now?: () => Date;
+  /** Gateway tools: makes the chat model for a call ({ model, tool, maxTokens }). Default: a
+   * ChatGateway over `gateway`, billed to `ledger`, made for one call and closed after it. */
+  chatModel?: ToolChatModelFactory;
+  /** Gateway tools: where the gateway is when `chatModel`/`music` are not given. Default: SVC_BASE_URL, SVC_API_KEY. */
+  gateway?: GatewayConnectionOptions;
+  /** Gateway tools: receives every call they make, so they bill into the run's ledger. Default: none. */
+  ledger?: UsageRecorder;
+  /** compose_music: the music client. Default: one over `gateway`, billed to `ledger`, per call. */
+  music?: MusicClient;
+  /** compose_music: records the refund of a failed music job. Default: `ledger.refund` when `ledger` is a CostLedger. */
+  refundMusic?: (requestId: string) => void;
+  /** compose_music: how long to wait for the clips. Default 300000 ms. */
+  musicTimeoutMs?: number;
+  /** compose_music: the first wait between polls (it grows by half each poll). Default 2000 ms. */
+  musicPollIntervalMs?: number;
+  /** Gateway tools: the models used. Default image gamma-2.5-flash-image, vision alpha-sonnet-4-6, audio gamma-2.5-flash. */
+  models?: { image?: string; vision?: string; audio?: string };
+}
+
+function gatewayAccess(context: ToolContext): GatewayAccess {
+  return {
+    ...(context.chatModel === undefined ? {} : { chatModel: context.chatModel }),
+    ...(context.gateway === undefined ? {} : { gateway: context.gateway }),
+    ...(context.ledger === undefined ? {} : { ledger: context.ledger }),
+  };
 }
 
 const FACTORIES = {
   calculator: () => createCalculatorTool(),
+  compose_music: (context: ToolContext) =>
+    createComposeMusicTool({
+      ...gatewayAccess(context),
+      workspace: requireWorkspace(context.workspace, "compose_music"),
+      ...(context.music === undefined ? {} : { music: context.music }),
+      ...(context.refundMusic === undefined ? {} : { refundMusic: context.refundMusic }),
+      timeoutMs: context.musicTimeoutMs,
+      pollIntervalMs: context.musicPollIntervalMs,
+    }),
   current_time: (context: ToolContext) => createCurrentTimeTool({ timeZone: context.timeZone, now: context.now }),
+  describe_image: (context: ToolContext) =>
+    createDescribeImageTool({ ...gatewayAccess(context), workspace: requireWorkspace(context.workspace, "describe_image"), model: context.models?.vision }),
+  edit_image: (context: ToolContext) =>
+    createEditImageTool({ ...gatewayAccess(context), workspace: requireWorkspace(context.workspace, "edit_image"), model: context.models?.image }),
   fetch_url: (context: ToolContext) =>
     createFetchUrlTool({
       maxBytes: context.fetchMaxBytes,
       timeoutMs: context.fetchTimeoutMs,
       dispatcher: context.dispatcher,
     }),
+  generate_image: (context: ToolContext) =>
+    createGenerateImageTool({ ...gatewayAccess(context), workspace: requireWorkspace(context.workspace, "generate_image"), model: context.models?.image }),
   list_files: (context: ToolContext) =>
     createListFilesTool({ workspace: requireWorkspace(context.workspace, "list_files") }),
   read_file: (context: ToolContext) =>
@@ -49,6 +98,8 @@ const FACTORIES = {
       workspace: requireWorkspace(context.workspace, "read_file"),
       maxBytes: context.maxReadBytes,
     }),
+  understand_audio: (context: ToolContext) =>
+    createUnderstandAudioTool({ ...gatewayAccess(context), workspace: requireWorkspace(context.workspace, "understand_audio"), model: context.models?.audio }),
   write_file: (context: ToolContext) =>
     createWriteFileTool({
       workspace: requireWorkspace(context.workspace, "write_file"),
@@ -85,13 +136,24 @@ export function createTools(names: readonly string[], context: ToolContext = {})
 
 export {
   createCalculatorTool,
+  createComposeMusicTool,
   createCurrentTimeTool,
+  createDescribeImageTool,
+  createEditImageTool,
   createFetchUrlTool,
+  createGenerateImageTool,
   createListFilesTool,
   createReadFileTool,
+  createUnderstandAudioTool,
   createWriteFileTool,
 };
+export type { ComposeMusicToolOptions } from "./compose-music.js";
 export type { CurrentTimeToolOptions } from "./current-time.js";
+export type { DescribeImageToolOptions } from "./describe-image.js";
+export type { EditImageToolOptions } from "./edit-image.js";
+export type { GenerateImageToolOptions } from "./generate-image.js";
+export type { GatewayConnectionOptions, ToolChatModelFactory, ToolModelRequest } from "./support/gateway-access.js";
+export type { UnderstandAudioToolOptions } from "./understand-audio.js";
 export type { FetchUrlToolOptions } from "./fetch-url.js";
 export type { ListFilesToolOptions } from "./list-files.js";
 export type { ReadFileToolOptions } from "./read-file.js";

@@ -3,6 +3,7 @@ import type { GatewayClient } from "../gateway/gateway-client.js";
 import type { UsageRecorder, UsageReservation } from "../gateway/usage-recorder.js";
 import { imagesIn } from "./build-reply-message.js";
 import type { CompletedReply } from "./collect-reply.js";
+import { modelIdempotencyKey } from "./model-idempotency-key.js";
 import type { ChatWarning } from "./parameter-warning.js";
 import type { RequestPlan } from "./plan-request.js";
 import { checkUsage, emptyOutputError } from "./reply-metadata.js";
@@ -25,6 +26,8 @@ export interface AttemptContext {
   readonly usageTags?: Readonly<Record<string, string>>;
   readonly onWarning: (warning: ChatWarning) => void;
   readonly signal?: AbortSignal;
+  /** The caller's idempotency key for the call; each model's attempts send a key derived from it. */
+  readonly idempotencyKey?: string;
 }
 
 /** The budget reservation and the slot of one attempt; ends exactly once. */
@@ -86,6 +89,9 @@ export class AttemptHold {
       ...(reply.usage === undefined ? {} : { usage: reply.usage }),
       images: imagesIn(reply, model),
       ...(reply.ids.requestId === undefined ? {} : { requestId: reply.ids.requestId }),
+      // A replay is settled like any answer: this attempt's own earlier try failed on our side
+      // (settled "failed", 0), so the ledger counts the gateway's single bill here, once.
+      ...(reply.replayed === true ? { replayed: true } : {}),
     });
     const warning = checkUsage(model.id, reply.usage);
     if (warning) this.#context.onWarning(warning);
@@ -120,4 +126,12 @@ export class AttemptHold {
 /** The context's signal as call options. */
 export function signalOf(context: AttemptContext): { signal?: AbortSignal } {
   return context.signal === undefined ? {} : { signal: context.signal };
+}
+
+/** The client call options of one attempt: the signal, and the plan's model's idempotency key. */
+export function attemptCallOptions(context: AttemptContext, plan: RequestPlan): { signal?: AbortSignal; idempotencyKey?: string } {
+  return {
+    ...signalOf(context),
+    ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: modelIdempotencyKey(context.idempotencyKey, plan.model.id) }),
+  };
 }

@@ -1,4 +1,4 @@
-import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { CallbackManager, type CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { BaseLanguageModelInput, StructuredOutputMethodOptions } from "@langchain/core/language_models/base";
 import {
   BaseChatModel,
@@ -28,7 +28,12 @@ import { structuredOutput } from "./structured-output.js";
 type OutputSchema<T> = InteropZodType<T> | SerializableSchema<T> | Record<string, any>;
 
 /** Per-call options: LangChain's, plus the tool and format fields `bindTools` and agents set. */
-export interface ChatGatewayCallOptions extends BaseChatModelCallOptions, Omit<ChatCallFields, "stop" | "tool_choice"> {}
+export interface ChatGatewayCallOptions extends BaseChatModelCallOptions, Omit<ChatCallFields, "stop" | "tool_choice"> {
+  /** Identifies this call for the gateway's idempotency store: each model of the fallback chain
+   * sends `<key>:<model>`, the same on every retry, so a retry after a lost answer is replayed,
+   * not billed again. Derive it from what identifies the call (run, step, item, call number). */
+  idempotencyKey?: string;
+}
 
 /** The gateway's chat models as a LangChain chat model: invoke, stream, batch, tools, structured
  * output, multimodal input, per-model rules and fallbacks. */
@@ -93,19 +98,22 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
   override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
     outputSchema: OutputSchema<RunOutput>,
     config?: StructuredOutputMethodOptions<false>,
-  ): Runnable<BaseLanguageModelInput, RunOutput>;
+  ): Runnable<BaseLanguageModelInput, RunOutput, ChatGatewayCallOptions>;
   override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
     outputSchema: OutputSchema<RunOutput>,
     config?: StructuredOutputMethodOptions<true>,
-  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
+  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }, ChatGatewayCallOptions>;
   override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
     outputSchema: OutputSchema<RunOutput>,
     config?: StructuredOutputMethodOptions<boolean>,
-  ): Runnable<BaseLanguageModelInput, RunOutput> | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }> {
+  ):
+    | Runnable<BaseLanguageModelInput, RunOutput, ChatGatewayCallOptions>
+    | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }, ChatGatewayCallOptions> {
     if (!this.#resolved.chain[0]!.capabilities.tools && (config?.method ?? "functionCalling") === "functionCalling") {
       throw new ParameterError(`${this.model} does not call tools, so it cannot give structured output. Use a text model.`);
     }
-    return structuredOutput<RunOutput>(this, outputSchema, config) as Runnable<BaseLanguageModelInput, RunOutput>;
+    // The call options (idempotencyKey, signal) reach the model through the binding.
+    return structuredOutput<RunOutput>(this, outputSchema, config) as Runnable<BaseLanguageModelInput, RunOutput, ChatGatewayCallOptions>;
   }
 
   override async _generate(
@@ -131,10 +139,31 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
       const llmOutput = usage && {
         tokenUsage: { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, totalTokens: usage.total_tokens },
       };
-      return { generations: [{ text: message.text, message, generationInfo: { finish_reason: reply.finishReason } }], llmOutput };
+      // `message.text` runs LangChain's content-block translators; a string is its own text.
+      const text = typeof message.content === "string" ? message.content : message.text;
+      return { generations: [{ text, message, generationInfo: { finish_reason: reply.finishReason } }], llmOutput };
     } catch (error) {
       throw deadline.explain(error);
     }
+  }
+
+  override async *_streamIterator(input: BaseLanguageModelInput, options?: Partial<ChatGatewayCallOptions>): AsyncGenerator<AIMessageChunk> {
+    const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(options);
+    // LangChain's own loop folds every chunk into one message for handleLLMEnd: with no callback
+    // handler or tracer configured nobody reads it, and the fold costs more than the rest of the
+    // stream. Without them, this loop does the same minus the fold; with them, LangChain's runs.
+    const callbacks = await CallbackManager.configure(config.callbacks, this.callbacks, undefined, undefined, undefined, undefined, { verbose: this.verbose });
+    if (callbacks !== undefined || this.disableStreaming || (callOptions.outputVersion ?? this.outputVersion) === "v1") {
+      yield* super._streamIterator(input, options);
+      return;
+    }
+    const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
+    for await (const chunk of this._streamResponseChunks(messages, callOptions)) {
+      callOptions.signal?.throwIfAborted();
+      chunk.message.response_metadata = { ...chunk.generationInfo, ...chunk.message.response_metadata };
+      yield chunk.message as AIMessageChunk;
+    }
+    callOptions.signal?.throwIfAborted();
   }
 
   override async *_streamResponseChunks(
@@ -176,6 +205,6 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
 
   #open(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean, deadline: CallDeadline) {
     const settings = { temperature: this.temperature, topP: this.topP, maxTokens: this.maxTokens, stop: this.stop };
-    return openChatCall(this.#resolved, buildChatInput(messages, options, settings, stream), deadline);
+    return openChatCall(this.#resolved, buildChatInput(messages, options, settings, stream), deadline, options.idempotencyKey);
   }
 }

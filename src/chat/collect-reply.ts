@@ -16,6 +16,8 @@ export interface CompletedReply {
   readonly servedModel: string;
   readonly responseId?: string;
   readonly ids: GatewayIds;
+  /** True when the gateway replayed a stored answer for the call's idempotency key. */
+  readonly replayed?: boolean;
 }
 
 /** Output the caller can be shown as it arrives. */
@@ -92,8 +94,9 @@ export class ReplyCollector {
   }
 
   /** The complete reply, tool calls validated. */
-  finish(ids: GatewayIds): CompletedReply {
+  finish(ids: GatewayIds, replayed = false): CompletedReply {
     return {
+      ...(replayed ? { replayed } : {}),
       content: this.#content,
       toolCalls: this.#assembler.finish(),
       finishReason: this.#finishReason,

@@ -1,3 +1,4 @@
+import { checkIdempotencyKey } from "../gateway/call-headers.js";
 import type { AttemptContext } from "./attempt-hold.js";
 import { brokenStreamError } from "./broken-stream.js";
 import type { ReplyOrigin } from "./build-reply-message.js";
@@ -14,7 +15,9 @@ export async function openChatCall(
   options: ResolvedChatGatewayOptions,
   input: ChatInput,
   deadline: CallDeadline,
+  idempotencyKey?: string,
 ): Promise<{ open: OpenReply; origin: ReplyOrigin }> {
+  if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
   const { plans, skipped } = planChain(options.chain, input);
   const { warnings } = options;
   const signal = deadline.signal === undefined ? {} : { signal: deadline.signal };
@@ -25,6 +28,7 @@ export async function openChatCall(
     ...(options.usageTags === undefined ? {} : { usageTags: options.usageTags }),
     onWarning: (warning) => warnings.emit(warning),
     ...signal,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   };
   const result = await callWithFallback(
     plans,

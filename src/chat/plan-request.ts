@@ -1,5 +1,5 @@
 import { listModels, type ModelInfo } from "../catalog/models.js";
-import { countPromptTokens } from "../catalog/tokens.js";
+import { countPromptTokens, promptTokensAtMost } from "../catalog/tokens.js";
 import { ContextWindowError, ParameterError, SvcFlowError } from "../errors.js";
 import type { ChatRequest, Message, Tool, ToolChoice } from "../gateway/wire.js";
 import { STREAM_OUTPUT_THRESHOLD, applyModelRules, checkInputForModel, type SamplingSettings } from "./apply-model-rules.js";
@@ -23,6 +23,7 @@ export interface RequestPlan {
   readonly request: ChatRequest;
   /** Sent with `stream: true` (asked for, or an output budget above 16K). */
   readonly stream: boolean;
+  /** Counted when first read (the tokenizer is costly to load), once for the whole chain. */
   readonly promptTokens: number;
   readonly outputLimit?: number;
   readonly warnings: readonly ParameterWarning[];
@@ -34,8 +35,28 @@ export interface ChainPlan {
   readonly skipped: ReadonlyArray<{ readonly model: string; readonly error: SvcFlowError }>;
 }
 
-/** Builds one model's request: rules applied, input checked, prompt counted and fitted to the window. */
-export function planRequest(model: ModelInfo, input: ChatInput, promptTokens?: number): RequestPlan {
+/** A call's prompt size, worked out at most once for a whole fallback chain (every model gets the
+ * same messages, tools and format) and only when something asks for it. */
+export interface PromptSize {
+  /** An upper bound that needs no tokenizer. */
+  atMost(): number;
+  /** The exact count the gateway bills. */
+  exact(): number;
+}
+
+/** The PromptSize of what a call sends. */
+export function promptSize(input: Pick<ChatInput, "messages" | "tools" | "responseFormat">): PromptSize {
+  const counted = { messages: input.messages, tools: input.tools, response_format: input.responseFormat };
+  let bound: number | undefined;
+  let tokens: number | undefined;
+  return {
+    atMost: () => (bound ??= promptTokensAtMost(counted)),
+    exact: () => (tokens ??= countPromptTokens(counted)),
+  };
+}
+
+/** Builds one model's request: rules applied, input checked, prompt fitted to the window. */
+export function planRequest(model: ModelInfo, input: ChatInput, size?: PromptSize): RequestPlan {
   const rules = applyModelRules(model, input.settings);
   const tools = input.tools?.length ? input.tools : undefined;
   const stream = input.stream || (rules.outputLimit ?? 0) > STREAM_OUTPUT_THRESHOLD;
@@ -51,15 +72,19 @@ export function planRequest(model: ModelInfo, input: ChatInput, promptTokens?: n
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : { stream: false }),
   };
   checkInputForModel(model, request);
-  const tokens = promptTokens ?? countPromptTokens(request);
-  const needed = tokens + (rules.outputLimit ?? 0);
-  if (model.contextWindow !== undefined && needed > model.contextWindow) {
+  const prompt = size ?? promptSize(input);
+  const output = rules.outputLimit ?? 0;
+  const window = model.contextWindow;
+  // The bound spares counting (and loading the tokenizer) for every prompt that plainly fits.
+  if (window !== undefined && prompt.atMost() + output > window && prompt.exact() + output > window) {
+    const tokens = prompt.exact();
+    const needed = tokens + output;
     const wider = listModels()
       .filter((candidate) => (candidate.contextWindow ?? 0) >= needed)
       .map((candidate) => candidate.id);
     throw new ContextWindowError(
       `The prompt is ${tokens} tokens${rules.outputLimit ? ` plus ${rules.outputLimit} for the output` : ""}, more than ` +
-        `the ${model.contextWindow}-token context window of ${model.id}. Shorten the prompt` +
+        `the ${window}-token context window of ${model.id}. Shorten the prompt` +
         (wider.length > 0 ? `, or add a fallback with a larger window (${wider.slice(0, 3).join(", ")}).` : "."),
     );
   }
@@ -67,7 +92,9 @@ export function planRequest(model: ModelInfo, input: ChatInput, promptTokens?: n
     model,
     request,
     stream,
-    promptTokens: tokens,
+    get promptTokens() {
+      return prompt.exact();
+    },
     ...(rules.outputLimit === undefined ? {} : { outputLimit: rules.outputLimit }),
     warnings: rules.warnings,
   };
@@ -79,13 +106,11 @@ export function planRequest(model: ModelInfo, input: ChatInput, promptTokens?: n
 export function planChain(chain: readonly ModelInfo[], input: ChatInput): ChainPlan {
   const plans: RequestPlan[] = [];
   const skipped: Array<{ model: string; error: SvcFlowError }> = [];
-  let promptTokens: number | undefined;
+  const size = promptSize(input);
   let firstError: SvcFlowError | undefined;
   for (const [position, model] of chain.entries()) {
     try {
-      const plan = planRequest(model, input, promptTokens);
-      promptTokens = plan.promptTokens;
-      plans.push(plan);
+      plans.push(planRequest(model, input, size));
     } catch (error) {
       if (!(error instanceof SvcFlowError)) throw error;
       if (position === 0 && !(error instanceof ContextWindowError)) throw error;

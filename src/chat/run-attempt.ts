@@ -1,6 +1,6 @@
 import { SvcFlowError, type GatewayIds } from "../errors.js";
 import type { ChatChunk } from "../gateway/wire.js";
-import { AttemptHold, signalOf, type AttemptContext } from "./attempt-hold.js";
+import { AttemptHold, attemptCallOptions, type AttemptContext } from "./attempt-hold.js";
 import { ReplyCollector, type CompletedReply, type PartialReply, type ReplyEvent } from "./collect-reply.js";
 import type { RequestPlan } from "./plan-request.js";
 
@@ -21,10 +21,10 @@ export type BrokenStream = (error: unknown, partial: PartialReply) => SvcFlowErr
 export async function completeOnce(plan: RequestPlan, context: AttemptContext): Promise<CompletedReply> {
   const hold = await AttemptHold.take(plan, context);
   try {
-    const { response, ids } = await context.client.chat(plan.request, signalOf(context));
+    const { response, ids, replayed } = await context.client.chat(plan.request, attemptCallOptions(context, plan));
     const collector = new ReplyCollector(plan.model);
     collector.takeResponse(response);
-    return hold.complete(collector.finish(ids));
+    return hold.complete(collector.finish(ids, replayed));
   } catch (error) {
     hold.fail(error);
     throw error;
@@ -37,18 +37,20 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   const hold = await AttemptHold.take(plan, context);
   const collector = new ReplyCollector(plan.model);
   let ids: GatewayIds = {};
+  let replayed = false;
   let iterator: AsyncIterator<ChatChunk>;
   let cancelStream: () => Promise<void> = async () => {};
   const head: ReplyEvent[] = [];
   try {
-    const stream = await context.client.chatStream(plan.request, signalOf(context));
+    const stream = await context.client.chatStream(plan.request, attemptCallOptions(context, plan));
     ids = stream.ids;
+    replayed = stream.replayed === true;
     cancelStream = () => stream.cancel();
     iterator = stream[Symbol.asyncIterator]();
     while (!collector.started) {
       const next = await iterator.next();
       if (next.done === true) {
-        const reply = hold.complete(collector.finish(ids));
+        const reply = hold.complete(collector.finish(ids, replayed));
         return { head, rest: async function* () { return reply; }, cancel: async () => {} };
       }
       head.push(...collector.push(next.value));
@@ -89,7 +91,7 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
       } finally {
         if (!ended) await cancel();
       }
-      return hold.complete(collector.finish(ids));
+      return hold.complete(collector.finish(ids, replayed));
     },
   };
 }

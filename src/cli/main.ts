@@ -52,11 +52,27 @@ function reportError(error: unknown, command: Command, context: Omit<CommandCont
   return 1;
 }
 
-// Bad input (a file, a flag, a model id, a key) is exit 2; a failure of the work itself is exit 1.
+// Bad input (a file, a flag, a model id, a key, a run directory) is exit 2; a failure of the work itself is exit 1.
+const INPUT_ERROR_CODES: ReadonlySet<string> = new Set([
+  "invalid_config",
+  "invalid_parameter",
+  "invalid_api_key",
+  "missing_api_key",
+  "missing_base_url",
+  "model_not_found",
+  "invalid_workflow",
+  "invalid_items",
+  "invalid_step_input",
+  "invalid_run_dir",
+  "invalid_journal",
+  "run_dir_taken",
+  "workflow_changed",
+  "unknown_tool",
+  "unknown_agent",
+]);
+
 function isInputError(error: SvcFlowError): boolean {
-  return ["invalid_config", "invalid_workflow", "invalid_parameter", "model_not_found", "invalid_api_key", "missing_api_key"].includes(
-    error.code,
-  );
+  return INPUT_ERROR_CODES.has(error.code);
 }
 
 /** Runs the CLI as a process: argv from the command line, SIGINT/SIGTERM abort the signal. */

@@ -16,6 +16,7 @@ export function buildEntry(
     status: outcome.status,
     errorCode: outcome.errorCode,
     requestId: outcome.requestId,
+    replayed: outcome.replayed === true ? true : undefined,
     tags: context.tags,
     estimateYuan: estimate.yuan,
   };
@@ -62,6 +63,13 @@ export function buildEntry(
     priceSource: cost.source,
     usageMissing: usageMissing || undefined,
   });
+}
+
+/** The entry of a replay whose billed request this ledger already counted: the call happened, the
+ * bill did not happen again. */
+export function alreadyRecordedEntry(entry: CostEntry): CostEntry {
+  const { usageMissing: _missing, exceededEstimate: _exceeded, ...rest } = entry;
+  return { ...rest, promptTokens: 0, completionTokens: 0, reasoningTokens: 0, images: 0, yuan: 0, replayed: true, alreadyRecorded: true };
 }
 
 function withFlags(entry: CostEntry): CostEntry {

@@ -36,6 +36,12 @@ export const costEntrySchema = z.object({
   exceededEstimate: z.boolean().optional(),
   /** True when the call was answered but its usage never arrived: the entry holds the reserved bound. */
   usageMissing: z.boolean().optional(),
+  /** True when the gateway replayed the stored answer of an earlier request with the same
+   * idempotency key (`requestId` is that request's): the gateway billed it once, by that request. */
+  replayed: z.boolean().optional(),
+  /** A replay whose billed request already has an entry in this ledger: recorded with no tokens and
+   * no cost, so one bill is counted once however often it is replayed. */
+  alreadyRecorded: z.boolean().optional(),
 }).refine((entry) => entry.yuan === undefined || entry.yuan >= 0 || entry.status === "refunded", {
   message: "Only a refund has a negative yuan amount.",
   path: ["yuan"],

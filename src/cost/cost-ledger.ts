@@ -8,7 +8,7 @@ import type {
   UsageReservation,
 } from "../gateway/usage-recorder.js";
 import { overBudgetError, unpricedUnderBudgetError } from "./budget-errors.js";
-import { buildEntry } from "./build-entry.js";
+import { alreadyRecordedEntry, buildEntry } from "./build-entry.js";
 import { costEntrySchema, type CostEntry } from "./cost-entry.js";
 import { estimateOperation, estimatePlan, type OperationEstimate, type PlanEstimate } from "./estimate-operation.js";
 import { formatSummaryTable } from "./format-summary-table.js";
@@ -61,6 +61,8 @@ export class CostLedger implements UsageRecorder {
   readonly #tags: Readonly<Record<string, string>>;
   readonly #onEntry: ((entry: CostEntry) => void) | undefined;
   readonly #entries: CostEntry[] = [];
+  /** Request ids of the gateway bills this ledger has counted (restored entries included). */
+  readonly #countedRequests = new Set<string>();
   #spentYuan = 0;
   #heldYuan = 0;
 
@@ -126,7 +128,8 @@ export class CostLedger implements UsageRecorder {
         if (!close()) {
           throw new SvcFlowError("reservation_closed", "This reservation was already settled or released.");
         }
-        this.#add(buildEntry(operation, estimate, outcome, { prices: this.prices, tags, time: new Date() }));
+        const entry = buildEntry(operation, estimate, outcome, { prices: this.prices, tags, time: new Date() });
+        this.#add(this.#isCounted(outcome) ? alreadyRecordedEntry(entry) : entry);
       },
       // Release after settle does nothing, so callers can release in a `finally`.
       release: () => void close(),
@@ -179,8 +182,17 @@ export class CostLedger implements UsageRecorder {
     return formatSummaryTable(this.summary());
   }
 
+  // The rule for idempotency replays: the gateway bills a request once, so the ledger counts each
+  // billed request id once. A replay of a bill this ledger (or the run it resumes) already counted
+  // is recorded at 0; any other replay is the only record of that bill (the first attempt failed on
+  // our side and was settled failed/0, or its entry died with a killed process) and counts in full.
+  #isCounted(outcome: OperationOutcome): boolean {
+    return outcome.replayed === true && outcome.status === "ok" && outcome.requestId !== undefined && this.#countedRequests.has(outcome.requestId);
+  }
+
   #add(entry: CostEntry, notify = true): void {
     this.#entries.push(entry);
+    if (entry.status === "ok" && entry.requestId !== undefined) this.#countedRequests.add(entry.requestId);
     if (entry.yuan !== undefined) this.#spentYuan = roundYuan(this.#spentYuan + entry.yuan);
     if (notify) this.#onEntry?.(entry);
   }

@@ -36,6 +36,8 @@ export interface CostSummary {
   readonly exceededEstimates: number;
   /** Answered calls whose usage never arrived; they hold their reserved bound instead. */
   readonly usageMissing: number;
+  /** Calls the gateway answered by replaying an earlier bill (idempotency key); each bill counts once. */
+  readonly replayed: number;
   readonly unpriced: { calls: number; promptTokens: number; completionTokens: number; models: string[] };
   /** By catalogue model id; music calls under `music:<operation>`. */
   readonly byModel: Record<string, CostTotals>;
@@ -98,6 +100,7 @@ export function summarizeEntries(entries: readonly CostEntry[]): CostSummary {
   let unpricedCompletion = 0;
   let exceededEstimates = 0;
   let usageMissing = 0;
+  let replayed = 0;
   for (const entry of entries) {
     addToTotals(total, entry);
     addToTotals((byModel[modelKey(entry)] ??= emptyTotals()), entry);
@@ -106,6 +109,7 @@ export function summarizeEntries(entries: readonly CostEntry[]): CostSummary {
     }
     if (entry.exceededEstimate) exceededEstimates += 1;
     if (entry.usageMissing) usageMissing += 1;
+    if (entry.replayed) replayed += 1;
     if (entry.yuan === undefined && entry.status !== "refunded") {
       unpricedModels.add(modelKey(entry));
       unpricedPrompt += entry.promptTokens;
@@ -121,6 +125,7 @@ export function summarizeEntries(entries: readonly CostEntry[]): CostSummary {
     refunds: total.refunds,
     exceededEstimates,
     usageMissing,
+    replayed,
     unpriced: {
       calls: total.unpricedCalls,
       promptTokens: unpricedPrompt,

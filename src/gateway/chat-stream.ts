@@ -1,8 +1,10 @@
 import { StreamError, SvcFlowError, redactSecrets, type GatewayIds } from "../errors.js";
 import { errorFromResponse } from "./error-from-response.js";
+import { wasReplayed } from "./gateway-ids.js";
 import type { OpenResponse } from "./http-transport.js";
 import { parseSse } from "./parse-sse.js";
 import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
+import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
 
 /**
  * A streamed chat completion: iterate it once for its chunks. Iterating throws StreamError
@@ -12,6 +14,9 @@ import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
 export interface ChatStream extends AsyncIterable<ChatChunk> {
   /** The ids of the response headers. */
   readonly ids: GatewayIds;
+  /** True when the gateway replayed a stored stream for the call's idempotency key (billed once,
+   * earlier); absent means false. */
+  readonly replayed?: boolean;
   /** Stops the stream and frees its connection; safe to call at any time, also after the end. */
   cancel(): Promise<void>;
 }
@@ -74,6 +79,7 @@ export function createChatStream(opened: OpenResponse, chunkTimeoutMs: number, a
 
   return {
     ids: opened.ids,
+    replayed: wasReplayed(opened.headers),
     [Symbol.asyncIterator]() {
       if (started) throw new StreamError("A ChatStream can be iterated only once.", { retryable: false });
       started = true;
@@ -96,9 +102,10 @@ function readChunk(data: string, received: ChatChunk[], opened: OpenResponse, ap
     throw new StreamError(`Malformed stream event (not JSON): ${redactSecrets(data.slice(0, 120))}`, { ...opened.ids, partial: received, cause: error });
   }
   // A gateway reports a failure after the 200 header as an error object inside the stream.
-  if (errorBodySchema.safeParse(value).success) {
+  if (mayBeErrorBody(value) && errorBodySchema.safeParse(value).success) {
     throw errorFromResponse({ body: value, headers: opened.headers, ...(apiKey === undefined ? {} : { apiKey }) });
   }
+  if (isChatChunk(value)) return value;
   const parsed = chatChunkSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

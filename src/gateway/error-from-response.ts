@@ -75,6 +75,7 @@ const BY_CODE: Readonly<Record<string, Make>> = {
   request_too_large: badRequest("request_too_large"),
   unsupported_media: badRequest("unsupported_media"),
   not_found: badRequest("not_found"),
+  idempotency_key_reused: badRequest("idempotency_key_reused"),
 };
 
 /** Turns a failed response into the right error class; the only place that decides retryability. */

@@ -1,9 +1,12 @@
 import { Agent, type Dispatcher } from "undici";
 import { ParameterError, StreamError, type GatewayIds } from "../errors.js";
+import { callHeaders, type CallHeaderOptions } from "./call-headers.js";
 import { createChatStream, type ChatStream } from "./chat-stream.js";
+import { wasReplayed } from "./gateway-ids.js";
 import { HttpTransport, invalidResponse } from "./http-transport.js";
 import { positiveInteger, positiveNumber } from "./positive-number.js";
 import { readEnv } from "./read-env.js";
+import { isChatResponse } from "./wire-guards.js";
 import { chatRequestSchema, chatResponseSchema, modelListSchema, type ChatRequest, type ChatResponse, type ModelList } from "./wire.js";
 
 /** Options of GatewayClient; every field is optional. */
@@ -24,8 +27,8 @@ export interface GatewayClientOptions {
   connections?: number;
 }
 
-/** Per-call options. */
-export interface CallOptions {
+/** Per-call options: a signal, extra headers and the call's idempotency key (see CallHeaderOptions). */
+export interface CallOptions extends CallHeaderOptions {
   signal?: AbortSignal;
 }
 
@@ -69,18 +72,18 @@ export class GatewayClient {
     });
   }
 
-  /** One non-streamed chat completion. */
-  async chat(request: ChatRequest, options: CallOptions = {}): Promise<{ response: ChatResponse; ids: GatewayIds }> {
+  /** One non-streamed chat completion; `replayed` is true when the gateway answered from its
+   * idempotency store (the call was billed once, by the first request with its key). */
+  async chat(request: ChatRequest, options: CallOptions = {}): Promise<{ response: ChatResponse; ids: GatewayIds; replayed: boolean }> {
     const body = checkRequest({ ...request, stream: false });
-    const { value, ids, status } = await this.#transport.json({
+    const { value, ids, status, headers } = await this.#transport.json({
       method: "POST",
       url: `${this.baseURL}/chat/completions`,
       json: body,
+      headers: callHeaders(options),
       ...signalOf(options),
     });
-    const parsed = chatResponseSchema.safeParse(value);
-    if (!parsed.success) throw invalidResponse(`The chat response does not match the wire format (${firstIssue(parsed.error)}).`, ids, status);
-    return { response: parsed.data, ids };
+    return { response: isChatResponse(value) ? value : checkResponse(value, ids, status), ids, replayed: wasReplayed(headers) };
   }
 
   /** One streamed chat completion; resolves once the 200 arrived, rejects with a typed error otherwise. */
@@ -92,6 +95,7 @@ export class GatewayClient {
       url: `${this.baseURL}/chat/completions`,
       json: body,
       accept: "text/event-stream",
+      headers: callHeaders(options),
       ...signalOf(options),
     });
     const contentType = String(opened.headers["content-type"] ?? "");
@@ -109,7 +113,7 @@ export class GatewayClient {
 
   /** The models this key may call (`GET /models`), the authoritative list. */
   async listModels(options: CallOptions = {}): Promise<{ models: ModelList; ids: GatewayIds }> {
-    const { value, ids, status } = await this.#transport.json({ method: "GET", url: `${this.baseURL}/models`, ...signalOf(options) });
+    const { value, ids, status } = await this.#transport.json({ method: "GET", url: `${this.baseURL}/models`, headers: callHeaders(options), ...signalOf(options) });
     const parsed = modelListSchema.safeParse(value);
     if (!parsed.success) throw invalidResponse(`The model list does not match the wire format (${firstIssue(parsed.error)}).`, ids, status);
     return { models: parsed.data, ids };
@@ -124,6 +128,12 @@ export class GatewayClient {
 function checkRequest(request: ChatRequest): ChatRequest {
   const parsed = chatRequestSchema.safeParse(request);
   if (!parsed.success) throw new ParameterError(`The chat request is not valid (${firstIssue(parsed.error)}). Fix it before sending.`);
+  return parsed.data;
+}
+
+function checkResponse(value: unknown, ids: GatewayIds, status: number): ChatResponse {
+  const parsed = chatResponseSchema.safeParse(value);
+  if (!parsed.success) throw invalidResponse(`The chat response does not match the wire format (${firstIssue(parsed.error)}).`, ids, status);
   return parsed.data;
 }
 

@@ -1,5 +1,5 @@
 import type { GatewayIds } from "../errors.js";
-import { ID_HEADERS } from "./wire.js";
+import { ID_HEADERS, IDEMPOTENCY_HEADERS } from "./wire.js";
 
 /** Response headers as undici's `request` or fetch's `Headers` give them. */
 export type HeaderSource = Headers | Readonly<Record<string, string | string[] | undefined>>;
@@ -37,4 +37,9 @@ export function readRetryAfterS(headers: HeaderSource | undefined, now: number =
   if (/^\d+(\.\d+)?$/.test(value)) return Number(value);
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+}
+
+/** True when the gateway replayed a stored response for the call's idempotency key (billed once, earlier). */
+export function wasReplayed(headers: HeaderSource | undefined): boolean {
+  return readHeader(headers, IDEMPOTENCY_HEADERS.replayed)?.trim().toLowerCase() === "true";
 }

@@ -21,6 +21,8 @@ export interface TransportRequest {
   /** Sent as JSON. */
   readonly json?: unknown;
   readonly accept?: string;
+  /** Extra headers (from callHeaders: lower-case, none of the transport's own). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** Whether to send the bearer key; false for downloads from another origin. */
   readonly authorize?: boolean;
   readonly signal?: AbortSignal;
@@ -37,6 +39,8 @@ export interface OpenResponse {
 }
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+// Made once: a TextDecoder is costly to construct, and decode() without `stream` keeps no state.
+const utf8 = new TextDecoder();
 const WAITING_FOR_CHUNK = "the next chunk of the response body";
 
 /** Sends requests over undici with the bearer key, timeouts, and typed errors; one attempt each. */
@@ -57,7 +61,12 @@ export class HttpTransport {
     const url = request.url;
     const watchdog = new RequestWatchdog(request.signal);
     watchdog.arm(this.#options.firstByteTimeoutMs, "the response");
-    const headers: Record<string, string> = { accept: request.accept ?? "application/json", "user-agent": "svc-flow" };
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
+    // The transport's own headers are set last, so no extra header can replace the key or the framing.
+    delete headers.authorization;
+    headers.accept = request.accept ?? "application/json";
+    headers["user-agent"] = "svc-flow";
     if (request.authorize !== false) headers.authorization = `Bearer ${this.#options.apiKey}`;
     if (request.json !== undefined) headers["content-type"] = "application/json";
 
@@ -82,7 +91,7 @@ export class HttpTransport {
     if (response.statusCode < 200 || response.statusCode >= 300) {
       let text = "";
       try {
-        text = new TextDecoder().decode(await this.#readAll(opened, MAX_ERROR_BODY_BYTES));
+        text = utf8.decode(await this.#readAll(opened, MAX_ERROR_BODY_BYTES));
       } catch {
         // The status already says what failed; a body we could not read only loses detail.
       }
@@ -99,12 +108,12 @@ export class HttpTransport {
     return { bytes, ids: opened.ids, ...(typeof contentType === "string" ? { contentType } : {}) };
   }
 
-  /** Sends the request and returns the 2xx body parsed as JSON. */
-  async json(request: TransportRequest): Promise<{ value: unknown; ids: GatewayIds; status: number }> {
+  /** Sends the request and returns the 2xx body parsed as JSON, with the response headers. */
+  async json(request: TransportRequest): Promise<{ value: unknown; ids: GatewayIds; status: number; headers: OpenResponse["headers"] }> {
     const opened = await this.open(request);
     const bytes = await this.#readAll(opened);
     try {
-      return { value: JSON.parse(new TextDecoder().decode(bytes)), ids: opened.ids, status: opened.status };
+      return { value: JSON.parse(utf8.decode(bytes)), ids: opened.ids, status: opened.status, headers: opened.headers };
     } catch (error) {
       throw invalidResponse(`The response from ${opened.url} is not JSON.`, opened.ids, opened.status, error);
     }

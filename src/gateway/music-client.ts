@@ -1,10 +1,12 @@
 import { Agent, type Dispatcher } from "undici";
 import type { MusicOperation } from "../catalog/prices.js";
 import { SvcFlowError, type GatewayIds } from "../errors.js";
+import { callHeaders } from "./call-headers.js";
 import { downloadClip, type DownloadedAudio, type SavedAudio } from "./download-clip.js";
 import { GATEWAY_CLIENT_DEFAULTS } from "./gateway-client.js";
 import { HttpTransport, invalidResponse, type TransportRequest } from "./http-transport.js";
 import { clipsFromBody, lyricsFromBody, type Lyrics } from "./music-bodies.js";
+import { wasReplayed } from "./gateway-ids.js";
 import { positiveInteger, positiveNumber } from "./positive-number.js";
 import { readEnv } from "./read-env.js";
 import { toAbortedError } from "./to-aborted-error.js";
@@ -37,6 +39,20 @@ export interface MusicCallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of a billed music call. */
+export interface BilledMusicCallOptions extends MusicCallOptions {
+  /** Sent as `Idempotency-Key`: repeating the call with the same key and input replays the first
+   * answer (the same clip ids) instead of billing again. Derive it from what identifies the call. */
+  idempotencyKey?: string;
+}
+
+/** The clips a billed call started; `replayed` when the gateway answered from its idempotency store. */
+export interface MusicClipsResult {
+  clips: Clip[];
+  ids: GatewayIds;
+  replayed: boolean;
+}
+
 /** The asynchronous music interface under `{root_url}/musicapi/api/`; one attempt per call. */
 export class MusicClient {
   /** The root without `/v1`. */
@@ -67,31 +83,31 @@ export class MusicClient {
   }
 
   /** Submits a generation (billed); resolves with its clips (two per call), not yet finished. */
-  async generate(input: { prompt: string; instrumental?: boolean; signal?: AbortSignal }): Promise<{ clips: Clip[]; ids: GatewayIds }> {
+  async generate(input: { prompt: string; instrumental?: boolean } & BilledMusicCallOptions): Promise<MusicClipsResult> {
     const body = { prompt: input.prompt, make_instrumental: input.instrumental ?? false };
-    return this.#clips("generate", MUSIC_PATHS.generate, body, input.signal);
+    return this.#clips("generate", MUSIC_PATHS.generate, body, input);
   }
 
   /** Continues a clip from `continueAtS` (billed). */
-  async continuation(input: { clipId: string; prompt?: string; continueAtS?: number; signal?: AbortSignal }): Promise<{ clips: Clip[]; ids: GatewayIds }> {
+  async continuation(input: { clipId: string; prompt?: string; continueAtS?: number } & BilledMusicCallOptions): Promise<MusicClipsResult> {
     const body = { audio_id: input.clipId, ...(input.prompt === undefined ? {} : { prompt: input.prompt }), ...(input.continueAtS === undefined ? {} : { continue_at: input.continueAtS }) };
-    return this.#clips("continuation", MUSIC_PATHS.continuation, body, input.signal);
+    return this.#clips("continuation", MUSIC_PATHS.continuation, body, input);
   }
 
   /** Separates a clip into stems (accompaniment and vocals) (billed). */
-  async stems(input: { clipId: string; signal?: AbortSignal }): Promise<{ clips: Clip[]; ids: GatewayIds }> {
-    return this.#clips("stems", MUSIC_PATHS.stems, { audio_id: input.clipId }, input.signal);
+  async stems(input: { clipId: string } & BilledMusicCallOptions): Promise<MusicClipsResult> {
+    return this.#clips("stems", MUSIC_PATHS.stems, { audio_id: input.clipId }, input);
   }
 
   /** Joins a continued clip with what it continues into one full song (billed). */
-  async concatenation(input: { clipId: string; signal?: AbortSignal }): Promise<{ clips: Clip[]; ids: GatewayIds }> {
-    return this.#clips("concatenation", MUSIC_PATHS.concatenation, { clip_id: input.clipId }, input.signal);
+  async concatenation(input: { clipId: string } & BilledMusicCallOptions): Promise<MusicClipsResult> {
+    return this.#clips("concatenation", MUSIC_PATHS.concatenation, { clip_id: input.clipId }, input);
   }
 
   /** Writes lyrics for a prompt (billed). */
-  async lyrics(input: { prompt: string; signal?: AbortSignal }): Promise<{ lyrics: Lyrics; ids: GatewayIds }> {
-    const { value, ids, status } = await this.#billed("lyrics", { method: "POST", url: this.#url(MUSIC_PATHS.lyrics), json: { prompt: input.prompt }, ...signalOf(input) });
-    return { lyrics: lyricsFromBody(value, ids, status), ids };
+  async lyrics(input: { prompt: string } & BilledMusicCallOptions): Promise<{ lyrics: Lyrics; ids: GatewayIds; replayed: boolean }> {
+    const { value, ids, status, replayed } = await this.#billed("lyrics", MUSIC_PATHS.lyrics, { prompt: input.prompt }, input);
+    return { lyrics: lyricsFromBody(value, ids, status), ids, replayed };
   }
 
   /** The clips with these ids as they are now (free). */
@@ -131,14 +147,27 @@ export class MusicClient {
     return `${this.rootURL}/musicapi/api/${path}`;
   }
 
-  async #clips(operation: MusicOperation, path: string, json: unknown, signal: AbortSignal | undefined): Promise<{ clips: Clip[]; ids: GatewayIds }> {
-    const { value, ids, status } = await this.#billed(operation, { method: "POST", url: this.#url(path), json, ...(signal === undefined ? {} : { signal }) });
-    return { clips: clipsFromBody(value, ids, status), ids };
+  async #clips(operation: MusicOperation, path: string, json: unknown, options: BilledMusicCallOptions): Promise<MusicClipsResult> {
+    const { value, ids, status, replayed } = await this.#billed(operation, path, json, options);
+    return { clips: clipsFromBody(value, ids, status), ids, replayed };
   }
 
   // Reserve before sending, settle after; an attempt that fails is settled "failed" (the gateway
-  // does not bill failures, and refunds music jobs that fail later).
-  async #billed(operation: MusicOperation, request: TransportRequest): Promise<{ value: unknown; ids: GatewayIds; status: number }> {
+  // does not bill failures, and refunds music jobs that fail later). A replay is settled "ok" with
+  // `replayed`, and the ledger decides whether its bill is already counted.
+  async #billed(
+    operation: MusicOperation,
+    path: string,
+    json: unknown,
+    options: BilledMusicCallOptions,
+  ): Promise<{ value: unknown; ids: GatewayIds; status: number; replayed: boolean }> {
+    const request: TransportRequest = {
+      method: "POST",
+      url: this.#url(path),
+      json,
+      headers: callHeaders(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+      ...signalOf(options),
+    };
     const reservation = this.#recorder?.reserve({ kind: "music", operation });
     if (request.signal?.aborted === true) {
       reservation?.release();
@@ -146,8 +175,13 @@ export class MusicClient {
     }
     try {
       const result = await this.#transport.json(request);
-      reservation?.settle({ status: "ok", ...(result.ids.requestId === undefined ? {} : { requestId: result.ids.requestId }) });
-      return result;
+      const replayed = wasReplayed(result.headers);
+      reservation?.settle({
+        status: "ok",
+        ...(result.ids.requestId === undefined ? {} : { requestId: result.ids.requestId }),
+        ...(replayed ? { replayed } : {}),
+      });
+      return { ...result, replayed };
     } catch (error) {
       reservation?.settle({
         status: "failed",

@@ -31,8 +31,12 @@ export interface OperationOutcome {
   readonly images?: number;
   /** Why it failed, as an error code, when `status` is `failed`. */
   readonly errorCode?: string;
-  /** The gateway's request id, for matching entries to the gateway's logs. */
+  /** The gateway's request id, for matching entries to the gateway's logs. A replay carries the id
+   * of the request that was billed. */
   readonly requestId?: string;
+  /** True when the gateway replayed the stored answer of an earlier request with the same
+   * idempotency key: billed once, by that request (see CostLedger for how it is counted). */
+  readonly replayed?: boolean;
 }
 
 /** A hold on budget for one operation; exactly one of settle or release is called. */

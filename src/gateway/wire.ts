@@ -217,6 +217,14 @@ export const ERROR_CODES = {
   upstreamError: "upstream_error",
   notFound: "not_found",
   notOffered: "not_offered",
+  idempotencyKeyReused: "idempotency_key_reused",
+} as const;
+
+/** Idempotency of billable requests: the request header carrying the key, and the response header
+ * marking an answer replayed from the first request with that key (billed once, by that one). */
+export const IDEMPOTENCY_HEADERS = {
+  key: "idempotency-key",
+  replayed: "idempotent-replayed",
 } as const;
 
 /** Music paths under `{root_url}/musicapi/api/`. The spec shows generate, get and get_limit; the

@@ -160,6 +160,7 @@ function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => voi
 function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
   return {
     ids: stream.ids,
+    replayed: stream.replayed === true,
     [Symbol.asyncIterator]() {
       const inner = stream[Symbol.asyncIterator]();
       return (async function* () {

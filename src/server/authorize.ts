@@ -8,16 +8,28 @@ export interface Admission {
   readonly account: KeyAccount;
 }
 
+/** Options of `authorize`. */
+export interface AuthorizeOptions {
+  /** Admit a deactivated key; the route refuses it (sendKeyDeactivated) unless it replays a billed
+   * response, which the request that spent the last of the quota may need. Default false. */
+  readonly deferDeactivation?: boolean;
+}
+
 /**
  * Checks the bearer key and the key's rate and concurrency limits; answers 401/429 itself and
  * returns undefined then. An admitted request holds a concurrency slot until its response closes.
  */
-export function authorize(context: GatewayContext, request: IncomingMessage, response: ServerResponse): Admission | undefined {
+export function authorize(
+  context: GatewayContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: AuthorizeOptions = {},
+): Admission | undefined {
   const account = findAccount(context, request, response);
   if (!account) return undefined;
   response.once("close", () => account.count(response.writableFinished ? response.statusCode : "dropped"));
-  if (!account.active) {
-    sendError(response, 401, "key_deactivated", "This API key is deactivated: its quota is spent. Top up the key or use another one.");
+  if (!account.active && options.deferDeactivation !== true) {
+    sendKeyDeactivated(response);
     return undefined;
   }
   const admission = account.admit(Date.now());
@@ -27,6 +39,11 @@ export function authorize(context: GatewayContext, request: IncomingMessage, res
   }
   response.once("close", admission.release);
   return { account };
+}
+
+/** The 401 of a key whose quota is spent. */
+export function sendKeyDeactivated(response: ServerResponse): void {
+  sendError(response, 401, "key_deactivated", "This API key is deactivated: its quota is spent. Top up the key or use another one.");
 }
 
 function findAccount(context: GatewayContext, request: IncomingMessage, response: ServerResponse): KeyAccount | undefined {

@@ -32,6 +32,9 @@ export interface KeyStats {
     /** Finished requests by HTTP status, plus "dropped" for connections the gateway cut. */
     readonly byStatus: Readonly<Record<string, number>>;
     readonly rateLimited: number;
+    /** Repeats of a billed request's Idempotency-Key answered from the stored response, unbilled
+     * (they are in `total` and `byStatus` too). */
+    readonly replayed: number;
   };
   readonly billed: readonly BilledEntry[];
 }

@@ -10,6 +10,7 @@ import { checkChatRequest } from "./check-chat-request.js";
 import { fetchImage } from "./fetch-image.js";
 import { hashString } from "./faults.js";
 import type { GatewayContext } from "./gateway-context.js";
+import { applyIdempotencyKey, hasIdempotencyKey, storingHold } from "./idempotent-request.js";
 import { readJsonBody } from "./read-json-body.js";
 import { RenderedReply, type CompletionMeta } from "./rendered-reply.js";
 import { assignRequestIds, setBackend } from "./request-ids.js";
@@ -17,14 +18,16 @@ import { sendError, sendJsonText, sendSchemaError } from "./send-response.js";
 import { streamCompletion } from "./stream-completion.js";
 import { simulateChat } from "./simulate/index.js";
 
-/** `POST /v1/chat/completions`: auth, limits, validation, faults, simulation, billing, reply. */
+/** `POST /v1/chat/completions`: auth, limits, idempotency, validation, faults, simulation, billing, reply. */
 export async function handleChat(context: GatewayContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const { requestId } = assignRequestIds(response);
-  const admission = authorize(context, request, response);
+  const admission = authorize(context, request, response, { deferDeactivation: hasIdempotencyKey(request) });
   if (!admission) return;
   const { account } = admission;
   const body = await readJsonBody(request, response, context.config.limits.maxBodyBytes);
   if (!body) return;
+  const idempotency = await applyIdempotencyKey(context, account, request, response, "/v1/chat/completions", body.value);
+  if (idempotency.done) return;
   const parsed = chatRequestSchema.safeParse(body.value);
   if (!parsed.success) return sendSchemaError(response, parsed.error);
   const chat = parsed.data;
@@ -79,16 +82,21 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
   const { reply } = rendered;
   const usage = { promptTokens, completionTokens: reply.completionTokens, images: reply.images };
   const cost = chatCost(model, usage, context.prices);
-  const hold = account.hold(cost);
-  if (!hold) {
+  const quotaHold = account.hold(cost);
+  if (!quotaHold) {
     const message = `This request costs ¥${cost}, more than the ¥${account.remaining()} left on this key. Top up the key or use a cheaper model; retrying will not help.`;
     return sendError(response, 429, "insufficient_quota", message);
   }
   const entry = { requestId, kind: "chat" as const, model: model.id, ...usage, reasoningTokens: reply.reasoningTokens };
   const meta: CompletionMeta = { id: `chatcmpl-${requestId.replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model: model.servedAs };
+  const includeUsage = chat.stream_options?.include_usage === true;
+  // Billed means stored: a repeat of the Idempotency-Key replays exactly what this request sent.
+  const hold = storingHold(quotaHold, idempotency.claim, response, () =>
+    chat.stream ? { kind: "sse", events: rendered.chunks(meta, includeUsage).chunks } : { kind: "json", text: rendered.json(meta) },
+  );
 
   if (chat.stream) {
-    await streamCompletion(response, { meta, rendered, includeUsage: chat.stream_options?.include_usage === true, fault, hold, entry });
+    await streamCompletion(response, { meta, rendered, includeUsage, fault, hold, entry });
     return;
   }
   if (fault.kind === "drop" || response.destroyed) {

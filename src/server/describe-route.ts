@@ -17,6 +17,9 @@ const ENDPOINTS = [
   ["POST", `/musicapi/api/${MUSIC_PATHS.concatenation}`, "Concatenation of a continued clip: clip_id (¥0.5)"],
 ] as const;
 
+const IDEMPOTENCY_NOTE =
+  "Billed POSTs may carry Idempotency-Key: a repeat with the same key and body replays the billed answer (idempotent-replayed: true) unbilled; another body gets 422 idempotency_key_reused.";
+
 function description(rootURL: string) {
   return {
     object: "interface_description",
@@ -25,6 +28,7 @@ function description(rootURL: string) {
     base_url: `${rootURL}/v1`,
     root_url: rootURL,
     authentication: "Every request carries Authorization: Bearer sk-...",
+    idempotency: IDEMPOTENCY_NOTE,
     endpoints: ENDPOINTS.map(([method, path, summary]) => ({ method, path, summary })),
     not_offered: [...new Set(Object.values(NOT_OFFERED))],
     note: "This is an interface description, not a chat page. Point a chat-completions client at base_url.",
@@ -46,6 +50,7 @@ function html(rootURL: string): string {
 <table border="1" cellpadding="4"><tr><th>Method</th><th>Path</th><th>What</th></tr>
 ${rows}
 </table>
+<p>${escapeHtml(IDEMPOTENCY_NOTE)}</p>
 <p>Not offered: ${[...new Set(Object.values(NOT_OFFERED))].join(", ")}.</p>
 </body></html>
 `;

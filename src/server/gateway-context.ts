@@ -2,6 +2,7 @@ import { mergePrices, type PriceTable } from "../catalog/prices.js";
 import { summarize, type GatewayStats } from "./billing.js";
 import { effectiveKeys, type GatewayConfig } from "./config.js";
 import { FaultInjector } from "./faults.js";
+import { IdempotencyStore } from "./idempotency-store.js";
 import { KeyStore } from "./key-store.js";
 import { MusicStore } from "./music-store.js";
 import { ReplyCache } from "./reply-cache.js";
@@ -14,6 +15,8 @@ export class GatewayContext {
   readonly faults: FaultInjector;
   readonly music: MusicStore;
   readonly replies = new ReplyCache();
+  /** Billed responses by API key and Idempotency-Key, replayed to repeats. */
+  readonly idempotency = new IdempotencyStore();
   /** Requests that presented no valid key. */
   unauthenticated = 0;
   /** `http://host:port`, set once the server listens; music audio URLs are built on it. */
@@ -24,7 +27,8 @@ export class GatewayContext {
     this.keys = new KeyStore(effectiveKeys(config));
     this.prices = mergePrices(config.prices);
     this.faults = new FaultInjector(config.faults);
-    this.music = new MusicStore(config.music, config.faults.seed);
+    // A refunded music call was in effect not billed, so a repeat of its key must run again.
+    this.music = new MusicStore(config.music, config.faults.seed, (owner, requestId) => this.idempotency.forget(owner, requestId));
   }
 
   /** A snapshot of every key's bookkeeping. */

@@ -32,6 +32,7 @@ export class KeyAccount {
   #held = 0;
   #inFlight = 0;
   #active: boolean;
+  #replayed = 0;
   readonly #counts = new Map<string, number>();
   readonly #billed: BilledEntry[] = [];
 
@@ -136,6 +137,11 @@ export class KeyAccount {
     this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
   }
 
+  /** Counts one request answered by replaying a stored response (not billed). */
+  countReplay(): void {
+    this.#replayed++;
+  }
+
   /** A snapshot of this key's bookkeeping. */
   stats(): KeyStats {
     const byStatus = Object.fromEntries(this.#counts);
@@ -150,6 +156,7 @@ export class KeyAccount {
         total: [...this.#counts.values()].reduce((sum, count) => sum + count, 0),
         byStatus,
         rateLimited: byStatus["429"] ?? 0,
+        replayed: this.#replayed,
       },
       billed: [...this.#billed],
     };

@@ -7,11 +7,13 @@ import { musicCost } from "./billing.js";
 import type { GatewayContext } from "./gateway-context.js";
 import type { KeyAccount, QuotaHold } from "./key-store.js";
 import { hashString } from "./faults.js";
+import type { IdempotencyClaim } from "./idempotency-store.js";
+import { applyIdempotencyKey, hasIdempotencyKey, storeResponse } from "./idempotent-request.js";
 import { clipView } from "./music-clip-view.js";
 import { CLIP_OPERATIONS, planMusicJob } from "./plan-music-job.js";
 import { readJsonBody } from "./read-json-body.js";
 import { assignRequestIds } from "./request-ids.js";
-import { sendError, sendJson } from "./send-response.js";
+import { sendError, sendJson, sendJsonText } from "./send-response.js";
 import { writeLyrics } from "./simulate/index.js";
 
 const lyricsSchema = z.looseObject({ prompt: z.string().min(1).max(3000) });
@@ -25,10 +27,11 @@ export async function handleMusic(
   query: URLSearchParams,
 ): Promise<void> {
   const { requestId } = assignRequestIds(response);
-  const admission = authorize(context, request, response);
+  const operation = CLIP_OPERATIONS[name] ?? (name === MUSIC_PATHS.lyrics ? "lyrics" : undefined);
+  // Billed calls may replay to a deactivated key (the call that spent the quota, repeated).
+  const admission = authorize(context, request, response, { deferDeactivation: operation !== undefined && request.method === "POST" && hasIdempotencyKey(request) });
   if (!admission) return;
   const { account } = admission;
-  const operation = CLIP_OPERATIONS[name] ?? (name === MUSIC_PATHS.lyrics ? "lyrics" : undefined);
   if (name === MUSIC_PATHS.get || name === MUSIC_PATHS.getLimit) {
     if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed(response, "GET", name);
     return name === MUSIC_PATHS.get ? handleGet(context, response, account, query) : handleLimit(context, response, account);
@@ -39,6 +42,8 @@ export async function handleMusic(
   if (request.method !== "POST") return methodNotAllowed(response, "POST", name);
   const body = await readJsonBody(request, response, context.config.limits.maxBodyBytes);
   if (!body) return;
+  const idempotency = await applyIdempotencyKey(context, account, request, response, `/musicapi/api/${name}`, body.value);
+  if (idempotency.done) return;
 
   if (operation === "lyrics") {
     const parsed = lyricsSchema.safeParse(body.value);
@@ -47,7 +52,8 @@ export async function handleMusic(
     if (!hold) return;
     hold.commit({ requestId, kind: "music", operation });
     const text = writeLyrics(parsed.data.prompt, hashString(parsed.data.prompt, context.config.faults.seed));
-    return sendJson(response, 200, { id: requestId, status: "complete", title: text.split("\n").find((line) => line.trim() && !line.startsWith("["))?.trim() ?? "", text });
+    const title = text.split("\n").find((line) => line.trim() && !line.startsWith("["))?.trim() ?? "";
+    return sendBilled(response, idempotency.claim, requestId, { id: requestId, status: "complete", title, text });
   }
 
   const plan = planMusicJob(operation, body.value, account, context.music);
@@ -63,7 +69,14 @@ export async function handleMusic(
   // Billed before the job starts, so a job that fails at once is refunded against this entry.
   hold.commit({ requestId, kind: "music", operation });
   const clips = context.music.submit(account, requestId, plan.credits, plan.specs);
-  sendJson(response, 200, clips.map((clip) => clipView(clip, context.rootURL)));
+  sendBilled(response, idempotency.claim, requestId, clips.map((clip) => clipView(clip, context.rootURL)));
+}
+
+// A billed answer is stored for repeats of its Idempotency-Key before it goes out.
+function sendBilled(response: ServerResponse, claim: IdempotencyClaim | undefined, requestId: string, body: unknown): void {
+  const text = JSON.stringify(body);
+  storeResponse(claim, response, requestId, { kind: "json", text });
+  sendJsonText(response, 200, text);
 }
 
 function holdOrRefuse(context: GatewayContext, response: ServerResponse, account: KeyAccount, operation: MusicOperation): QuotaHold | undefined {

@@ -47,11 +47,13 @@ export class MusicStore {
   readonly #clips = new Map<string, ClipRecord>();
   readonly #byAudioId = new Map<string, ClipRecord>();
   readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #onRefund: ((owner: KeyAccount, requestId: string) => void) | undefined;
   #creditsUsed = 0;
 
-  constructor(config: GatewayConfig["music"], seed: number) {
+  constructor(config: GatewayConfig["music"], seed: number, onRefund?: (owner: KeyAccount, requestId: string) => void) {
     this.#config = config;
     this.#seed = seed;
+    this.#onRefund = onRefund;
     this.#random = mulberry32(hashString("musicapi", seed));
   }
 
@@ -140,6 +142,7 @@ export class MusicStore {
     if (failure) {
       this.#creditsUsed -= job.credits;
       job.owner.refund(job.requestId);
+      this.#onRefund?.(job.owner, job.requestId);
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { ChatRequest } from "../../gateway/wire.js";
+import { answerFromToolResults } from "./answer-tool-results.js";
 import { formatNumber } from "./arithmetic.js";
 import { composeText } from "./compose-text.js";
 import type { Conversation } from "./conversation.js";
@@ -10,6 +11,8 @@ import type { SeededRandom } from "./seeded-random.js";
 import { fieldName, FIELD_KINDS, suggestFromFacts } from "./suggest-values.js";
 
 type SchemaObject = { readonly [keyword: string]: unknown };
+
+const SOURCES = /source|reference|citation|files|documents|links/;
 
 /**
  * The reply as JSON text, or undefined when the request does not ask for JSON. `json_schema`
@@ -40,11 +43,20 @@ export function jsonReply(request: Pick<ChatRequest, "response_format">, convers
   return undefined;
 }
 
+/**
+ * The arguments of a structured-answer tool: its schema filled as a JSON reply would be, from
+ * the user's question and what the tools returned (their numbers, files and links).
+ */
+export function answerArguments(schema: JsonSchema, conversation: Conversation, random: SeededRandom): unknown {
+  const results = conversation.toolResults.flatMap((result) => [result.arguments, result.content]);
+  const answer = conversation.toolResults.length > 0 ? firstSentences(answerFromToolResults(conversation, random)) : undefined;
+  return fill(schema, [conversation.userText, ...results].join("\n"), conversation, random, answer);
+}
+
 // Field values come from the prompt with the schema cut out, so the schema's words do not fill fields.
-function fill(schema: JsonSchema, text: string, conversation: Conversation, random: SeededRandom): unknown {
+function fill(schema: JsonSchema, text: string, conversation: Conversation, random: SeededRandom, answer?: string): unknown {
   const facts = readFacts(text);
   const fromFacts = suggestFromFacts(facts);
-  let answer: string | undefined;
   const answerText = () => (answer ??= firstSentences(composeText({ ...conversation, userText: text }, random)));
   const suggest = (name: string, schema: SchemaObject, index?: number): unknown => {
     const field = fieldName(name);
@@ -53,9 +65,13 @@ function fill(schema: JsonSchema, text: string, conversation: Conversation, rand
       return facts.arithmetic[0].value;
     }
     if (types.includes("string") && FIELD_KINDS.content.test(field) && !Array.isArray(schema.enum)) return answerText();
+    if (types.includes("array") && SOURCES.test(field) && facts.paths.length + facts.urls.length > 0) return [...facts.paths, ...facts.urls];
     return fromFacts(name, schema, index);
   };
-  return generateValue(schema, { random, suggest });
+  // A JSON reply fills what it can say something about, and now and then a field more.
+  const includeOptional = (name: string, schema: SchemaObject, depth: number) =>
+    suggest(name, schema) !== undefined || "default" in schema || (depth < 3 && random.chance(0.25));
+  return generateValue(schema, { random, suggest, includeOptional });
 }
 
 function defaultObject(conversation: Conversation, random: SeededRandom): Record<string, unknown> {

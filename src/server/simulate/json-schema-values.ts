@@ -10,6 +10,8 @@ export interface ValueOptions {
   readonly random: SeededRandom;
   /** A value for a named field (or the `index`th item of a named array); kept only when it validates. */
   readonly suggest?: (name: string, schema: SchemaObject, index?: number) => unknown;
+  /** Whether to fill an optional property; without it only required ones are (as real models do). */
+  readonly includeOptional?: (name: string, schema: SchemaObject, depth: number) => boolean;
 }
 
 const MAX_DEPTH = 6;
@@ -113,7 +115,6 @@ class Generator {
   }
 
   #object(s: SchemaObject, depth: number): Record<string, unknown> {
-    const random = this.#options.random;
     const properties = (s.properties ?? {}) as Record<string, unknown>;
     const required = Array.isArray(s.required) ? s.required.filter((key): key is string => typeof key === "string") : [];
     const maxProperties = typeof s.maxProperties === "number" ? s.maxProperties : Number.POSITIVE_INFINITY;
@@ -122,8 +123,7 @@ class Generator {
     for (const key of Object.keys(properties)) {
       if (keys.includes(key) || keys.length >= maxProperties || properties[key] === false) continue;
       const sub = this.#resolve(properties[key]);
-      const wanted = this.#suggested(sub, key) !== undefined || "default" in sub || keys.length < minProperties;
-      if (wanted || (depth < 3 && random.chance(0.25))) keys.push(key);
+      if (keys.length < minProperties || this.#options.includeOptional?.(key, sub, depth) === true) keys.push(key);
     }
     const extra = s.additionalProperties === undefined ? {} : s.additionalProperties;
     for (let counter = 1; keys.length < minProperties && extra !== false && counter < 100; counter++) {

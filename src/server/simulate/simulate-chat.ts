@@ -10,7 +10,6 @@ import { imageReply } from "./image-reply.js";
 import { jsonReply } from "./json-reply.js";
 import { makeToolCalls } from "./make-tool-calls.js";
 import { planToolCalls } from "./plan-tool-calls.js";
-import { readFacts } from "./prompt-facts.js";
 import { outputLimit, reasoningTokens } from "./reasoning.js";
 import { hashText, seededRandom, type SeededRandom } from "./seeded-random.js";
 import type { SimulateContext, SimulatedReply } from "./simulated-reply.js";
@@ -32,7 +31,7 @@ export async function simulateChat(request: ChatRequest, model: ModelInfo, conte
   const reasoning = reasoningTokens(conversation, model, random, (request.tools?.length ?? 0) > 0);
   const planned = model.capabilities.tools ? planToolCalls(request, conversation) : [];
   if (planned.length > 0) {
-    const calls = makeToolCalls(planned, readFacts(conversation.userText), model, random);
+    const calls = makeToolCalls(planned, conversation, model, random);
     const callTokens = calls.reduce((sum, call) => sum + countTextTokens(call.name) + countTextTokens(call.arguments), 0);
     if (reasoning + callTokens <= limit) {
       return { content: "", toolCalls: calls, finishReason: "tool_calls", completionTokens: reasoning + callTokens, reasoningTokens: reasoning, images: 0 };

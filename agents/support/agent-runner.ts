@@ -1,0 +1,191 @@
+import { mkdir } from "node:fs/promises";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { createAgent, MiddlewareError } from "langchain";
+import { ConfigError, SvcFlowError, redactSecrets } from "../../src/errors.js";
+import type { MusicClient } from "../../src/gateway/music-client.js";
+import { toAbortedError } from "../../src/gateway/to-aborted-error.js";
+import type { UsageRecorder } from "../../src/gateway/usage-recorder.js";
+import { createTools, type ToolContext, type ToolName } from "../../tools/index.js";
+import type { GatewayConnectionOptions } from "../../tools/support/gateway-access.js";
+import type { AgentEvent, AgentOutcome } from "./agent-events.js";
+import { checkAgentModel, type AgentDefinition } from "./define-agent.js";
+import { OwnedClients, type AgentModelRequest } from "./owned-clients.js";
+import { createStepMiddleware, StepLimitReached } from "./step-middleware.js";
+
+/** Where and how an agent runs. Only `workspace` is required. */
+export interface AgentContext {
+  /** Folder the agent's file and media tools work in (created when missing); nothing outside it is touched. */
+  readonly workspace: string;
+  /** A model id to run on instead of the definition's. */
+  readonly model?: string;
+  /** Model turns before the run stops. Default: the definition's. */
+  readonly maxSteps?: number;
+  /** Receives every call of the agent and its tools (a CostLedger, whose cap then bounds the run). Default: none. */
+  readonly ledger?: UsageRecorder;
+  /** Where the gateway is. Default: SVC_BASE_URL and SVC_API_KEY. Ignored for models when `chatModel` is given. */
+  readonly gateway?: GatewayConnectionOptions;
+  /** Makes every chat model of the run (a workflow step's, billed and retried its way). Default: ChatGateways
+   * over `gateway` sharing one connection pool, billed to `ledger`. */
+  readonly chatModel?: (request: AgentModelRequest) => BaseChatModel;
+  /** compose_music's client. Default: one over `gateway`, billed to `ledger`, closed by `close()`. */
+  readonly music?: MusicClient;
+  /** Records the refund of a failed music job. Default: `ledger.refund` when the ledger is a CostLedger. */
+  readonly refundMusic?: (requestId: string) => void;
+  /** Further tool settings: fetch limits, time zone, music polling, the media models. */
+  readonly toolOptions?: Omit<ToolContext, "workspace" | "chatModel" | "gateway" | "ledger" | "music" | "refundMusic">;
+  /** Cancels every run of the agent. */
+  readonly signal?: AbortSignal;
+  /** Receives every run's events. */
+  readonly onEvent?: (event: AgentEvent) => void;
+}
+
+/** Options of one run. */
+export interface AgentRunOptions {
+  readonly signal?: AbortSignal;
+  /** Receives this run's events (besides the context's `onEvent`). */
+  readonly onEvent?: (event: AgentEvent) => void;
+}
+
+/** An agent from a definition, ready to run tasks: LangChain's `createAgent` on ChatGateway with the definition's tools. */
+export class AgentRunner {
+  readonly definition: AgentDefinition;
+  /** The model the agent's turns run on. */
+  readonly model: string;
+  readonly maxSteps: number;
+  readonly tools: readonly StructuredToolInterface[];
+  readonly #context: AgentContext;
+  readonly #chatModel: (request: AgentModelRequest) => BaseChatModel;
+  readonly #owned: OwnedClients;
+  /** The emitters of the runs in progress: model warnings go to them. */
+  readonly #running = new Set<(event: AgentEvent) => void>();
+
+  constructor(definition: AgentDefinition, context: AgentContext) {
+    this.definition = definition;
+    this.model = context.model ?? definition.model;
+    checkAgentModel(this.model, definition.name);
+    this.maxSteps = context.maxSteps ?? definition.maxSteps;
+    if (!Number.isSafeInteger(this.maxSteps) || this.maxSteps < 1) {
+      throw new ConfigError(`Expected maxSteps to be a whole number >= 1, got ${this.maxSteps}.`);
+    }
+    this.#context = context;
+    this.#owned = new OwnedClients({
+      ...context,
+      agent: definition.name,
+      onWarning: (warning) => this.#warn({ type: "warning", code: warning.code, message: warning.message }),
+    });
+    this.#chatModel = context.chatModel ?? ((request) => this.#owned.chatModel(request));
+    const music = context.music ?? (definition.tools.includes("compose_music") ? this.#owned.music() : undefined);
+    const named = definition.tools.filter((tool): tool is ToolName => typeof tool === "string");
+    const own = definition.tools.filter((tool): tool is StructuredToolInterface => typeof tool !== "string");
+    this.tools = [
+      ...createTools(named, {
+        ...context.toolOptions,
+        workspace: context.workspace,
+        chatModel: (request) => this.#chatModel(request),
+        ...(context.ledger === undefined ? {} : { ledger: context.ledger }),
+        ...(music === undefined ? {} : { music }),
+        ...(context.refundMusic === undefined ? {} : { refundMusic: context.refundMusic }),
+      }),
+      ...own,
+    ];
+  }
+
+  /** Runs one task to an answer or to the step limit; other failures (budget, key, outage, abort) throw. */
+  async run(task: string, options: AgentRunOptions = {}): Promise<AgentOutcome> {
+    const signal = anySignal(this.#context.signal, options.signal);
+    const emit = (event: AgentEvent) => {
+      this.#context.onEvent?.(event);
+      options.onEvent?.(event);
+    };
+    await mkdir(this.#context.workspace, { recursive: true });
+    this.#running.add(emit);
+    try {
+      return await this.#run(task, signal, emit);
+    } finally {
+      this.#running.delete(emit);
+    }
+  }
+
+  async #run(task: string, signal: AbortSignal | undefined, emit: (event: AgentEvent) => void): Promise<AgentOutcome> {
+    const { middleware, tracker } = createStepMiddleware({
+      maxSteps: this.maxSteps,
+      toolNames: new Set(this.tools.map((tool) => tool.name)),
+      emit,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    const agent = createAgent({
+      model: this.#chatModel({ model: this.model, maxTokens: this.definition.maxTokens }),
+      tools: [...this.tools],
+      systemPrompt: this.definition.system,
+      middleware: [middleware],
+      ...(this.definition.responseFormat === undefined ? {} : { responseFormat: this.definition.responseFormat }),
+    });
+    const base = { agent: this.definition.name, model: this.model };
+    emit({ type: "start", ...base, task, maxSteps: this.maxSteps, workspace: this.#context.workspace });
+    try {
+      // The middleware stops the loop at maxSteps; the recursion limit only backs it up.
+      const state = (await agent.invoke(
+        { messages: [{ role: "user", content: task }] },
+        { recursionLimit: this.maxSteps * 2 + 10, ...(signal === undefined ? {} : { signal }) },
+      )) as { messages: BaseMessage[]; structuredResponse?: unknown };
+      const answer = finalText(state.messages, state.structuredResponse);
+      const structured = state.structuredResponse === undefined ? {} : { structuredResponse: state.structuredResponse };
+      emit({ type: "answer", step: tracker.steps, text: answer, ...structured });
+      return { status: "answered", ...base, answer, ...structured, steps: tracker.steps, toolCalls: [...tracker.toolCalls] };
+    } catch (thrown) {
+      // A cancelled run throws the signal's reason as it is; callers get the typed error.
+      const error = signal?.aborted === true ? toAbortedError(signal.reason) : unwrapMiddlewareError(thrown);
+      const limited = stepLimitMessage(error, tracker.steps, this.maxSteps);
+      if (limited !== undefined && signal?.aborted !== true) {
+        emit({ type: "stopped", reason: "step_limit", steps: tracker.steps, message: limited });
+        return { status: "step_limit", ...base, message: limited, steps: tracker.steps, toolCalls: [...tracker.toolCalls] };
+      }
+      emit({
+        type: "failed",
+        code: error instanceof SvcFlowError ? error.code : "agent_failed",
+        message: redactSecrets(error instanceof Error ? error.message : String(error)),
+      });
+      throw error;
+    }
+  }
+
+  #warn(event: AgentEvent): void {
+    if (this.#running.size === 0) this.#context.onEvent?.(event);
+    for (const emit of this.#running) emit(event);
+  }
+
+  /** Closes the connections the agent opened itself (clients passed in are left open). */
+  async close(): Promise<void> {
+    await this.#owned.close();
+  }
+}
+
+// LangChain wraps whatever passes through a middleware hook (ours wraps every call), hiding the typed error.
+function unwrapMiddlewareError(error: unknown): unknown {
+  let current = error;
+  while (MiddlewareError.isInstance(current) && current.cause !== undefined) current = current.cause;
+  return current;
+}
+
+// With a response format the checked object is the answer (LangChain's closing message only restates it).
+function finalText(messages: readonly BaseMessage[], structured: unknown): string {
+  if (structured !== undefined) return JSON.stringify(structured);
+  const last = [...messages].reverse().find((message) => AIMessage.isInstance(message));
+  return last?.text.trim() ?? "";
+}
+
+// LangGraph's own guard (GraphRecursionError) says the same thing as ours, less clearly.
+function stepLimitMessage(error: unknown, steps: number, maxSteps: number): string | undefined {
+  if (error instanceof StepLimitReached) return error.message;
+  if (error instanceof Error && error.name === "GraphRecursionError") {
+    return `Stopped after ${steps} steps without a final answer (the step limit is ${maxSteps}). Raise the step limit (--max-steps) or make the task more direct.`;
+  }
+  return undefined;
+}
+
+function anySignal(...signals: ReadonlyArray<AbortSignal | undefined>): AbortSignal | undefined {
+  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  return present.length <= 1 ? present[0] : AbortSignal.any(present);
+}

@@ -1,0 +1,132 @@
+import { resolve } from "node:path";
+import {
+  AgentTranscript,
+  createAgentByName,
+  formatAgentEvent,
+  listAgentDefinitions,
+  listAgentNames,
+  type AgentEvent,
+  type AgentOutcome,
+} from "../../../agents/index.js";
+import { CostLedger } from "../../cost/cost-ledger.js";
+import { formatYuan } from "../../cost/format-summary-table.js";
+import { SvcFlowError, redactSecrets } from "../../errors.js";
+import { connectGateway } from "../../workflow/connect-gateway.js";
+import { UsageError, type Command, type CommandContext } from "../command.js";
+import { numberFlag, parseCommandArgs } from "../parse-args.js";
+import { readRunFlags } from "../run-flags.js";
+
+const FLAGS = {
+  workspace: { type: "string" },
+  model: { type: "string" },
+  budget: { type: "string" },
+  "max-steps": { type: "string" },
+  out: { type: "string" },
+  prices: { type: "string" },
+  "allow-unpriced": { type: "boolean" },
+  json: { type: "boolean" },
+} as const;
+
+/** `svc-flow agent NAME "TASK"`: runs a ready agent, streaming its steps, and writes its transcript and cost. */
+export const agentCommand: Command = {
+  name: "agent",
+  summary: `Run a tool-using agent (${listAgentNames().join(", ")}) on a task`,
+  usage:
+    'svc-flow agent NAME "TASK" [--workspace DIR] [--model M] [--budget YUAN] [--max-steps N] [--out DIR] [--prices FILE] [--allow-unpriced] [--json]\n' +
+    "  (workspace: the current folder; out: runs/<time>-agent-NAME)\n\nAgents:\n" +
+    listAgentDefinitions()
+      .map((agent) => `  ${agent.name.padEnd(20)} ${agent.description}`)
+      .join("\n"),
+  async run(context) {
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
+    const [name, ...words] = positionals;
+    if (name === undefined) throw new UsageError(`Name an agent: ${listAgentNames().join(", ")}.`);
+    if (!listAgentNames().includes(name)) throw new UsageError(`Unknown agent "${name}". Agents: ${listAgentNames().join(", ")}.`);
+    const task = words.join(" ").trim();
+    if (task === "") throw new UsageError(`Give the task after the agent's name, in quotes: svc-flow agent ${name} "..."`);
+    const maxSteps = numberFlag("max-steps", values["max-steps"], { min: 1 });
+    if (maxSteps !== undefined && !Number.isInteger(maxSteps)) throw new UsageError(`Expected --max-steps to be a whole number, got "${values["max-steps"]}".`);
+    const flags = await readRunFlags(values, context.cwd, context.signal);
+    const workspace = flags.workspace ?? context.cwd;
+    const runDir = resolve(context.cwd, values.out ?? `runs/${stamp()}-agent-${name}`);
+    const ledger = new CostLedger({
+      tags: { run: `agent-${name}` },
+      ...(flags.budgetYuan === undefined ? {} : { maxYuan: flags.budgetYuan }),
+      ...(flags.prices === undefined ? {} : { prices: flags.prices }),
+      ...(flags.allowUnpriced === true ? { allowUnpriced: true } : {}),
+    });
+    const json = values.json === true;
+    const connection = await connectGateway({ env: context.env, notice: (line) => context.stderr.write(`${line}\n`) });
+    try {
+      const transcript = new AgentTranscript(runDir);
+      const show = json ? undefined : liveView(context);
+      const agent = createAgentByName(name, {
+        workspace,
+        ledger,
+        gateway: { apiKey: connection.apiKey, baseURL: connection.baseURL },
+        ...(values.model === undefined ? {} : { model: values.model }),
+        ...(maxSteps === undefined ? {} : { maxSteps }),
+        onEvent: (event) => {
+          transcript.record(event);
+          show?.(event);
+        },
+      });
+      try {
+        const outcome = await agent.run(task, { signal: context.signal });
+        await transcript.finish(ledger.summary());
+        report(context, outcome, ledger, runDir, json);
+        return outcome.status === "answered" ? 0 : 1;
+      } catch (error) {
+        await transcript.finish(ledger.summary()).catch(() => undefined);
+        if (json) context.stdout.write(`${JSON.stringify(failureJson(error, ledger, runDir), null, 2)}\n`);
+        else context.stderr.write(`${costLine(ledger)}; transcript in ${runDir}\n`);
+        throw error;
+      } finally {
+        await agent.close();
+      }
+    } finally {
+      await connection.close();
+    }
+  },
+};
+
+function liveView(context: CommandContext): (event: AgentEvent) => void {
+  const stderr = context.stderr as CommandContext["stderr"] & { isTTY?: boolean; columns?: number };
+  const style = stderr.isTTY === true ? "tty" : "plain";
+  return (event) => {
+    const line = formatAgentEvent(event, style, stderr.columns ?? 100);
+    if (line !== undefined) stderr.write(`${line}\n`);
+  };
+}
+
+// The answer goes to stdout (so it can be piped); everything about the run goes to stderr.
+function report(context: CommandContext, outcome: AgentOutcome, ledger: CostLedger, runDir: string, json: boolean): void {
+  if (json) {
+    context.stdout.write(`${JSON.stringify({ ...outcome, cost: ledger.summary(), runDir }, null, 2)}\n`);
+    return;
+  }
+  if (outcome.status === "answered") {
+    const body = outcome.structuredResponse === undefined ? outcome.answer : JSON.stringify(outcome.structuredResponse, null, 2);
+    context.stdout.write(`${body}\n`);
+  } else {
+    context.stderr.write(`svc-flow agent: ${outcome.message}\n`);
+  }
+  context.stderr.write(`${costLine(ledger)}; transcript in ${runDir}\n`);
+}
+
+function costLine(ledger: CostLedger): string {
+  const summary = ledger.summary();
+  const unpriced = summary.complete ? "" : " + unpriced";
+  const budget = summary.budget === undefined ? "" : ` of a ${formatYuan(summary.budget.maxYuan)} budget`;
+  return `cost ${formatYuan(summary.totalYuan)}${unpriced}${budget} over ${summary.entries} call${summary.entries === 1 ? "" : "s"}`;
+}
+
+function failureJson(error: unknown, ledger: CostLedger, runDir: string) {
+  const code = error instanceof SvcFlowError ? error.code : "agent_failed";
+  const message = redactSecrets(error instanceof Error ? error.message : String(error));
+  return { status: "failed", error: { code, message }, cost: ledger.summary(), runDir };
+}
+
+function stamp(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, "").replace(/[-:]/g, "").replace("T", "-");
+}

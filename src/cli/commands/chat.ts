@@ -1,0 +1,111 @@
+import { HumanMessage, SystemMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { relative, resolve } from "node:path";
+import { getModel } from "../../catalog/models.js";
+import { ChatGateway } from "../../chat/chat-gateway.js";
+import { imagesFromMessage } from "../../chat/decode-image-reply.js";
+import { CostLedger } from "../../cost/cost-ledger.js";
+import { loadPriceFile } from "../../cost/load-price-file.js";
+import { EmptyOutputError } from "../../errors.js";
+import { connectGateway } from "../../workflow/connect-gateway.js";
+import { UsageError, type Command, type CommandContext } from "../command.js";
+import { buildChatContent } from "../chat-content.js";
+import { costLine } from "../cost-line.js";
+import { numberFlag, parseCommandArgs } from "../parse-args.js";
+import { saveImages } from "../save-image.js";
+
+/** Model of `svc-flow chat` without --model: the one with published token prices. */
+export const DEFAULT_CHAT_MODEL = "alpha-sonnet-4-6";
+
+const FLAGS = {
+  model: { type: "string" },
+  system: { type: "string" },
+  image: { type: "string", multiple: true },
+  audio: { type: "string", multiple: true },
+  video: { type: "string", multiple: true },
+  "max-tokens": { type: "string" },
+  temperature: { type: "string" },
+  out: { type: "string" },
+  prices: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+/** `svc-flow chat "TEXT" [--model M] [--image F]... [--audio F] [--video F]`: one chat turn, streamed to stdout. */
+export const chatCommand: Command = {
+  name: "chat",
+  summary: "One chat turn, streamed to stdout (images, audio and video from files or URLs; image models write a PNG)",
+  usage:
+    'svc-flow chat "TEXT" [--model M] [--system S] [--image F]... [--audio F] [--video F] [--max-tokens N] [--temperature T] [--out FILE] [--prices FILE] [--json]\n' +
+    `  (default model ${DEFAULT_CHAT_MODEL}; audio: mp3 or wav; an image model writes --out FILE, default ./image-<sha8>.png)`,
+  async run(context) {
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
+    const text = positionals.join(" ").trim();
+    if (text === "") throw new UsageError('Give the message in quotes: svc-flow chat "Hello".');
+    const maxTokens = numberFlag("max-tokens", values["max-tokens"], { min: 1 });
+    if (maxTokens !== undefined && !Number.isInteger(maxTokens)) throw new UsageError(`Expected --max-tokens to be a whole number, got "${values["max-tokens"]}".`);
+    const temperature = numberFlag("temperature", values.temperature, { min: 0 });
+    if (temperature !== undefined && temperature > 1) throw new UsageError(`Expected --temperature to be from 0 to 1, got "${values.temperature}".`);
+    const info = getModel(values.model ?? DEFAULT_CHAT_MODEL);
+    if (values.out !== undefined && !info.capabilities.imageGeneration) throw new UsageError(`--out is for image models; ${info.id} answers with text. Redirect stdout to save it.`);
+    const content = await buildChatContent(text, { images: values.image ?? [], audio: values.audio ?? [], video: values.video ?? [] }, info, { cwd: context.cwd, signal: context.signal });
+    const messages: BaseMessage[] = [...(values.system === undefined ? [] : [new SystemMessage(values.system)]), new HumanMessage({ content })];
+    const prices = values.prices === undefined ? undefined : await loadPriceFile(resolve(context.cwd, values.prices), { signal: context.signal });
+    const ledger = new CostLedger(prices === undefined ? {} : { prices });
+
+    const connection = await connectGateway({ env: context.env, notice: (line) => context.stderr.write(`${line}\n`) });
+    const model = new ChatGateway({
+      model: info.id,
+      apiKey: connection.apiKey,
+      baseURL: connection.baseURL,
+      ...(maxTokens === undefined ? {} : { maxTokens }),
+      ...(temperature === undefined ? {} : { temperature }),
+      ledger,
+      onWarning: (warning) => context.stderr.write(`warning: ${warning.message}\n`),
+    });
+    try {
+      if (info.capabilities.imageGeneration) return await drawImage(model, messages, context, values.out, values.json === true, ledger);
+      if (values.json === true) {
+        const reply = await model.invoke(messages, { signal: context.signal });
+        context.stdout.write(`${JSON.stringify({ ...replyFacts(reply), text: reply.text, cost: ledger.summary() }, null, 2)}\n`);
+        return 0;
+      }
+      let last: AIMessageChunk | undefined;
+      for await (const chunk of await model.stream(messages, { signal: context.signal })) {
+        if (chunk.text !== "") context.stdout.write(chunk.text);
+        if (chunk.response_metadata?.finish_reason !== undefined) last = chunk;
+      }
+      context.stdout.write("\n");
+      if (last?.response_metadata?.finish_reason === "length") {
+        context.stderr.write(`warning: the reply stopped at the output limit${maxTokens === undefined ? "" : ` (--max-tokens ${maxTokens})`}; raise --max-tokens for a longer one\n`);
+      }
+      return 0;
+    } finally {
+      if (ledger.entries().length > 0 && values.json !== true) context.stderr.write(`${costLine(ledger)}\n`);
+      await model.close();
+      await connection.close();
+    }
+  },
+};
+
+async function drawImage(model: ChatGateway, messages: BaseMessage[], context: CommandContext, out: string | undefined, json: boolean, ledger: CostLedger): Promise<number> {
+  const reply = await model.invoke(messages, { signal: context.signal });
+  const images = imagesFromMessage(reply);
+  if (images.length === 0) throw new EmptyOutputError(`${model.model} answered without an image. Describe a picture to draw, or try again.`);
+  const paths = await saveImages(images, { cwd: context.cwd, ...(out === undefined ? {} : { out }) });
+  if (json) {
+    context.stdout.write(`${JSON.stringify({ ...replyFacts(reply), images: paths, cost: ledger.summary() }, null, 2)}\n`);
+    return 0;
+  }
+  for (const file of paths) context.stdout.write(`${relative(context.cwd, file) || file}\n`);
+  return 0;
+}
+
+function replyFacts(reply: AIMessageChunk) {
+  const metadata = reply.response_metadata as Record<string, unknown>;
+  return {
+    model: metadata.model,
+    servedModel: metadata.model_name,
+    finishReason: metadata.finish_reason,
+    requestId: metadata.request_id,
+    ...(reply.usage_metadata === undefined ? {} : { usage: { promptTokens: reply.usage_metadata.input_tokens, completionTokens: reply.usage_metadata.output_tokens } }),
+  };
+}

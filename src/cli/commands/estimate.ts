@@ -1,0 +1,29 @@
+import { resolve } from "node:path";
+import { loadPriceFile } from "../../cost/load-price-file.js";
+import { loadWorkflow } from "../../workflow/load/load-workflow.js";
+import { UsageError, type Command } from "../command.js";
+import { estimateWorkflow } from "../estimate/estimate-workflow.js";
+import { formatEstimate } from "../estimate/format-estimate.js";
+import { parseCommandArgs } from "../parse-args.js";
+import { readInputs } from "../run-flags.js";
+
+/** `svc-flow estimate FILE [--input k=v]... [--prices FILE] [--json]`: prices a workflow before running it. */
+export const estimateCommand: Command = {
+  name: "estimate",
+  summary: "Price a workflow before running it: the most each step can cost, the total, and what is unpriced",
+  usage: "svc-flow estimate FILE [--input NAME=VALUE]... [--prices FILE] [--json]",
+  async run(context) {
+    const { values, positionals } = parseCommandArgs(context.argv, {
+      input: { type: "string", multiple: true },
+      prices: { type: "string" },
+      json: { type: "boolean" },
+    });
+    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the workflow file to estimate." : "Estimate one workflow file at a time.");
+    // Named as typed, so errors show the path the user gave.
+    const workflow = await loadWorkflow(positionals[0]!, { signal: context.signal, cwd: context.cwd });
+    const prices = values.prices === undefined ? undefined : await loadPriceFile(resolve(context.cwd, values.prices), { signal: context.signal });
+    const estimate = await estimateWorkflow(workflow, { inputs: readInputs(values.input), ...(prices === undefined ? {} : { prices }) });
+    context.stdout.write(values.json === true ? `${JSON.stringify(estimate, null, 2)}\n` : `${formatEstimate(estimate)}\n`);
+    return 0;
+  },
+};

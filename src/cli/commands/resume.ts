@@ -1,0 +1,32 @@
+import { resolve } from "node:path";
+import { resumeWorkflow } from "../../workflow/run/resume-workflow.js";
+import { UsageError, type Command } from "../command.js";
+import { parseCommandArgs } from "../parse-args.js";
+import { reportRunResult } from "../report-run-result.js";
+import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
+import { progressPrinter } from "../workflow-progress.js";
+import { resumeOnWorkers } from "../distributed-run.js";
+
+/** `svc-flow resume RUN_DIR [--budget YUAN]`: finishes a run without repeating or re-paying finished work. */
+export const resumeCommand: Command = {
+  name: "resume",
+  summary: "Finish an interrupted or stopped run; journaled steps are not run (or paid) again",
+  usage: "svc-flow resume RUN_DIR [--budget YUAN] [--workflow FILE] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced]   or: svc-flow resume RUN_ID --redis URL [--out DIR]",
+  async run(context) {
+    const { values, positionals } = parseCommandArgs(context.argv, { ...RUN_FLAGS, workflow: { type: "string" }, redis: { type: "string" }, out: { type: "string" } });
+    if (positionals.length !== 1) throw new UsageError("Name the run directory to resume (the --out of `svc-flow run`).");
+    if (values.redis !== undefined) {
+      return resumeOnWorkers(context, positionals[0]!, { redisURL: values.redis, ...(values.out === undefined ? {} : { outDir: resolve(context.cwd, values.out) }) });
+    }
+    const flags = await readRunFlags(values, context.cwd, context.signal);
+    const result = await resumeWorkflow(resolve(context.cwd, positionals[0]!), {
+      ...flags,
+      ...(values.workflow === undefined ? {} : { workflow: resolve(context.cwd, values.workflow) }),
+      signal: context.signal,
+      env: context.env,
+      notice: (line) => context.stderr.write(`${line}\n`),
+      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }),
+    });
+    return reportRunResult(result, context);
+  },
+};

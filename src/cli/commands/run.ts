@@ -1,0 +1,54 @@
+import { resolve } from "node:path";
+import { loadWorkflow } from "../../workflow/load/load-workflow.js";
+import { runWorkflow } from "../../workflow/run/run-workflow.js";
+import { UsageError, type Command } from "../command.js";
+import { parseCommandArgs } from "../parse-args.js";
+import { reportRunResult } from "../report-run-result.js";
+import { readInputs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
+import { progressPrinter } from "../workflow-progress.js";
+import { runOnWorkers } from "../distributed-run.js";
+
+/** `svc-flow run FILE [--input k=v]... [--budget YUAN] [--out DIR]`: runs a workflow into a run directory. */
+export const runCommand: Command = {
+  name: "run",
+  summary: "Run a workflow file; writes a run directory (journal, artifacts, outputs, cost)",
+  usage:
+    "svc-flow run FILE [--input NAME=VALUE]... [--budget YUAN] [--out DIR] [--items FILE] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced] [--redis URL [--detach]]",
+  async run(context) {
+    const { values, positionals } = parseCommandArgs(context.argv, {
+      ...RUN_FLAGS,
+      input: { type: "string", multiple: true },
+      out: { type: "string" },
+      items: { type: "string" },
+      redis: { type: "string" },
+      detach: { type: "boolean" },
+    });
+    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the workflow file to run." : "Run one workflow file at a time.");
+    const workflow = await loadWorkflow(resolve(context.cwd, positionals[0]!), { signal: context.signal, cwd: context.cwd });
+    if (values.redis !== undefined) {
+      return runOnWorkers(context, workflow, {
+        redisURL: values.redis,
+        inputs: readInputs(values.input),
+        ...(values.items === undefined ? {} : { items: resolve(context.cwd, values.items) }),
+        outDir: resolve(context.cwd, values.out ?? `runs/${stamp()}-${workflow.name}`),
+        detach: values.detach === true,
+      });
+    }
+    const flags = await readRunFlags(values, context.cwd, context.signal);
+    const result = await runWorkflow(workflow, {
+      ...flags,
+      inputs: readInputs(values.input),
+      outDir: resolve(context.cwd, values.out ?? `runs/${stamp()}-${workflow.name}`),
+      ...(values.items === undefined ? {} : { items: resolve(context.cwd, values.items) }),
+      signal: context.signal,
+      env: context.env,
+      notice: (line) => context.stderr.write(`${line}\n`),
+      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }),
+    });
+    return reportRunResult(result, context);
+  },
+};
+
+function stamp(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, "").replace(/[-:]/g, "").replace("T", "-");
+}

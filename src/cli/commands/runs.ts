@@ -1,0 +1,48 @@
+import { resolve } from "node:path";
+import { formatYuan } from "../../cost/format-summary-table.js";
+import { listRuns, type RunListing } from "../../workflow/schedule/list-runs.js";
+import { UsageError, type Command } from "../command.js";
+import { numberFlag, parseCommandArgs } from "../parse-args.js";
+
+/** `svc-flow runs [--dir DIR] [--limit N] [--json]`: recent runs, their state, items and cost. */
+export const runsCommand: Command = {
+  name: "runs",
+  summary: "List recent runs: state, items done/total, cost",
+  usage: "svc-flow runs [--dir DIR] [--limit N] [--json]   (default --dir runs, --limit 20)",
+  async run(context) {
+    const { values, positionals } = parseCommandArgs(context.argv, {
+      dir: { type: "string" },
+      limit: { type: "string" },
+      json: { type: "boolean" },
+    });
+    if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}". Pass the runs folder with --dir.`);
+    const limit = numberFlag("limit", values.limit, { min: 1 }) ?? 20;
+    const runs = await listRuns(resolve(context.cwd, values.dir ?? "runs"), { limit });
+    if (values.json === true) {
+      context.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+      return 0;
+    }
+    if (runs.length === 0) {
+      context.stderr.write(`No runs in ${values.dir ?? "runs"}. Start one with svc-flow run FILE or svc-flow schedule FILE.\n`);
+      return 0;
+    }
+    context.stdout.write(`${formatRuns(runs)}\n`);
+    return 0;
+  },
+};
+
+/** Runs as an aligned table for people. */
+export function formatRuns(runs: readonly RunListing[]): string {
+  const rows = runs.map((run) => [
+    run.startedAt === undefined ? "-" : run.startedAt.replace("T", " ").replace(/\.\d+Z$/, "Z"),
+    run.name,
+    run.state,
+    run.items === undefined ? "-" : `${run.items.done}/${run.items.total}${run.items.failed > 0 ? ` (${run.items.failed} failed)` : ""}`,
+    `${formatYuan(run.costYuan)}${run.unpriced ? " + unpriced" : ""}`,
+    run.dir,
+  ]);
+  const header = ["STARTED", "NAME", "STATE", "ITEMS", "COST", "DIR"];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: readonly string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd();
+  return [line(header), ...rows.map(line)].join("\n");
+}

@@ -1,0 +1,97 @@
+import { resolve } from "node:path";
+import { redactSecrets } from "../../errors.js";
+import { formatYuan } from "../../cost/format-summary-table.js";
+import { connectGateway } from "../../workflow/connect-gateway.js";
+import { loadWorkflow } from "../../workflow/load/load-workflow.js";
+import { jobsFromWorkflows } from "../../workflow/schedule/job-from-workflow.js";
+import { LocalRunner } from "../../workflow/schedule/local-runner.js";
+import { QueueRunner } from "../../workflow/distributed/queue-runner.js";
+import { runScheduler, type ScheduledJob } from "../../workflow/schedule/run-scheduler.js";
+import type { SchedulerEvent } from "../../workflow/schedule/scheduler-event.js";
+import { UsageError, type Command } from "../command.js";
+import { parseCommandArgs } from "../parse-args.js";
+import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
+
+/** `svc-flow schedule FILE... [--runs DIR] [--catch-up] [run flags]`: runs workflows on their `schedule:` until stopped. */
+export const scheduleCommand: Command = {
+  name: "schedule",
+  summary: "Run workflows on their schedule: (cron) until stopped",
+  usage:
+    "svc-flow schedule FILE... [--runs DIR] [--catch-up] [--budget YUAN] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced] [--redis URL]   (--redis: items run on svc-flow workers; default --runs runs; --budget caps each run; Ctrl-C stops cleanly)",
+  async run(context) {
+    const { values, positionals } = parseCommandArgs(context.argv, {
+      ...RUN_FLAGS,
+      runs: { type: "string" },
+      "catch-up": { type: "boolean" },
+      redis: { type: "string" },
+    });
+    if (positionals.length === 0) throw new UsageError("Name at least one workflow file with a schedule:.");
+    const flags = await readRunFlags(values, context.cwd, context.signal);
+    const workflows = await Promise.all(positionals.map((file) => loadWorkflow(resolve(context.cwd, file), { signal: context.signal })));
+    const jobs = jobsFromWorkflows(workflows);
+    const runsDir = resolve(context.cwd, values.runs ?? "runs");
+    const log = (line: string) => context.stdout.write(`${new Date().toISOString()} ${line}\n`);
+
+    if (values.redis !== undefined) {
+      context.stderr.write(`svc-flow schedule: ${jobs.length} workflow(s), items run on the workers of ${values.redis.replace(/\/\/[^@/]*@/, "//***@")}, runs in ${runsDir}.\n`);
+      const summary = await runScheduler(jobs, { runner: new QueueRunner(values.redis), runsDir, signal: context.signal, catchUp: values["catch-up"] === true, onEvent: (event) => log(describeEvent(event, jobs)) });
+      log(`stopped: ${summary.started} run(s) started, ${summary.skipped} firing(s) skipped, ${summary.failed} failed`);
+      return 0;
+    }
+    // One gateway for every firing, so a local one is started (and announced) once.
+    const gateway = await connectGateway({ env: context.env, notice: (line) => context.stderr.write(`${line}\n`) });
+    try {
+      for (const job of jobs) log(`${job.name}: cron "${job.schedule.cron}" (${job.schedule.timezone ?? "local time"}), overlap ${job.overlap}`);
+      context.stderr.write(`svc-flow schedule: ${jobs.length} workflow(s), runs in ${runsDir}. Ctrl-C stops after runs in flight save their progress.\n`);
+      const runner = new LocalRunner({ ...flags, gateway: { baseURL: gateway.baseURL, apiKey: gateway.apiKey }, env: context.env });
+      const summary = await runScheduler(jobs, {
+        runner,
+        runsDir,
+        signal: context.signal,
+        catchUp: values["catch-up"] === true,
+        onEvent: (event) => log(describeEvent(event, jobs)),
+      });
+      log(`stopped: ${summary.started} run(s) started, ${summary.skipped} firing(s) skipped, ${summary.failed} failed`);
+    } finally {
+      await gateway.close();
+    }
+    return 0;
+  },
+};
+
+/** One log line for a scheduler event. */
+export function describeEvent(event: SchedulerEvent, jobs: readonly ScheduledJob[]): string {
+  const at = (timeMs: number) => new Date(timeMs).toISOString();
+  const overlap = "name" in event ? jobs.find((job) => job.name === event.name)?.overlap : undefined;
+  switch (event.type) {
+    case "next":
+      return `${event.name}: next firing at ${at(event.atMs)}`;
+    case "missed":
+      return event.catchUp
+        ? `${event.name}: catching up ${event.count}${event.more ? " (the latest; older ones left out)" : ""} firing(s) missed while stopped`
+        : `${event.name}: missed ${event.count}${event.more ? "+" : ""} firing(s) while not running; not run (pass --catch-up, or set schedule.catchUp, to run them)`;
+    case "started":
+      return `${event.name}: started the ${at(event.scheduledAtMs)} firing in ${event.runDir}`;
+    case "skipped":
+      return event.reason === "running"
+        ? `${event.name}: skipped the ${at(event.scheduledAtMs)} firing: the previous run is still going (overlap: ${overlap})`
+        : `${event.name}: skipped the ${at(event.scheduledAtMs)} firing: one firing already waits (overlap: ${overlap})`;
+    case "queued":
+      return `${event.name}: the ${at(event.scheduledAtMs)} firing waits for the previous run (overlap: ${overlap})`;
+    case "dropped":
+      return `${event.name}: dropped the waiting ${at(event.scheduledAtMs)} firing (stopping)`;
+    case "finished": {
+      const { outcome } = event;
+      const cost = outcome.costYuan === undefined ? "" : `, ${formatYuan(outcome.costYuan)}`;
+      const why = outcome.error === undefined ? "" : `: ${redactSecrets(errorMessage(outcome.error))}`;
+      return `${event.name}: ${outcome.state}${cost} (${at(event.scheduledAtMs)} firing, ${outcome.runDir})${why}`;
+    }
+    case "stopping":
+      return `stopping: no new firings; waiting for ${event.inFlight} run(s) to save their progress (Ctrl-C again quits at once)`;
+  }
+}
+
+function errorMessage(error: unknown): string {
+  if (typeof error === "object" && error !== null && "message" in error) return String((error as { message: unknown }).message);
+  return String(error);
+}

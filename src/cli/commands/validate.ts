@@ -1,0 +1,36 @@
+import { resolve } from "node:path";
+import { loadWorkflow } from "../../workflow/load/load-workflow.js";
+import { WorkflowError } from "../../workflow/workflow-error.js";
+import { UsageError, type Command } from "../command.js";
+import { parseCommandArgs } from "../parse-args.js";
+
+/** `svc-flow validate FILE...`: checks workflow files without calling anything; errors name file, line and path. */
+export const validateCommand: Command = {
+  name: "validate",
+  summary: "Check workflow files (schema, models, tools, references, capabilities) without running them",
+  usage: "svc-flow validate FILE...",
+  async run(context) {
+    const { positionals } = parseCommandArgs(context.argv, {});
+    if (positionals.length === 0) throw new UsageError("Name at least one workflow file.");
+    let failed = false;
+    for (const file of positionals) {
+      try {
+        const workflow = await loadWorkflow(resolve(context.cwd, file), { signal: context.signal, cwd: context.cwd });
+        const count = countSteps(workflow.definition.steps);
+        context.stdout.write(`${file}: ok (${workflow.name}, ${count} step${count === 1 ? "" : "s"})\n`);
+      } catch (error) {
+        if (!(error instanceof WorkflowError) && !(error instanceof Error && "code" in error && error.code === "invalid_workflow")) throw error;
+        failed = true;
+        context.stderr.write(`${error.message}\n`);
+      }
+    }
+    return failed ? 2 : 0;
+  },
+};
+
+function countSteps(steps: readonly object[]): number {
+  return steps.reduce<number>((total, step) => {
+    const children = "steps" in step ? (step.steps as object[]) : "parallel" in step ? (step.parallel as object[]) : [];
+    return total + 1 + countSteps(children);
+  }, 0);
+}

@@ -1,0 +1,70 @@
+import path from "node:path";
+import { formatYuan } from "../cost/format-summary-table.js";
+import { awaitRun, type DistributedRunResult } from "../workflow/distributed/await-run.js";
+import { enqueueRun, reenqueueRun } from "../workflow/distributed/enqueue-run.js";
+import { RunStore } from "../workflow/distributed/run-store.js";
+import type { Workflow } from "../workflow/load/load-workflow.js";
+import type { CommandContext } from "./command.js";
+
+/** `svc-flow run FILE --redis URL`: enqueues the run's items for the workers; waits unless detached. */
+export async function runOnWorkers(
+  context: CommandContext,
+  workflow: Workflow,
+  options: { redisURL: string; inputs: Record<string, string>; items?: string; outDir: string; detach: boolean },
+): Promise<number> {
+  const store = RunStore.connect(options.redisURL);
+  try {
+    const run = await enqueueRun(store, workflow, {
+      redisURL: options.redisURL,
+      inputs: options.inputs,
+      ...(options.items === undefined ? {} : { items: options.items }),
+      outDir: options.outDir,
+      signal: context.signal,
+    });
+    context.stdout.write(`Run ${run.runId}: ${run.total} item(s) enqueued for the workers.\n`);
+    if (options.detach) {
+      context.stdout.write(`Follow or finish it from any machine with: svc-flow resume ${run.runId} --redis URL\n`);
+      return 0;
+    }
+    return report(await wait(store, run.runId, context, run.runDir), context);
+  } finally {
+    await store.close();
+  }
+}
+
+/** `svc-flow resume RUN_ID --redis URL`: puts unfinished and failed items back on the queue, waits, assembles the run directory. */
+export async function resumeOnWorkers(context: CommandContext, runId: string, options: { redisURL: string; outDir?: string }): Promise<number> {
+  const store = RunStore.connect(options.redisURL);
+  try {
+    const count = await reenqueueRun(store, runId, options.redisURL);
+    context.stdout.write(`Run ${runId}: ${count} item(s) back on the queue.\n`);
+    return report(await wait(store, runId, context, options.outDir), context);
+  } finally {
+    await store.close();
+  }
+}
+
+function wait(store: RunStore, runId: string, context: CommandContext, runDir: string | undefined): Promise<DistributedRunResult> {
+  const started = Date.now();
+  return awaitRun(store, runId, {
+    ...(runDir === undefined ? {} : { runDir }),
+    signal: context.signal,
+    onProgress: ({ done, failed, total }) => {
+      const finished = done + failed;
+      const seconds = (Date.now() - started) / 1000;
+      const eta = finished === 0 || seconds === 0 ? "" : `, ETA ${Math.round(((total - finished) * seconds) / finished)} s`;
+      context.stderr.write(`items: ${done} done, ${failed} failed, ${total} total${eta}\n`);
+    },
+  });
+}
+
+function report(result: DistributedRunResult, context: CommandContext): number {
+  const where = path.relative(context.cwd, result.runDir) || ".";
+  if (result.status === "done") {
+    context.stdout.write(`Done. ${result.done} item(s). Outputs: ${path.join(where, "outputs.jsonl")}. Cost: ${formatYuan(result.costYuan)}.\n`);
+    return 0;
+  }
+  const what = result.status === "stopped" ? "Stopped waiting (the workers go on)" : `Finished with ${result.failed} failed item(s)`;
+  context.stderr.write(`${what}: ${result.done} done of ${result.total}. Continue with: svc-flow resume ${result.runId} --redis URL\n`);
+  return 1;
+}

@@ -1,0 +1,44 @@
+import { resolve } from "node:path";
+import { loadPriceFile } from "../cost/load-price-file.js";
+import type { PriceOverrides } from "../catalog/prices.js";
+import { UsageError } from "./command.js";
+import { numberFlag } from "./parse-args.js";
+
+/** Flags `run` and `resume` share, as parseArgs options. */
+export const RUN_FLAGS = {
+  budget: { type: "string" },
+  prices: { type: "string" },
+  concurrency: { type: "string" },
+  workspace: { type: "string" },
+  "allow-unpriced": { type: "boolean" },
+} as const;
+
+/** The shared flags' values, checked. */
+export async function readRunFlags(
+  values: { budget?: string; prices?: string; concurrency?: string; workspace?: string; "allow-unpriced"?: boolean },
+  cwd: string,
+  signal: AbortSignal,
+): Promise<{ budgetYuan?: number; prices?: PriceOverrides; concurrency?: number; workspace?: string; allowUnpriced?: boolean }> {
+  const budgetYuan = numberFlag("budget", values.budget, { min: 0 });
+  if (budgetYuan === 0) throw new UsageError("Expected --budget to be above 0 yuan.");
+  const concurrency = numberFlag("concurrency", values.concurrency, { min: 1 });
+  if (concurrency !== undefined && !Number.isInteger(concurrency)) throw new UsageError(`Expected --concurrency to be a whole number, got "${values.concurrency}".`);
+  return {
+    ...(budgetYuan === undefined ? {} : { budgetYuan }),
+    ...(values.prices === undefined ? {} : { prices: await loadPriceFile(resolve(cwd, values.prices), { signal }) }),
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(values.workspace === undefined ? {} : { workspace: resolve(cwd, values.workspace) }),
+    ...(values["allow-unpriced"] === true ? { allowUnpriced: true } : {}),
+  };
+}
+
+/** `--input k=v` pairs as an object; a pair without "=" is a usage error. */
+export function readInputs(pairs: readonly string[] | undefined): Record<string, string> {
+  const inputs: Record<string, string> = {};
+  for (const pair of pairs ?? []) {
+    const equals = pair.indexOf("=");
+    if (equals <= 0) throw new UsageError(`Expected --input NAME=VALUE, got "${pair}".`);
+    inputs[pair.slice(0, equals)] = pair.slice(equals + 1);
+  }
+  return inputs;
+}

@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ID_HEADERS, IDEMPOTENCY_HEADERS } from "../gateway/wire.js";
+import { sendKeyDeactivated } from "./authorize.js";
+import type { GatewayContext } from "./gateway-context.js";
+import { fingerprintOf, type IdempotencyClaim, type StoredResponse } from "./idempotency-store.js";
+import type { KeyAccount, QuotaHold } from "./key-store.js";
+import { sendError, sendJsonText } from "./send-response.js";
+import { SseWriter } from "./write-sse.js";
+
+/** What a billable route does next: stop (the answer went out), or go on, settling the claim if any. */
+export type IdempotencyStep = { readonly done: true } | { readonly done: false; readonly claim?: IdempotencyClaim };
+
+const MAX_KEY_LENGTH = 255;
+const DONE: IdempotencyStep = { done: true };
+
+/** True when the request carries an Idempotency-Key header. */
+export function hasIdempotencyKey(request: IncomingMessage): boolean {
+  return request.headers[IDEMPOTENCY_HEADERS.key] !== undefined;
+}
+
+/**
+ * Applies a request's Idempotency-Key (per API key; `path` and body make its fingerprint): a repeat
+ * of a billed request gets the stored response with `idempotent-replayed: true` and is not billed;
+ * a repeat with another body gets 422 idempotency_key_reused; a repeat while the first is in flight
+ * waits for it. The first request gets a claim, abandoned when its response closes unstored, so
+ * failures and injected faults are never replayed. Without the header nothing changes, except that
+ * a key admitted with `deferDeactivation` is refused here.
+ */
+export async function applyIdempotencyKey(
+  context: GatewayContext,
+  account: KeyAccount,
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+  body: unknown,
+): Promise<IdempotencyStep> {
+  const header = request.headers[IDEMPOTENCY_HEADERS.key];
+  if (header === undefined) return refuseIfDeactivated(account, response) ? DONE : { done: false };
+  const key = (Array.isArray(header) ? header.join(",") : header).trim();
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+    if (refuseIfDeactivated(account, response)) return DONE;
+    const message = `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters without spaces. Derive it from what identifies the call (run id, step, item, call number).`;
+    sendError(response, 400, "invalid_parameter", message, { param: "Idempotency-Key" });
+    return DONE;
+  }
+  const gone = new Promise<void>((resolve) => response.once("close", () => resolve()));
+  const lookup = await context.idempotency.begin(account, key, fingerprintOf(path, body), gone);
+  if (lookup === undefined) return DONE;
+  if (lookup.kind === "conflict") {
+    const message = "This Idempotency-Key was already used for a different request (another body or endpoint). Send a new key for a new request; repeat the key only with the identical request.";
+    sendError(response, 422, "idempotency_key_reused", message, { param: "Idempotency-Key" });
+    return DONE;
+  }
+  if (lookup.kind === "replay") {
+    account.countReplay();
+    await replay(response, lookup.response);
+    return DONE;
+  }
+  const { claim } = lookup;
+  response.once("close", () => claim.abandon());
+  if (refuseIfDeactivated(account, response)) return DONE;
+  return { done: false, claim };
+}
+
+/** A hold that, once committed (billed), stores the response `body` gives for replays under `claim`. */
+export function storingHold(hold: QuotaHold, claim: IdempotencyClaim | undefined, response: ServerResponse, body: () => StoredResponse["body"]): QuotaHold {
+  if (claim === undefined) return hold;
+  return {
+    commit: (entry) => {
+      const billed = hold.commit(entry);
+      storeResponse(claim, response, entry.requestId, body());
+      return billed;
+    },
+    release: () => hold.release(),
+  };
+}
+
+/** Stores a billed response under `claim`, with the id headers already set on `response`. */
+export function storeResponse(claim: IdempotencyClaim | undefined, response: ServerResponse, requestId: string, body: StoredResponse["body"]): void {
+  if (claim === undefined) return;
+  const headers: Record<string, string> = {};
+  for (const name of Object.values(ID_HEADERS)) {
+    const value = response.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  claim.store({ requestId, headers, body });
+}
+
+function refuseIfDeactivated(account: KeyAccount, response: ServerResponse): boolean {
+  if (account.active) return false;
+  sendKeyDeactivated(response);
+  return true;
+}
+
+async function replay(response: ServerResponse, stored: StoredResponse): Promise<void> {
+  for (const [name, value] of Object.entries(stored.headers)) response.setHeader(name, value);
+  response.setHeader(IDEMPOTENCY_HEADERS.replayed, "true");
+  if (stored.body.kind === "json") {
+    sendJsonText(response, 200, stored.body.text);
+    return;
+  }
+  const writer = new SseWriter(response);
+  writer.start();
+  await writer.events(stored.body.events, true);
+}

@@ -1,0 +1,148 @@
+import { access } from "node:fs/promises";
+import { isAbsolute, resolve } from "node:path";
+import { AbortedError, ConfigError } from "../../errors.js";
+import { resolveInputs } from "../input-values.js";
+import type { Workflow } from "../load/load-workflow.js";
+import { isPlainObject } from "../plain-object.js";
+import { budgetStop, isAbort } from "../run/error-summary.js";
+import { executeSteps } from "../run/execute-steps.js";
+import { renderOutputs } from "../run/execute-run.js";
+import { withOwnHalt } from "../run/run-map.js";
+import type { RunBody } from "../run/run-options.js";
+import type { Scope } from "../run/run-state.js";
+import type { ON_ITEM_ERROR } from "../schema/step-schemas.js";
+import { ITEM_RESULTS_FILE } from "./item-results.js";
+import { ItemsError } from "./items-error.js";
+import { itemsFormatOf, type Item, type ItemsFormat } from "./read-items.js";
+import { readBatchFile, runBatch } from "./run-batch.js";
+
+/** The step-key prefix of the steps of batch item N: `items[N].<step id>`. */
+export const BATCH_KEY = "items";
+
+/** Where a batch run's rows come from, and what each row becomes. */
+export interface BatchSource {
+  /** The JSONL or CSV file, absolute. */
+  readonly itemsFile: string;
+  readonly format: ItemsFormat;
+  /** The `type: items` input each row becomes the value of; undefined: each row (an object) gives input values. */
+  readonly inputName?: string;
+}
+
+/**
+ * The batch a run maps over: `itemsFile` (from `--items`, relative to the current directory), or
+ * the workflow's `type: items` input (a path relative to the workflow file). Undefined: not a batch.
+ */
+export function batchSourceOf(workflow: Workflow, inputs: Readonly<Record<string, unknown>>, itemsFile?: string): BatchSource | undefined {
+  const declared = Object.entries(workflow.definition.inputs ?? {}).filter(([, spec]) => spec.type === "items").map(([name]) => name);
+  if (declared.length > 1) {
+    throw new ConfigError(`${workflow.file} declares ${declared.length} items inputs (${declared.join(", ")}). A batch maps one file; keep one type: items input.`, {
+      code: "invalid_workflow",
+    });
+  }
+  const inputName = declared[0];
+  if (itemsFile !== undefined) {
+    const file = resolve(itemsFile);
+    return { itemsFile: file, format: itemsFormatOf(file), ...(inputName === undefined ? {} : { inputName }) };
+  }
+  if (inputName === undefined) return undefined;
+  const value = inputs[inputName];
+  if (typeof value !== "string") {
+    throw new ConfigError(`Input "${inputName}" (type: items) needs a .jsonl or .csv file. Pass it with --input ${inputName}=FILE or --items FILE.`);
+  }
+  const file = isAbsolute(value) ? value : resolve(workflow.baseDir, value);
+  return { itemsFile: file, format: itemsFormatOf(file), inputName };
+}
+
+/**
+ * A run's input values. When `itemsFile` rows give the inputs (the workflow has no items input),
+ * required inputs may be left out here: each row must supply them, and is checked when it runs.
+ */
+export function resolveRunInputs(workflow: Workflow, given: Readonly<Record<string, unknown>> | undefined, itemsFile: string | undefined): Record<string, unknown> {
+  const specs = workflow.definition.inputs ?? {};
+  const rowsGiveInputs = itemsFile !== undefined && !Object.values(specs).some((spec) => spec.type === "items");
+  if (!rowsGiveInputs) return resolveInputs(specs, given);
+  return resolveInputs(Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, { ...spec, optional: true }])), given);
+}
+
+/** Options of a batch body. */
+export interface BatchBodyOptions {
+  /** Default `collect`: a failed item is recorded and the batch goes on. */
+  readonly onItemError?: (typeof ON_ITEM_ERROR)[number];
+  /** Items in flight at once. Default: the run's concurrency. */
+  readonly concurrency?: number;
+}
+
+/**
+ * A run body that runs the workflow's steps once per row of the items file, streaming: each item's
+ * steps are journaled under `items[N].`, its rendered `outputs:` is appended to outputs.jsonl, and
+ * a resumed run skips items already there. The run's outputs.json then says where the items went.
+ */
+export function batchRunBody(source: BatchSource, options: BatchBodyOptions = {}): RunBody {
+  return async (state, scope) => {
+    const itemInputs = (item: Item): Record<string, unknown> => {
+      if (source.inputName !== undefined) return { ...scope.inputs, [source.inputName]: item.value };
+      if (!isPlainObject(item.value)) {
+        throw new ConfigError(`Row ${item.index + 1} (line ${item.line}) is not an object of input values. Give each row the workflow's input names as keys, or declare a type: items input.`);
+      }
+      return resolveInputs(state.workflow.definition.inputs, { ...scope.inputs, ...item.value });
+    };
+    // Once the run halts, items still going fail with "did not start": that is the halt, not their failure.
+    const halts = (error: unknown) => state.halt !== undefined || budgetStop(error) !== undefined || isAbort(error, state.signal);
+    const summary = await runBatch({
+      itemsFile: source.itemsFile,
+      format: source.format,
+      runDir: state.runDir,
+      concurrency: options.concurrency ?? state.concurrency,
+      onItemError: options.onItemError ?? "collect",
+      signal: state.signal,
+      haltsBatch: halts,
+      onProgress: (progress) => state.emit({ type: "map-progress", key: BATCH_KEY, id: BATCH_KEY, ...progress }),
+      runItem: async (item) => {
+        const itemState = withOwnHalt(state);
+        const itemScope: Scope = { inputs: itemInputs(item), run: scope.run, steps: {}, variables: {} };
+        try {
+          await executeSteps(state.workflow.graph, itemScope, itemState, `${BATCH_KEY}[${item.index}].`);
+        } catch (error) {
+          // A budget stop or an interruption stops the run, not just this item.
+          if (halts(error)) state.halt ??= itemState.halt ?? { reason: budgetStop(error) ? "budget" : "interrupted", error };
+          throw error;
+        }
+        return renderOutputs(state.workflow, itemScope);
+      },
+    });
+    if (summary.stopped) {
+      state.halt ??= { reason: "interrupted", error: state.signal.reason ?? new AbortedError() };
+      throw state.halt.error;
+    }
+    return { items: { file: ITEM_RESULTS_FILE, total: summary.total, done: summary.done, failed: summary.failed } };
+  };
+}
+
+/** Options a run takes for a batch: what `svc-flow run --items FILE` passes. */
+export interface BatchRunOptions extends BatchBodyOptions {
+  /** A .jsonl or .csv file: run the steps once per row. Default: the workflow's `type: items` input, if any. */
+  readonly items?: string;
+}
+
+/** The body of a run: a batch body when the run has items (the file checked to exist), else undefined (every step once). */
+export async function batchBodyFor(workflow: Workflow, inputs: Readonly<Record<string, unknown>>, options: BatchRunOptions): Promise<RunBody | undefined> {
+  const source = batchSourceOf(workflow, inputs, options.items);
+  if (source === undefined) return undefined;
+  await access(source.itemsFile).catch((error: unknown) => {
+    throw new ItemsError(source.itemsFile, 0, "No such file. Check the path (--items is relative to the current directory, a type: items default to the workflow file).", {
+      cause: error,
+    });
+  });
+  return batchRunBody(source, options);
+}
+
+/** The body of a resumed run: the batch it started (batch.json says which file), else undefined. */
+export async function resumedBatchBody(
+  runDir: string,
+  workflow: Workflow,
+  inputs: Readonly<Record<string, unknown>>,
+  options: BatchBodyOptions,
+): Promise<RunBody | undefined> {
+  const batch = await readBatchFile(runDir);
+  return batchBodyFor(workflow, inputs, { ...options, ...(batch?.itemsFile === undefined ? {} : { items: batch.itemsFile }) });
+}

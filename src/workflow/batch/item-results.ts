@@ -1,0 +1,122 @@
+import { createReadStream } from "node:fs";
+import { open, stat, truncate, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { z } from "zod";
+
+/** The file of a batch run that holds one line per finished item, in finishing order. */
+export const ITEM_RESULTS_FILE = "outputs.jsonl";
+
+const itemResultSchema = z.object({
+  index: z.int().nonnegative(),
+  line: z.int().nonnegative(),
+  state: z.enum(["done", "failed"]),
+  output: z.unknown().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+/** One finished item: its output, or why it failed. */
+export type ItemResult = z.infer<typeof itemResultSchema>;
+
+/**
+ * A batch run's results file, appended one line per item as each finishes, so outputs never pile
+ * up in memory. Opening an existing file (a resumed run) reads back which items are done, keeping
+ * only their indexes; a line torn by a crash is cut off. Failed items are tried again on resume.
+ */
+export class ItemResults {
+  readonly file: string;
+  readonly #done: Set<number>;
+  readonly #failed: Set<number>;
+  readonly #handle: FileHandle;
+  #writing: Promise<void> = Promise.resolve();
+
+  private constructor(file: string, handle: FileHandle, done: Set<number>, failed: Set<number>) {
+    this.file = file;
+    this.#handle = handle;
+    this.#done = done;
+    this.#failed = failed;
+  }
+
+  /** Opens (or creates) `outputs.jsonl` in `runDir`. */
+  static async open(runDir: string): Promise<ItemResults> {
+    const file = join(runDir, ITEM_RESULTS_FILE);
+    const { done, failed, goodBytes, sizeBytes } = await readResults(file);
+    if (goodBytes < sizeBytes) await truncate(file, goodBytes);
+    return new ItemResults(file, await open(file, "a"), done, failed);
+  }
+
+  /** Whether item `index` finished successfully (in this run or an earlier attempt). */
+  isDone(index: number): boolean {
+    return this.#done.has(index);
+  }
+
+  /** Items done so far. */
+  get doneCount(): number {
+    return this.#done.size;
+  }
+
+  /** Items whose latest attempt failed. */
+  get failedCount(): number {
+    return this.#failed.size;
+  }
+
+  /** Appends a result; resolves once its line is written (the item then counts as finished). */
+  append(result: ItemResult): Promise<void> {
+    const text = `${JSON.stringify(result)}\n`;
+    const written = this.#writing.then(() => this.#handle.appendFile(text, "utf8"));
+    this.#writing = written.catch(() => undefined);
+    return written.then(() => {
+      if (result.state === "done") {
+        this.#done.add(result.index);
+        this.#failed.delete(result.index);
+      } else {
+        this.#failed.add(result.index);
+      }
+    });
+  }
+
+  /** Waits for pending writes and closes the file. */
+  async close(): Promise<void> {
+    await this.#writing;
+    await this.#handle.close();
+  }
+}
+
+async function readResults(file: string): Promise<{ done: Set<number>; failed: Set<number>; goodBytes: number; sizeBytes: number }> {
+  const done = new Set<number>();
+  const failed = new Set<number>();
+  let sizeBytes: number;
+  try {
+    sizeBytes = (await stat(file)).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { done, failed, goodBytes: 0, sizeBytes: 0 };
+    throw error;
+  }
+  let goodBytes = 0;
+  const stream = createReadStream(file, { encoding: "utf8" });
+  try {
+    for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
+      const end = goodBytes + Buffer.byteLength(text) + 1;
+      const parsed = itemResultSchema.safeParse(parseJson(text));
+      // The first unreadable or unterminated line is where a crash cut the file; nothing after it is trusted.
+      if (!parsed.success || end > sizeBytes) break;
+      goodBytes = end;
+      if (parsed.data.state === "done") {
+        done.add(parsed.data.index);
+        failed.delete(parsed.data.index);
+      } else if (!done.has(parsed.data.index)) {
+        failed.add(parsed.data.index);
+      }
+    }
+  } finally {
+    stream.destroy();
+  }
+  return { done, failed, goodBytes, sizeBytes };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

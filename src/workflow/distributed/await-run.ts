@@ -1,0 +1,89 @@
+import { mkdir, open } from "node:fs/promises";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { CostLedger } from "../../cost/cost-ledger.js";
+import type { CostEntry } from "../../cost/cost-entry.js";
+import { BATCH_KEY } from "../batch/batch-run-body.js";
+import { ITEM_RESULTS_FILE } from "../batch/item-results.js";
+import type { JournalRecord } from "../run/journal-records.js";
+import { JOURNAL_FILE } from "../run/run-workflow.js";
+import { costFileContent, writeJsonFile } from "../run/write-run-files.js";
+import type { RunCounts, RunStore, StoredResult } from "./run-store.js";
+
+/** How a distributed run ended, once assembled into its run directory. */
+export interface DistributedRunResult extends RunCounts {
+  readonly runId: string;
+  readonly runDir: string;
+  readonly status: "done" | "failed" | "stopped";
+  readonly costYuan: number;
+}
+
+/**
+ * Waits until every item of a run has a result (polling the store), then assembles the run
+ * directory. Aborting stops waiting, not the run: the workers go on, and `resume` waits again.
+ */
+export async function awaitRun(
+  store: RunStore,
+  runId: string,
+  options: { runDir?: string; pollMs?: number; signal?: AbortSignal; onProgress?: (counts: RunCounts) => void } = {},
+): Promise<DistributedRunResult> {
+  const spec = await store.spec(runId);
+  const runDir = path.resolve(options.runDir ?? spec.runDir);
+  let last = "";
+  for (;;) {
+    const counts = await store.counts(runId, spec.total);
+    const shown = `${counts.done}/${counts.failed}`;
+    if (shown !== last) options.onProgress?.(counts);
+    last = shown;
+    if (counts.done + counts.failed >= counts.total) break;
+    if (options.signal?.aborted === true) return { runId, runDir, status: "stopped", costYuan: 0, ...counts };
+    await sleep(options.pollMs ?? 250, undefined, { signal: options.signal }).catch(() => undefined);
+  }
+  return assembleRun(store, runId, runDir);
+}
+
+/**
+ * Writes a finished run's directory from the store: journal.jsonl (the start, each item's steps,
+ * costs and result, the end), outputs.jsonl (one line per item, in item order), outputs.json and
+ * cost.json. The same files a single-machine batch writes, so `runs` and reports read them alike.
+ */
+export async function assembleRun(store: RunStore, runId: string, runDir: string): Promise<DistributedRunResult> {
+  const spec = await store.spec(runId);
+  await mkdir(runDir, { recursive: true });
+  const journal = await open(path.join(runDir, JOURNAL_FILE), "w");
+  const outputs = await open(path.join(runDir, ITEM_RESULTS_FILE), "w");
+  const costs: CostEntry[] = [];
+  const line = (record: JournalRecord) => journal.write(`${JSON.stringify(record)}\n`);
+  let done = 0;
+  let failed = 0;
+  try {
+    await line(spec.start);
+    const results = new Map<number, StoredResult>();
+    for await (const result of store.results(runId)) results.set(result.index, result);
+    let index = 0;
+    // Journals come one per item, in item order.
+    for await (const records of store.journals(runId, spec.total)) {
+      const result = results.get(index++);
+      for (const record of records) {
+        if (record.type === "cost") costs.push(record.entry);
+        await line(record);
+      }
+      if (result === undefined) continue;
+      const { state, output, error } = result;
+      await line({ type: "item-finished", key: BATCH_KEY, index: result.index, at: new Date().toISOString(), ...(output === undefined ? {} : { output }), ...(error === undefined ? {} : { error }) });
+      await outputs.write(`${JSON.stringify(result)}\n`);
+      if (state === "done") done++;
+      else failed++;
+    }
+    const status = done + failed < spec.total ? "stopped" : failed > 0 ? "failed" : "done";
+    await line({ type: "run-finished", status, at: new Date().toISOString() });
+    await journal.sync();
+    const ledger = new CostLedger({ entries: costs });
+    await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger));
+    await writeJsonFile(path.join(runDir, "outputs.json"), { items: { file: ITEM_RESULTS_FILE, total: spec.total, done, failed }, runId });
+    return { runId, runDir, status, total: spec.total, done, failed, costYuan: ledger.spentYuan };
+  } finally {
+    await journal.close();
+    await outputs.close();
+  }
+}

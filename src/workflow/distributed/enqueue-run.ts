@@ -1,0 +1,118 @@
+import { randomUUID } from "node:crypto";
+import { access, mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ConfigError } from "../../errors.js";
+import { batchSourceOf, resolveRunInputs } from "../batch/batch-run-body.js";
+import { ItemsError } from "../batch/items-error.js";
+import { readItems } from "../batch/read-items.js";
+import type { Workflow } from "../load/load-workflow.js";
+import { summarizeError } from "../run/error-summary.js";
+import type { RunStarted } from "../run/journal-records.js";
+import { JOURNAL_FILE, WORKFLOW_COPY } from "../run/run-workflow.js";
+import type { ON_ITEM_ERROR } from "../schema/step-schemas.js";
+import { enqueueItems, itemQueue, queueConnection } from "./item-queue.js";
+import type { RunStore, StoredResult } from "./run-store.js";
+
+/** Options of enqueueRun. */
+export interface EnqueueRunOptions {
+  /** The Redis the workers take items from. */
+  readonly redisURL: string;
+  /** Input values; text (as from `--input k=v`) is converted to each input's declared type. */
+  readonly inputs?: Readonly<Record<string, unknown>>;
+  /** A .jsonl or .csv file: one item per row. Default: the workflow's `type: items` input. */
+  readonly items?: string;
+  /** The run directory on this machine, where outputs are assembled. */
+  readonly outDir: string;
+  /** Default `collect`: a failed item is recorded and the others go on. */
+  readonly onItemError?: (typeof ON_ITEM_ERROR)[number];
+  readonly signal?: AbortSignal;
+}
+
+/** A run handed to the workers. */
+export interface EnqueuedRun {
+  readonly runId: string;
+  readonly runDir: string;
+  readonly total: number;
+}
+
+/**
+ * Starts a distributed run: stores the workflow, inputs and every item in Redis, then adds one job
+ * per item (job id `runId-index`) to the queue the workers take from. Items are streamed, so a
+ * large file is never held whole. Only batch runs (an items file) are distributed.
+ */
+export async function enqueueRun(store: RunStore, workflow: Workflow, options: EnqueueRunOptions): Promise<EnqueuedRun> {
+  const inputs = resolveRunInputs(workflow, options.inputs, options.items);
+  const source = batchSourceOf(workflow, inputs, options.items);
+  if (source === undefined) {
+    throw new ConfigError(`${workflow.file} has no items to spread over workers. Pass --items FILE (a .jsonl or .csv), or run it without --redis.`, { code: "invalid_workflow" });
+  }
+  await access(source.itemsFile).catch((error: unknown) => {
+    throw new ItemsError(source.itemsFile, 0, "No such file. Check the path (--items is relative to the current directory).", { cause: error });
+  });
+  const runDir = path.resolve(options.outDir);
+  if (await access(path.join(runDir, JOURNAL_FILE)).then(() => true, () => false)) {
+    throw new ConfigError(`${runDir} already holds a run. Choose another --out.`, { code: "run_dir_taken" });
+  }
+  await mkdir(runDir, { recursive: true });
+  await writeFile(path.join(runDir, WORKFLOW_COPY), workflow.text);
+  const start: RunStarted = {
+    type: "run-started",
+    version: 1,
+    runId: randomUUID(),
+    name: workflow.name,
+    workflowHash: workflow.hash,
+    workflowFile: workflow.file,
+    baseDir: workflow.baseDir,
+    inputs,
+    startedAt: new Date().toISOString(),
+  };
+  const runId = start.runId;
+  // Rows that do not parse are failed items from the start (as in a single-machine batch); no job runs them.
+  const invalid: StoredResult[] = [];
+  const rows = readItems(source.itemsFile, {
+    format: source.format,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    onInvalidItem: (error: ItemsError, index: number) => invalid.push({ index, line: error.line, state: "failed", error: summarizeError(error) }),
+  });
+  const all = (await store.addItems(runId, rows)) + invalid.length;
+  await store.saveSpec({
+    version: 1,
+    start,
+    workflowText: workflow.text,
+    ...(source.inputName === undefined ? {} : { inputName: source.inputName }),
+    total: all,
+    onItemError: options.onItemError ?? "collect",
+    runDir,
+  });
+  for (const result of invalid) await store.finishItem(runId, result);
+  const skip = new Set(invalid.map((result) => result.index));
+  await writeFile(path.join(runDir, "distributed.json"), `${JSON.stringify({ version: 1, runId, total: all }, null, 2)}\n`);
+  const connection = queueConnection(options.redisURL);
+  const queue = itemQueue(connection);
+  try {
+    await enqueueItems(queue, runId, indexes(all, skip));
+  } finally {
+    await queue.close();
+    connection.disconnect();
+  }
+  return { runId, runDir, total: all };
+}
+
+/** Puts a run's unfinished items (and, with retryFailed, its failed ones) back on the queue; returns how many. */
+export async function reenqueueRun(store: RunStore, runId: string, redisURL: string, options: { retryFailed?: boolean } = {}): Promise<number> {
+  const spec = await store.spec(runId);
+  if (options.retryFailed !== false) await store.clearFailed(runId);
+  const missing = await store.missing(runId, spec.total);
+  const connection = queueConnection(redisURL);
+  const queue = itemQueue(connection);
+  try {
+    return await enqueueItems(queue, runId, missing);
+  } finally {
+    await queue.close();
+    connection.disconnect();
+  }
+}
+
+function* indexes(total: number, skip: ReadonlySet<number>): Generator<number> {
+  for (let index = 0; index < total; index++) if (!skip.has(index)) yield index;
+}

@@ -1,0 +1,56 @@
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+
+/** The BullMQ queue every worker takes items from. */
+export const ITEM_QUEUE = "svc-flow-items";
+
+/** What a job carries: which item of which run (the item itself is in the run store). */
+export interface ItemJob {
+  readonly runId: string;
+  readonly index: number;
+}
+
+/** How often a job is tried when its worker throws (a crash or shutdown is not an attempt). */
+export const ITEM_ATTEMPTS = 5;
+
+/** The job id of an item: the same item enqueued twice is one job. */
+export function itemJobId(runId: string, index: number): string {
+  return `${runId}-${index}`;
+}
+
+/** A BullMQ connection to `url`, as BullMQ wants it (blocking commands never time out). */
+export function queueConnection(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null });
+}
+
+/** The item queue on `connection`. */
+export function itemQueue(connection: Redis): Queue<ItemJob> {
+  return new Queue<ItemJob>(ITEM_QUEUE, { connection });
+}
+
+/**
+ * Adds the items' jobs in chunks. Job ids are deterministic, so re-adding an item whose job is
+ * waiting or running does nothing; finished jobs are removed, and their items skip (the result is
+ * stored) if they come again.
+ */
+export async function enqueueItems(queue: Queue<ItemJob>, runId: string, indexes: Iterable<number>): Promise<number> {
+  let count = 0;
+  let chunk: number[] = [];
+  const flush = async () => {
+    await queue.addBulk(
+      chunk.map((index) => ({
+        name: "item",
+        data: { runId, index },
+        opts: { jobId: itemJobId(runId, index), attempts: ITEM_ATTEMPTS, backoff: { type: "exponential", delay: 1000 }, removeOnComplete: true, removeOnFail: true },
+      })),
+    );
+    count += chunk.length;
+    chunk = [];
+  };
+  for (const index of indexes) {
+    chunk.push(index);
+    if (chunk.length === 500) await flush();
+  }
+  if (chunk.length > 0) await flush();
+  return count;
+}

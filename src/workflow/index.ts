@@ -1,0 +1,23 @@
+// The workflow engine's surface; src/index.ts re-exports what users need.
+export { connectGateway } from "./connect-gateway.js";
+export type { ConnectGatewayOptions, GatewayConnection } from "./connect-gateway.js";
+export { resolveInputs } from "./input-values.js";
+export { hashValue, loadWorkflow, parseWorkflow } from "./load/load-workflow.js";
+export type { LoadWorkflowOptions, Workflow } from "./load/load-workflow.js";
+export type { ArtifactRef } from "./media/media-source.js";
+export { escapeHtml, renderReport, REPORT_FILE, writeReportFile } from "./report/index.js";
+export { readJournal } from "./run/run-journal.js";
+export type { ErrorSummary, JournalRecord, RunStarted } from "./run/journal-records.js";
+export { resumeWorkflow } from "./run/resume-workflow.js";
+export type { ResumeWorkflowOptions } from "./run/resume-workflow.js";
+export type { ExecuteOptions, RunResult, RunWorkflowOptions } from "./run/run-options.js";
+export type { RunReportWriter, RunSummary } from "./run/run-summary.js";
+export { JOURNAL_FILE, runWorkflow, WORKFLOW_COPY } from "./run/run-workflow.js";
+export { workflowJsonSchema } from "./schema/workflow-json-schema.js";
+export type { Step } from "./schema/step-schemas.js";
+export type { WorkflowDefinition } from "./schema/workflow-schema.js";
+export { buildStepGraph } from "./step-graph.js";
+export type { StepNode } from "./step-graph.js";
+export { formatIssue, WorkflowError } from "./workflow-error.js";
+export type { WorkflowIssue } from "./workflow-error.js";
+export type { RunStatus, WorkflowEvent } from "./workflow-event.js";

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { AgentRunner, defineAgent, type AgentDefinition } from "../../../agents/index.js";
+import { ConfigError, SvcFlowError } from "../../errors.js";
+import { stringifyValue } from "../expression/index.js";
+import { didYouMean } from "../load/suggest-name.js";
+import type { AgentStep } from "../schema/step-schemas.js";
+import { samplingFieldsSchema } from "./chat-kind.js";
+import { parseStepInput } from "./parse-step-input.js";
+import type { LeafContext } from "./step-kind.js";
+
+const INLINE_SYSTEM =
+  "You are a careful agent. Use the tools to do the task: call them for facts, files and arithmetic " +
+  "instead of guessing. When the task is done, answer with the result.";
+
+const text = z.unknown().transform((value) => (typeof value === "string" ? value : stringifyValue(value)));
+const agentInputSchema = samplingFieldsSchema.extend({
+  prompt: text,
+  system: text.optional(),
+  agent: z.string().optional(),
+  tools: z.array(z.string()).optional(),
+  maxSteps: z.int().positive().optional(),
+});
+
+/**
+ * `uses: agent`: a ready agent from agents/ (`agent:`), or one made of `tools:` with a general
+ * instruction, run by the agents' runner with this step's models, ledger tags and idempotency keys.
+ * Output: `{ text, model, steps, toolCalls }`, plus `structured` for agents with a response format.
+ * An agent that hits its step limit fails the step.
+ */
+export async function runAgentStep(context: LeafContext<AgentStep>): Promise<unknown> {
+  const input = parseStepInput(agentInputSchema, context.input, context.key);
+  const { services, signal } = context;
+  const base = input.agent === undefined ? inlineAgent(context, input.tools ?? []) : namedAgent(input.agent, services.agents);
+  const definition: AgentDefinition = {
+    ...base,
+    ...(input.system === undefined || input.system === "" ? {} : { system: `${base.system}\n\n${input.system}` }),
+    ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens }),
+  };
+  // The step's own model wins; a named agent keeps its model otherwise (defaults.model is for inline agents).
+  const model = context.step.with.model === undefined && input.agent !== undefined ? base.model : context.models.model;
+  const temperature = input.temperature ?? context.settings.temperature;
+  const runner = new AgentRunner(definition, {
+    workspace: services.workspace,
+    ...(model === undefined ? {} : { model }),
+    ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }),
+    chatModel: (request) =>
+      services.chatModel({
+        model: request.model,
+        // Fallbacks are for the agent's own turns; a gateway tool asks for one model.
+        fallbacks: request.tool === undefined ? context.models.fallbacks : [],
+        ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
+        ...(temperature === undefined ? {} : { temperature }),
+        ...(input.stop === undefined ? {} : { stop: input.stop }),
+      }),
+    music: services.music(),
+    refundMusic: (requestId) => services.refundMusic(requestId),
+    ...(services.musicPollIntervalMs === undefined ? {} : { toolOptions: { musicPollIntervalMs: services.musicPollIntervalMs } }),
+    signal,
+  });
+  try {
+    const outcome = await runner.run(input.prompt, { signal });
+    if (outcome.status === "step_limit") throw new SvcFlowError("agent_step_limit", `Step "${context.key}": ${outcome.message}`);
+    return {
+      text: outcome.answer,
+      model: outcome.model,
+      steps: outcome.steps,
+      toolCalls: outcome.toolCalls,
+      ...(outcome.structuredResponse === undefined ? {} : { structured: outcome.structuredResponse }),
+    };
+  } finally {
+    await runner.close();
+  }
+}
+
+function namedAgent(name: string, agents: readonly AgentDefinition[]): AgentDefinition {
+  const found = agents.find((agent) => agent.name === name);
+  if (found !== undefined) return found;
+  const names = agents.map((agent) => agent.name);
+  throw new ConfigError(`Unknown agent "${name}". ${didYouMean(name, names)}Agents: ${names.length > 0 ? names.join(", ") : "none"}.`, {
+    code: "unknown_agent",
+  });
+}
+
+function inlineAgent(context: LeafContext<AgentStep>, tools: readonly string[]): AgentDefinition {
+  const model = context.models.model;
+  if (model === undefined) throw new ConfigError(`Step "${context.key}" has no model. Set with.model or defaults.model.`);
+  return defineAgent({ name: "inline-agent", description: `The agent of step ${context.key}`, system: INLINE_SYSTEM, tools, model });
+}

@@ -1,0 +1,62 @@
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { ChatGateway } from "../../chat/chat-gateway.js";
+import type { MusicClient } from "../../gateway/music-client.js";
+import type { RetryPolicy } from "../../scheduling/retry.js";
+import type { LeafStep } from "../schema/step-schemas.js";
+import type { ArtifactStore } from "../run/artifact-store.js";
+import type { JournalRecord, RecordOf } from "../run/journal-records.js";
+import type { AgentDefinition } from "../../../agents/index.js";
+
+/** Settings of one chat model for one step. */
+export interface ChatModelRequest {
+  readonly model: string;
+  readonly fallbacks: readonly string[];
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  readonly stop?: string[];
+}
+
+/** What the engine gives a step kind: clients bound to this step's ledger tags and idempotency keys. */
+export interface StepServices {
+  /** A chat model whose calls are billed to this step and retried by its policy. */
+  chatModel(request: ChatModelRequest): ChatGateway;
+  /** The step's music client (one per step), billed to it. */
+  music(): MusicClient;
+  /** Records the gateway's automatic refund of a music job that failed upstream. */
+  refundMusic(requestId: string): void;
+  /** Tools from tools/, confined to the run's workspace. */
+  tools(names: readonly string[]): StructuredToolInterface[];
+  /** The folder the file tools work in. */
+  readonly workspace: string;
+  /** compose_music's first poll interval, when the run sets one. */
+  readonly musicPollIntervalMs?: number;
+  /** Agents that `agent:` may name. */
+  readonly agents: readonly AgentDefinition[];
+  readonly artifacts: ArtifactStore;
+  /** Folder that relative media paths are read from (the workflow file's). */
+  readonly baseDir: string;
+  readonly runDir: string;
+  /** The music job this step submitted before an interruption, if the journal has it. */
+  journaledMusic(): RecordOf<"music-submitted"> | undefined;
+  /** Appends a record to the journal and waits until it is on disk. */
+  journal(record: JournalRecord): Promise<void>;
+}
+
+/** Everything a leaf step kind gets for one run of one step. */
+export interface LeafContext<S extends LeafStep = LeafStep> {
+  /** The step instance, e.g. `posters[2].poster`. */
+  readonly key: string;
+  readonly step: S;
+  /** The step's `with:`, rendered (expressions replaced by their values). */
+  readonly input: Record<string, unknown>;
+  /** The models to try, already resolved against defaults and checked. */
+  readonly models: { readonly model?: string; readonly fallbacks: readonly string[] };
+  /** Workflow defaults that apply to calls (temperature, maxTokens). */
+  readonly settings: { readonly temperature?: number; readonly maxTokens?: number };
+  readonly retry: RetryPolicy;
+  readonly signal: AbortSignal;
+  readonly services: StepServices;
+}
+
+/** Runs one kind of leaf step; resolves with the step's output (JSON-safe: artifacts by reference). */
+export type LeafRunner<S extends LeafStep = LeafStep> = (context: LeafContext<S>) => Promise<unknown>;

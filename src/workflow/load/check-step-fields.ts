@@ -1,0 +1,87 @@
+import { listAgentNames } from "../../../agents/index.js";
+import { isToolName, listToolNames } from "../../../tools/index.js";
+import { prepareSchema } from "../../chat/structured-output.js";
+import { didYouMean } from "./suggest-name.js";
+import type { ValuePath } from "../expression/index.js";
+import { inputProblem } from "../input-values.js";
+import type { LeafStep } from "../schema/step-schemas.js";
+import type { MusicWith } from "../schema/with-schemas.js";
+import type { WorkflowDefinition } from "../schema/workflow-schema.js";
+import { walkSteps } from "./walk-steps.js";
+import type { RawIssue } from "./zod-issues.js";
+
+/** Names the loader checks `agent:` against. */
+export interface StepFieldCheckOptions {
+  /** Agents that `agent:` may name. Default: the ready agents in agents/. */
+  readonly agentNames?: readonly string[];
+}
+
+// Which fields each music operation needs.
+const MUSIC_NEEDS: Record<NonNullable<MusicWith["operation"]>, ReadonlyArray<keyof MusicWith>> = {
+  generate: ["prompt"],
+  lyrics: ["prompt"],
+  continuation: ["clip"],
+  stems: ["clip"],
+  concatenation: ["clip"],
+};
+
+/** Checks what the schema cannot: unique ids, tool and agent names, music fields, answer schemas, input defaults. */
+export function checkStepFields(definition: WorkflowDefinition, options: StepFieldCheckOptions = {}): RawIssue[] {
+  const issues: RawIssue[] = [];
+  const seen = new Map<string, ValuePath>();
+  walkSteps(definition.steps, ({ step, path }) => {
+    const first = seen.get(step.id);
+    if (first !== undefined) {
+      issues.push({ path: [...path, "id"], message: `The id "${step.id}" is already used by the step at ${first.join(".")}; ids are unique in the file.` });
+    } else {
+      seen.set(step.id, path);
+    }
+    if ("uses" in step) checkLeaf(step, [...path, "with"], options, issues);
+  });
+  for (const [name, spec] of Object.entries(definition.inputs ?? {})) {
+    const problem = spec.default === undefined ? undefined : inputProblem(spec, spec.default);
+    if (problem !== undefined) issues.push({ path: ["inputs", name, "default"], message: `The default does not fit: ${problem}.` });
+  }
+  return issues;
+}
+
+function checkLeaf(step: LeafStep, path: ValuePath, options: StepFieldCheckOptions, issues: RawIssue[]): void {
+  const tool = (name: string, at: ValuePath) => {
+    if (!isToolName(name)) issues.push({ path: at, message: `Unknown tool "${name}". ${didYouMean(name, listToolNames())}Tools: ${listToolNames().join(", ")}.` });
+  };
+  switch (step.uses) {
+    case "tool":
+      tool(step.with.tool, [...path, "tool"]);
+      return;
+    case "chat":
+      step.with.tools?.forEach((name, index) => tool(name, [...path, "tools", index]));
+      if (step.with.schema !== undefined) {
+        try {
+          prepareSchema(step.with.schema);
+        } catch (error) {
+          issues.push({ path: [...path, "schema"], message: `Not a usable JSON Schema: ${(error as Error).message}` });
+        }
+      }
+      return;
+    case "agent": {
+      step.with.tools?.forEach((name, index) => tool(name, [...path, "tools", index]));
+      const { agent, tools } = step.with;
+      if ((agent === undefined) === (tools === undefined)) {
+        issues.push({ path, message: "An agent step names an agent from agents/ (agent:) or lists its tools (tools:), not both and not neither." });
+      } else if (agent !== undefined && !(options.agentNames ?? listAgentNames()).includes(agent)) {
+        const names = options.agentNames ?? listAgentNames();
+        issues.push({ path: [...path, "agent"], message: `Unknown agent "${agent}". ${didYouMean(agent, names)}Agents: ${names.length > 0 ? names.join(", ") : "none"}.` });
+      }
+      return;
+    }
+    case "music": {
+      const operation = step.with.operation ?? "generate";
+      for (const field of MUSIC_NEEDS[operation]) {
+        if (step.with[field] === undefined) issues.push({ path, message: `Music ${operation} needs with.${field}.` });
+      }
+      return;
+    }
+    case "image":
+      return;
+  }
+}

@@ -1,0 +1,72 @@
+import {
+  checkReferences,
+  collectReferences,
+  ExpressionError,
+  formatPath,
+  type ReferenceContext,
+  type ValuePath,
+} from "../expression/index.js";
+import { isMapStep, type Step } from "../schema/step-schemas.js";
+import type { WorkflowDefinition } from "../schema/workflow-schema.js";
+import type { RawIssue } from "./zod-issues.js";
+import { exposedIds, subtreeIds, walkSteps, type StepPlace } from "./walk-steps.js";
+
+/** Fields of `run` that expressions may read. */
+export const RUN_FIELDS = ["id", "name", "dir", "startedAt"] as const;
+
+const ROOTS = ["inputs", "steps", "run"];
+
+/** Checks every `${{ }}` and `needs:`: syntax, and that each name exists and finishes before the reader. */
+export function checkStepReferences(definition: WorkflowDefinition): RawIssue[] {
+  const issues: RawIssue[] = [];
+  const allSteps = definition.steps.flatMap(subtreeIds);
+  const inputs = Object.keys(definition.inputs ?? {});
+  const base = { inputs, allSteps, runFields: [...RUN_FIELDS] };
+  walkSteps(definition.steps, (place) => {
+    const { step, path } = place;
+    const context: ReferenceContext = { ...base, roots: [...ROOTS, ...place.mapVariables], steps: place.earlier, currentStep: step.id };
+    check(step.if, [...path, "if"], context, issues);
+    checkNeeds(step, place, allSteps, issues);
+    if ("with" in step) check(step.with, [...path, "with"], context, issues);
+    if (isMapStep(step)) {
+      check(step.map, [...path, "map"], context, issues);
+      const variable = step.as ?? "item";
+      if (ROOTS.includes(variable) || place.mapVariables.includes(variable)) {
+        issues.push({ path: [...path, "as"], message: `"${variable}" is already a name in expressions here; pick another name for the item.` });
+      }
+      const inside = [...place.earlier, ...step.steps.flatMap(exposedIds)];
+      check(step.output, [...path, "output"], { ...context, roots: [...context.roots, variable], steps: inside }, issues);
+    }
+  });
+  const topLevel = definition.steps.flatMap(exposedIds);
+  check(definition.outputs, ["outputs"], { ...base, roots: ROOTS, steps: topLevel }, issues);
+  return issues;
+}
+
+function check(value: unknown, location: ValuePath, context: ReferenceContext, issues: RawIssue[]): void {
+  if (value === undefined) return;
+  try {
+    issues.push(...checkReferences(collectReferences(value, location), context).map(toIssue));
+  } catch (error) {
+    if (!(error instanceof ExpressionError)) throw error;
+    issues.push(toIssue(error));
+  }
+}
+
+/** An expression error as a positioned issue; the position replaces the "At path:" prefix. */
+export function toIssue(error: ExpressionError): RawIssue {
+  const path = error.location ?? [];
+  const prefix = `At ${formatPath(path)}: `;
+  const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  return { path, message, offsetInString: error.column === undefined ? undefined : error.column - 1 };
+}
+
+function checkNeeds(step: Step, place: StepPlace, allSteps: readonly string[], issues: RawIssue[]): void {
+  (step.needs ?? []).forEach((id, index) => {
+    if (place.earlier.includes(id)) return;
+    const path = [...place.path, "needs", index];
+    if (id === step.id) issues.push({ path, message: `Step "${id}" cannot wait for itself.` });
+    else if (allSteps.includes(id)) issues.push({ path, message: `Step "${id}" does not run before this one. Move this step after "${id}", or drop it from needs.` });
+    else issues.push({ path, message: `There is no step "${id}"${place.earlier.length > 0 ? ` (steps before this one: ${place.earlier.join(", ")})` : ""}.` });
+  });
+}

@@ -1,0 +1,113 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { ConfigError } from "../../errors.js";
+import type { WorkflowDefinition } from "../schema/workflow-schema.js";
+import { buildStepGraph, type StepNode } from "../step-graph.js";
+import { WorkflowError } from "../workflow-error.js";
+import { checkMedia } from "./check-media.js";
+import { checkModels } from "./check-models.js";
+import { checkStepFields } from "./check-step-fields.js";
+import { checkStepReferences } from "./check-step-references.js";
+import { parseWorkflowYaml } from "./parse-workflow-yaml.js";
+import { validateWorkflowShape } from "./validate-shape.js";
+import type { RawIssue } from "./zod-issues.js";
+
+/** A workflow file that passed every load-time check. */
+export interface Workflow {
+  /** The file as named (absolute), or `<inline>`. */
+  readonly file: string;
+  /** Folder that relative media paths are read from. */
+  readonly baseDir: string;
+  /** The `name:`, or the file name without its extension. */
+  readonly name: string;
+  /** The file's text, as loaded. */
+  readonly text: string;
+  /** sha256 of the parsed content (comments and layout do not count); a journal belongs to one hash. */
+  readonly hash: string;
+  readonly definition: WorkflowDefinition;
+  /** The top-level steps with what each waits for. */
+  readonly graph: readonly StepNode[];
+}
+
+/** Options of loadWorkflow. */
+export interface LoadWorkflowOptions {
+  /** Name shown in errors for inline text. Default `<inline>`. */
+  readonly fileName?: string;
+  /** Folder for relative media paths of inline text. Default: the current directory. */
+  readonly baseDir?: string;
+  /** Models the key may call (live `GET /models`); without it, ids are checked against the catalogue only. */
+  readonly models?: readonly string[];
+  /** Folder file names in errors are shown relative to. Default: the current directory. */
+  readonly cwd?: string;
+  /** Names `agent:` may use (pass the names of agents you give the run). Default: the ready agents in agents/. */
+  readonly agentNames?: readonly string[];
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Loads and checks a workflow: a path to a .yaml/.yml/.json file, or the text itself (anything with
+ * a line break). Every problem is reported at once, each with file, line, column and path; nothing is called.
+ */
+export async function loadWorkflow(pathOrText: string, options: LoadWorkflowOptions = {}): Promise<Workflow> {
+  if (pathOrText.includes("\n")) return parseWorkflow(pathOrText, options);
+  const file = path.resolve(options.cwd ?? process.cwd(), pathOrText);
+  let text: string;
+  try {
+    text = await readFile(file, { encoding: "utf8", signal: options.signal });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const reason = code === "ENOENT" ? "there is no such file" : code === "EISDIR" ? "it is a folder" : (error as Error).message;
+    throw new ConfigError(`Cannot read the workflow ${pathOrText}: ${reason}.`, { code: "invalid_workflow", cause: error });
+  }
+  return parseWorkflow(text, { ...options, fileName: file, baseDir: path.dirname(file) });
+}
+
+/** Checks workflow text (see loadWorkflow), synchronously. */
+export function parseWorkflow(text: string, options: LoadWorkflowOptions = {}): Workflow {
+  const file = options.fileName ?? "<inline>";
+  const shown = file === "<inline>" ? file : path.relative(options.cwd ?? process.cwd(), file) || file;
+  const baseDir = options.baseDir ?? process.cwd();
+  const parsed = parseWorkflowYaml(text, shown);
+  const fail = (issues: readonly RawIssue[]): never => {
+    throw new WorkflowError(
+      issues.map((issue) => ({
+        file: shown,
+        ...parsed.locate(issue.path, { key: issue.key, offsetInString: issue.offsetInString }),
+        path: issue.key === undefined ? issue.path : [...issue.path, issue.key],
+        message: issue.message,
+      })),
+    );
+  };
+  const shape = validateWorkflowShape(parsed.value);
+  if (shape.definition === undefined) return fail(shape.issues);
+  const definition = shape.definition;
+  const issues = [
+    ...checkStepFields(definition, options),
+    ...checkStepReferences(definition),
+    ...checkModels(definition, options),
+    ...checkMedia(definition, baseDir),
+  ];
+  if (issues.length > 0) fail(sortByPlace(issues, parsed.locate));
+  const name = definition.name ?? (file === "<inline>" ? "workflow" : path.basename(file).replace(/\.(ya?ml|json)$/i, ""));
+  return { file, baseDir, name, text, hash: hashValue(parsed.value), definition, graph: buildStepGraph(definition.steps) };
+}
+
+function sortByPlace(issues: readonly RawIssue[], locate: ReturnType<typeof parseWorkflowYaml>["locate"]): RawIssue[] {
+  const place = (issue: RawIssue) => locate(issue.path, { key: issue.key });
+  return [...issues].sort((a, b) => place(a).line - place(b).line || place(a).column - place(b).column);
+}
+
+/** sha256 of a JSON-like value with keys sorted, so layout and key order do not change it. */
+export function hashValue(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value)).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

@@ -1,0 +1,96 @@
+import type { Dispatcher } from "undici";
+import { createTools } from "../../../tools/index.js";
+import { ChatGateway } from "../../chat/chat-gateway.js";
+import type { CostLedger } from "../../cost/cost-ledger.js";
+import type { GatewayClient } from "../../gateway/gateway-client.js";
+import { MusicClient } from "../../gateway/music-client.js";
+import type { RetryPolicy } from "../../scheduling/retry.js";
+import type { Scheduler } from "../../scheduling/scheduler.js";
+import type { AgentDefinition } from "../../../agents/index.js";
+import { defaultOutputTokens } from "../kinds/default-output-tokens.js";
+import type { StepServices } from "../kinds/step-kind.js";
+import type { WorkflowEvent } from "../workflow-event.js";
+import type { ArtifactStore } from "./artifact-store.js";
+import type { JournalSink } from "./run-journal.js";
+import type { Replay } from "./replay.js";
+import type { StepReport } from "./step-report.js";
+
+/** What every step's services share within a run. */
+export interface SharedServices {
+  readonly client: GatewayClient;
+  readonly scheduler: Scheduler;
+  /** The dispatcher that adds idempotency keys; music clients send through it too. */
+  readonly dispatcher: Dispatcher;
+  readonly apiKey: string;
+  readonly baseURL: string;
+  readonly ledger: CostLedger;
+  readonly artifacts: ArtifactStore;
+  readonly journal: JournalSink;
+  readonly replay: Replay;
+  readonly baseDir: string;
+  readonly runDir: string;
+  /** Folder the file tools work in. */
+  readonly workspace: string;
+  readonly agents: readonly AgentDefinition[];
+  /** compose_music's first poll interval (the run's music polling). */
+  readonly musicPollIntervalMs?: number;
+  readonly emit: (event: WorkflowEvent) => void;
+}
+
+/** The services of one step: its calls are tagged with the step's key in the ledger; chat calls always carry an output limit. */
+export function createStepServices(shared: SharedServices, key: string, report: StepReport, retry: RetryPolicy): StepServices {
+  const recorder = shared.ledger.tagged({ step: key });
+  const id = key.slice(key.lastIndexOf(".") + 1);
+  let music: MusicClient | undefined;
+  const chatModel: StepServices["chatModel"] = (request) =>
+    new ChatGateway({
+      model: request.model,
+      fallbacks: [...request.fallbacks],
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      maxTokens: request.maxTokens ?? defaultOutputTokens(request.model),
+      ...(request.stop === undefined ? {} : { stop: request.stop }),
+      retry,
+      client: shared.client,
+      scheduler: shared.scheduler,
+      ledger: recorder,
+      onWarning: (warning) => {
+        if (warning.code === "fallback_used") {
+          report.fallbacks.push(warning.model);
+          shared.emit({ type: "step-fallback", key, id, message: warning.message });
+        } else {
+          shared.emit({ type: "warning", key, message: warning.message });
+        }
+      },
+    });
+  const musicClient = () => {
+    music ??= new MusicClient({ apiKey: shared.apiKey, baseURL: shared.baseURL, dispatcher: shared.dispatcher, recorder });
+    return music;
+  };
+  const refundMusic = (requestId: string) => {
+    const entry = shared.ledger.refund(requestId);
+    if (entry !== undefined) shared.emit({ type: "warning", key, message: `A music job of step ${key} failed upstream; the gateway refunds it.` });
+  };
+  return {
+    chatModel,
+    music: musicClient,
+    refundMusic,
+    // Tools that call the gateway go through this step's clients: billed to it, under its idempotency keys.
+    tools: (names) =>
+      createTools(names, {
+        workspace: shared.workspace,
+        chatModel: (request) => chatModel({ model: request.model, fallbacks: [], ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }) }),
+        ledger: recorder,
+        music: musicClient(),
+        refundMusic,
+        ...(shared.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: shared.musicPollIntervalMs }),
+      }),
+    workspace: shared.workspace,
+    ...(shared.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: shared.musicPollIntervalMs }),
+    agents: shared.agents,
+    artifacts: shared.artifacts,
+    baseDir: shared.baseDir,
+    runDir: shared.runDir,
+    journaledMusic: () => shared.replay.music.get(key),
+    journal: (record) => shared.journal.append(record),
+  };
+}

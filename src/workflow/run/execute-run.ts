@@ -1,0 +1,180 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { Agent } from "undici";
+import { listAgentDefinitions } from "../../../agents/index.js";
+import { roundYuan } from "../../catalog/prices.js";
+import { CostLedger } from "../../cost/cost-ledger.js";
+import type { CostEntry } from "../../cost/cost-entry.js";
+import { formatYuan } from "../../cost/format-summary-table.js";
+import { GatewayClient } from "../../gateway/gateway-client.js";
+import { Scheduler } from "../../scheduling/scheduler.js";
+import { connectGateway } from "../connect-gateway.js";
+import { renderValue } from "../expression/index.js";
+import { writeReportFile } from "../report/write-report-file.js";
+import type { Workflow } from "../load/load-workflow.js";
+import { exposedIds } from "../load/walk-steps.js";
+import type { RunStatus, WorkflowEvent } from "../workflow-event.js";
+import { ArtifactStore } from "./artifact-store.js";
+import { createStepServices } from "./create-step-services.js";
+import { summarizeError } from "./error-summary.js";
+import { executeSteps } from "./execute-steps.js";
+import { idempotentDispatcher } from "./idempotency.js";
+import type { ErrorSummary } from "./journal-records.js";
+import { createLimiter } from "./limiter.js";
+import { readJournal, type RunJournal } from "./run-journal.js";
+import type { ExecuteOptions, RunResult } from "./run-options.js";
+import type { RunState, Scope } from "./run-state.js";
+import type { Replay } from "./replay.js";
+import { costFileContent, writeJsonFile } from "./write-run-files.js";
+
+/** Steps that call something, in flight at once, unless the file or caller says otherwise. */
+export const DEFAULT_CONCURRENCY = 8;
+
+/** A run to carry out: new, or resumed from its journal. */
+export interface RunPlan {
+  readonly workflow: Workflow;
+  readonly runDir: string;
+  readonly journal: RunJournal;
+  readonly replay: Replay;
+  readonly resumed: boolean;
+}
+
+/**
+ * Runs (or finishes) the steps of a run directory: connects to the gateway, restores the ledger
+ * from the journal, runs what the journal does not have, then writes outputs.json (when done),
+ * cost.json and the journal's last line, and calls the report hook.
+ */
+export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promise<RunResult> {
+  const { workflow, runDir, journal, replay } = plan;
+  const { runId, inputs, startedAt, name } = replay.start;
+  const emit = (event: WorkflowEvent) => options.onEvent?.(event);
+  const budgetYuan = options.budgetYuan ?? replay.budgetYuan ?? workflow.definition.budget?.maxYuan;
+  const allowUnpriced = options.allowUnpriced ?? workflow.definition.budget?.allowUnpriced;
+  const concurrency = options.concurrency ?? workflow.definition.concurrency ?? DEFAULT_CONCURRENCY;
+  const workspace = options.workspace ?? path.join(runDir, "workspace");
+  // A run that cannot start (no gateway, no workspace) leaves its journal closed and resumable.
+  const connection = await mkdir(workspace, { recursive: true })
+    .then(() => connectGateway({ ...options.gateway, ...(options.env ? { env: options.env } : {}), ...(options.notice ? { notice: options.notice } : {}) }))
+    .catch(async (error: unknown) => {
+      await journal.close();
+      throw error;
+    });
+  const agent = options.gateway?.dispatcher === undefined ? new Agent({ connections: Math.max(16, concurrency * 2) }) : undefined;
+  const dispatcher = idempotentDispatcher(options.gateway?.dispatcher ?? agent!);
+  const client = new GatewayClient({ apiKey: connection.apiKey, baseURL: connection.baseURL, dispatcher });
+  const reports: RunState["reports"] = new Map();
+  let pendingCost: Promise<void> = Promise.resolve();
+  // Counted as entries arrive: summarizing the ledger on every entry is quadratic in a long batch.
+  const isUnpricedCall = (entry: CostEntry) => entry.yuan === undefined && entry.status !== "refunded";
+  let unpricedCalls = replay.costs.filter(isUnpricedCall).length;
+  const onEntry = (entry: CostEntry) => {
+    pendingCost = journal.append({ type: "cost", entry }).catch(() => undefined);
+    if (isUnpricedCall(entry)) unpricedCalls++;
+    const key = entry.tags.step;
+    const report = key === undefined ? undefined : reports.get(key);
+    if (report?.add(entry) === true && key !== undefined) {
+      emit({ type: "step-retry", key, id: key.slice(key.lastIndexOf(".") + 1), attempt: report.attempts, errorCode: entry.errorCode ?? "failed" });
+    }
+    emit({ type: "cost", spentYuan: ledger.spentYuan, heldYuan: ledger.heldYuan, ...(budgetYuan === undefined ? {} : { maxYuan: budgetYuan }), unpriced: unpricedCalls });
+  };
+  const ledger: CostLedger = new CostLedger({
+    ...(budgetYuan === undefined ? {} : { maxYuan: budgetYuan }),
+    ...(options.prices === undefined ? {} : { prices: options.prices }),
+    ...(allowUnpriced === undefined ? {} : { allowUnpriced }),
+    entries: replay.costs,
+    onEntry,
+  });
+  const shared = {
+    client,
+    scheduler: new Scheduler(),
+    dispatcher,
+    apiKey: connection.apiKey,
+    baseURL: connection.baseURL,
+    ledger,
+    artifacts: new ArtifactStore(runDir),
+    journal,
+    replay,
+    baseDir: workflow.baseDir,
+    runDir,
+    workspace,
+    agents: options.agents ?? listAgentDefinitions(),
+    ...(options.music?.pollIntervalMs === undefined ? {} : { musicPollIntervalMs: options.music.pollIntervalMs }),
+    emit,
+  };
+  const state: RunState = {
+    workflow,
+    runId,
+    runDir,
+    journal,
+    replay,
+    ledger,
+    limit: createLimiter(concurrency),
+    concurrency,
+    signal: options.signal ?? new AbortController().signal,
+    music: options.music ?? {},
+    reports,
+    emit,
+    services: (key, report, retry) => createStepServices(shared, key, report, retry),
+  };
+  const scope: Scope = { inputs, run: { id: runId, name, dir: runDir, startedAt }, steps: {}, variables: {} };
+  emit({ type: "run-started", runId, runDir, resumed: plan.resumed, steps: workflow.graph.length });
+
+  let status: RunStatus = "done";
+  let reason: RunResult["reason"];
+  let error: ErrorSummary | undefined;
+  let outputs: Record<string, unknown> | undefined;
+  try {
+    if (options.body !== undefined) {
+      outputs = await options.body(state, scope);
+    } else {
+      await executeSteps(workflow.graph, scope, state, "");
+      outputs = renderOutputs(workflow, scope);
+    }
+  } catch (caught) {
+    const halt = state.halt ?? { reason: "failed" as const, error: caught };
+    status = halt.reason === "failed" ? "failed" : "stopped";
+    reason = halt.reason === "failed" ? undefined : halt.reason;
+    error = explain(summarizeError(halt.error), halt.reason, runDir, ledger);
+  } finally {
+    await pendingCost;
+    await client.close();
+    await agent?.close();
+    await connection.close();
+  }
+  const finishedAt = new Date().toISOString();
+  if (outputs !== undefined) await writeJsonFile(path.join(runDir, "outputs.json"), outputs);
+  await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger));
+  await journal.append({ type: "run-finished", status, ...(reason === undefined ? {} : { reason }), at: finishedAt, ...(error === undefined ? {} : { error }) });
+  await journal.close();
+  emit({ type: "run-finished", status, runDir, ...(error === undefined ? {} : { error }) });
+  const cost = ledger.summary();
+  const { records } = await readJournal(journal.path);
+  await (options.report ?? writeReportFile)({
+    runDir, runId, workflow, status, ...(reason === undefined ? {} : { reason }), ...(error === undefined ? {} : { error }),
+    inputs, ...(outputs === undefined ? {} : { outputs }), cost, entries: ledger.entries(), journal: records, startedAt, finishedAt,
+  });
+  return { runDir, runId, status, ...(reason === undefined ? {} : { reason }), ...(outputs === undefined ? {} : { outputs }), cost, ...(error === undefined ? {} : { error }) };
+}
+
+/** The run's `outputs:` rendered in `scope`; without `outputs:`, every top-level step's output (a parallel's children included) by id. */
+export function renderOutputs(workflow: Workflow, scope: Scope): Record<string, unknown> {
+  const declared = workflow.definition.outputs;
+  const evaluationScope = { inputs: scope.inputs, run: scope.run, steps: scope.steps };
+  if (declared !== undefined) return renderValue(declared, evaluationScope, ["outputs"]) as Record<string, unknown>;
+  const ids = workflow.definition.steps.flatMap(exposedIds);
+  return Object.fromEntries(ids.map((id) => [id, scope.steps[id]?.output]));
+}
+
+function explain(error: ErrorSummary, reason: "budget" | "interrupted" | "failed", runDir: string, ledger: CostLedger): ErrorSummary {
+  const resume = `svc-flow resume ${runDir}`;
+  if (reason === "budget") {
+    const spent = formatYuan(roundYuan(ledger.spentYuan));
+    // A cap cannot bound a call it cannot price: the fix is a price, not a higher cap.
+    const fix = error.message.includes("has no price")
+      ? `resume with its price (${resume} --prices FILE) or with --allow-unpriced`
+      : `resume with a raised budget: ${resume} --budget YUAN`;
+    return { ...error, message: `Stopped by the budget (${spent} spent of ${formatYuan(ledger.maxYuan ?? 0)}): ${error.message} Finished steps are kept; ${fix}` };
+  }
+  if (reason === "interrupted") return { ...error, message: `Interrupted: ${error.message} Finished steps are kept; continue with: ${resume}` };
+  return { ...error, message: `${error.message} Finished steps are kept; after fixing the cause, continue with: ${resume}` };
+}

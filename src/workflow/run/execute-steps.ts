@@ -1,0 +1,102 @@
+import { isTruthy, renderValue } from "../expression/index.js";
+import { isMapStep, isParallelStep } from "../schema/step-schemas.js";
+import type { StepNode } from "../step-graph.js";
+import { budgetStop, isAbort, NotStartedError, summarizeError } from "./error-summary.js";
+import { runLeaf } from "./run-leaf.js";
+import { runMap } from "./run-map.js";
+import { expressionScope, type RunState, type Scope } from "./run-state.js";
+
+/**
+ * Runs one list of steps: each starts as soon as the siblings it waits for are done (finished or
+ * skipped). After the first failure nothing new starts, steps in flight finish (and are journaled),
+ * and the first failure in file order is thrown.
+ */
+export async function executeSteps(nodes: readonly StepNode[], scope: Scope, state: RunState, prefix: string): Promise<void> {
+  const done = new Map<string, Promise<void>>();
+  for (const node of nodes) {
+    const waitFor = node.after.map((id) => done.get(id)).filter((promise) => promise !== undefined);
+    done.set(
+      node.step.id,
+      Promise.all(waitFor).then(
+        () => runStep(node, scope, state, prefix),
+        () => {
+          throw new NotStartedError(prefix + node.step.id);
+        },
+      ),
+    );
+  }
+  const results = await Promise.allSettled(done.values());
+  const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason as unknown] : []));
+  const real = failures.find((error) => !(error instanceof NotStartedError));
+  if (real !== undefined) throw real;
+  if (failures.length > 0) throw failures[0];
+}
+
+async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: string): Promise<void> {
+  const { step } = node;
+  const key = prefix + step.id;
+  const kind = "uses" in step ? step.uses : isMapStep(step) ? "map" : "parallel";
+  const replayed = state.replay.steps.get(key);
+  // A parallel is replayed through its children, whose outputs later steps also read.
+  if (replayed !== undefined && !isParallelStep(step)) {
+    scope.steps[step.id] = { output: replayed.output };
+    state.emit({ type: "step-finished", key, id: step.id, kind, durationMs: replayed.durationMs, costYuan: replayed.costYuan, replayed: true });
+    return;
+  }
+  if (state.replay.skipped.has(key)) {
+    scope.steps[step.id] = { output: undefined };
+    state.emit({ type: "step-skipped", key, id: step.id, replayed: true });
+    return;
+  }
+  if (state.halt !== undefined) throw new NotStartedError(key);
+  try {
+    if (step.if !== undefined && !isTruthy(renderValue(step.if, expressionScope(scope), [...node.path, "if"]))) {
+      await state.journal.append({ type: "step-skipped", key, id: step.id, at: new Date().toISOString() });
+      scope.steps[step.id] = { output: undefined };
+      state.emit({ type: "step-skipped", key, id: step.id, replayed: false });
+      return;
+    }
+    if ("uses" in step) {
+      scope.steps[step.id] = { output: await runLeaf(node, scope, state, key) };
+      return;
+    }
+    const startedAt = new Date();
+    state.emit({ type: "step-started", key, id: step.id, kind });
+    let output: unknown;
+    if (isMapStep(step)) {
+      output = await runMap(node, scope, state, key);
+    } else {
+      await executeSteps(node.children, scope, state, prefix);
+      output = Object.fromEntries(node.children.map((child) => [child.step.id, scope.steps[child.step.id]?.output]));
+    }
+    const finishedAt = new Date();
+    const durationMs = finishedAt.getTime() - startedAt.getTime();
+    await state.journal.append({
+      type: "step-finished",
+      key,
+      id: step.id,
+      kind,
+      output,
+      startedAt: startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      durationMs,
+      attempts: 0,
+      fallbacks: [],
+      costYuan: 0,
+      unpriced: false,
+    });
+    scope.steps[step.id] = { output };
+    state.emit({ type: "step-finished", key, id: step.id, kind, durationMs, costYuan: 0, replayed: false });
+  } catch (error) {
+    if (!(error instanceof NotStartedError)) await recordFailure(key, step.id, error, state);
+    throw error;
+  }
+}
+
+/** Journals and announces a failed step, and halts the run (budget, interruption or failure). */
+export async function recordFailure(key: string, id: string, error: unknown, state: RunState): Promise<void> {
+  const summary = summarizeError(error);
+  state.halt ??= { reason: budgetStop(error) ? "budget" : isAbort(error, state.signal) ? "interrupted" : "failed", error };
+  await state.journal.append({ type: "step-failed", key, id, at: new Date().toISOString(), error: summary }).catch(() => undefined);
+  state.emit({ type: "step-failed", key, id, error: summary });
+}

@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { costEntrySchema } from "../../cost/cost-entry.js";
+
+// One line of journal.jsonl per finished unit of work. A unit counts as done only once its line is
+// on disk, so everything resume needs is here: outputs, skips, music clip ids, costs.
+
+const time = z.string();
+const errorSummary = z.object({ code: z.string(), message: z.string() });
+
+/** What the run started with; the first line. */
+export const runStartedSchema = z.object({
+  type: z.literal("run-started"),
+  version: z.literal(1),
+  runId: z.string(),
+  name: z.string(),
+  workflowHash: z.string(),
+  /** The workflow file as given; a copy is kept in the run directory as workflow.yaml. */
+  workflowFile: z.string(),
+  /** Folder relative media paths are read from. */
+  baseDir: z.string(),
+  inputs: z.record(z.string(), z.unknown()),
+  startedAt: time,
+  budgetYuan: z.number().optional(),
+});
+
+/** The journal's record types. */
+export const journalRecordSchema = z.discriminatedUnion("type", [
+  runStartedSchema,
+  z.object({ type: z.literal("run-resumed"), at: time, budgetYuan: z.number().optional() }),
+  z.object({ type: z.literal("cost"), entry: costEntrySchema }),
+  z.object({
+    type: z.literal("step-finished"),
+    key: z.string(),
+    id: z.string(),
+    kind: z.string(),
+    output: z.unknown().optional(),
+    startedAt: time,
+    finishedAt: time,
+    durationMs: z.number(),
+    /** Calls sent for the step (retries included), and the models fallen back from. */
+    attempts: z.number(),
+    fallbacks: z.array(z.string()),
+    model: z.string().optional(),
+    costYuan: z.number(),
+    unpriced: z.boolean(),
+  }),
+  z.object({ type: z.literal("step-skipped"), key: z.string(), id: z.string(), at: time }),
+  z.object({ type: z.literal("step-failed"), key: z.string(), id: z.string(), at: time, error: errorSummary }),
+  z.object({
+    type: z.literal("item-finished"),
+    key: z.string(),
+    index: z.number().int().nonnegative(),
+    at: time,
+    output: z.unknown().optional(),
+    error: errorSummary.optional(),
+  }),
+  z.object({
+    type: z.literal("music-submitted"),
+    key: z.string(),
+    operation: z.string(),
+    clipIds: z.array(z.string()),
+    requestId: z.string().optional(),
+    at: time,
+  }),
+  z.object({
+    type: z.literal("run-finished"),
+    status: z.enum(["done", "stopped", "failed"]),
+    /** Why a stopped run stopped: its budget, or an interruption (a signal). */
+    reason: z.enum(["budget", "interrupted"]).optional(),
+    at: time,
+    error: errorSummary.optional(),
+  }),
+]);
+
+/** One journal line. */
+export type JournalRecord = z.infer<typeof journalRecordSchema>;
+/** The first line of a journal. */
+export type RunStarted = z.infer<typeof runStartedSchema>;
+/** A journal record of one type. */
+export type RecordOf<T extends JournalRecord["type"]> = Extract<JournalRecord, { type: T }>;
+/** An error as the journal keeps it. */
+export type ErrorSummary = z.infer<typeof errorSummary>;

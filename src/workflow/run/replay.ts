@@ -1,0 +1,64 @@
+import { ConfigError } from "../../errors.js";
+import type { CostEntry } from "../../cost/cost-entry.js";
+import type { JournalRecord, RecordOf, RunStarted } from "./journal-records.js";
+
+/** What a journal says is already done, indexed for the engine. */
+export class Replay {
+  readonly start: RunStarted;
+  readonly steps = new Map<string, RecordOf<"step-finished">>();
+  readonly skipped = new Set<string>();
+  readonly items = new Map<string, Map<number, RecordOf<"item-finished">>>();
+  readonly music = new Map<string, RecordOf<"music-submitted">>();
+  readonly costs: CostEntry[] = [];
+  /** The budget in force last (the start's, or a resume's raised one). */
+  readonly budgetYuan?: number;
+  /** How the last attempt ended, when it got that far. */
+  readonly finished?: RecordOf<"run-finished">;
+
+  constructor(records: readonly JournalRecord[]) {
+    const [first] = records;
+    if (first?.type !== "run-started") {
+      throw new ConfigError("The journal does not start with a run-started record; it is not a run journal.", { code: "invalid_journal" });
+    }
+    this.start = first;
+    let budgetYuan = first.budgetYuan;
+    let finished: RecordOf<"run-finished"> | undefined;
+    for (const record of records) {
+      switch (record.type) {
+        case "step-finished":
+          this.steps.set(record.key, record);
+          break;
+        case "step-skipped":
+          this.skipped.add(record.key);
+          break;
+        case "item-finished": {
+          const items = this.items.get(record.key) ?? new Map<number, RecordOf<"item-finished">>();
+          items.set(record.index, record);
+          this.items.set(record.key, items);
+          break;
+        }
+        case "music-submitted":
+          this.music.set(record.key, record);
+          break;
+        case "cost":
+          this.costs.push(record.entry);
+          break;
+        case "run-resumed":
+          if (record.budgetYuan !== undefined) budgetYuan = record.budgetYuan;
+          break;
+        case "run-finished":
+          finished = record;
+          break;
+        default:
+          break;
+      }
+    }
+    this.budgetYuan = budgetYuan;
+    this.finished = finished;
+  }
+
+  /** An empty replay for a new run. */
+  static fresh(start: RunStarted): Replay {
+    return new Replay([start]);
+  }
+}

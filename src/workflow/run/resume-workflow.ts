@@ -1,0 +1,55 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { ConfigError } from "../../errors.js";
+import { resumedBatchBody } from "../batch/batch-run-body.js";
+import { loadWorkflow, parseWorkflow, type LoadWorkflowOptions, type Workflow } from "../load/load-workflow.js";
+import { executeRun } from "./execute-run.js";
+import { Replay } from "./replay.js";
+import { readJournal, RunJournal } from "./run-journal.js";
+import type { ExecuteOptions, RunResult } from "./run-options.js";
+import { JOURNAL_FILE, WORKFLOW_COPY } from "./run-workflow.js";
+
+/** Options of resumeWorkflow. */
+export interface ResumeWorkflowOptions extends ExecuteOptions, Pick<LoadWorkflowOptions, "models" | "agentNames"> {
+  /** The workflow to resume with (a path or a loaded one). Default: the copy in the run directory. It must be the same workflow. */
+  readonly workflow?: string | Workflow;
+}
+
+/**
+ * Finishes a run from its directory: steps, map items and music jobs in the journal are not run
+ * (nor paid) again; the rest runs with the inputs the run started with. A raised `budgetYuan` lets
+ * a run stopped by its budget go on. A workflow that differs from the journal's is refused.
+ */
+export async function resumeWorkflow(runDir: string, options: ResumeWorkflowOptions = {}): Promise<RunResult> {
+  const directory = path.resolve(runDir);
+  const journalPath = path.join(directory, JOURNAL_FILE);
+  const { records } = await readJournal(journalPath, { repair: true });
+  const replay = new Replay(records);
+  const workflow = await workflowFor(directory, replay, options);
+  if (workflow.hash !== replay.start.workflowHash) {
+    throw new ConfigError(
+      `${directory} was started from a different version of the workflow (${replay.start.workflowHash.slice(0, 12)}, now ${workflow.hash.slice(0, 12)}), ` +
+        `so its journal does not fit. Resume with the run's own copy (${path.join(directory, WORKFLOW_COPY)}, the default), or start a new run with \`svc-flow run\`.`,
+      { code: "workflow_changed" },
+    );
+  }
+  if (options.budgetYuan !== undefined && !(options.budgetYuan > 0)) {
+    throw new ConfigError(`Expected the budget to be above 0 yuan, got ${options.budgetYuan}.`);
+  }
+  const journal = await RunJournal.open(journalPath);
+  await journal.append({ type: "run-resumed", at: new Date().toISOString(), ...(options.budgetYuan === undefined ? {} : { budgetYuan: options.budgetYuan }) });
+  const resumedReplay = options.budgetYuan === undefined ? replay : new Replay([...records, { type: "run-resumed", at: "", budgetYuan: options.budgetYuan }]);
+  const body = options.body ?? (await resumedBatchBody(directory, workflow, replay.start.inputs, options));
+  return executeRun({ workflow, runDir: directory, journal, replay: resumedReplay, resumed: true }, body === undefined ? options : { ...options, body });
+}
+
+async function workflowFor(directory: string, replay: Replay, options: ResumeWorkflowOptions): Promise<Workflow> {
+  if (typeof options.workflow === "object") return options.workflow;
+  if (typeof options.workflow === "string") return loadWorkflow(options.workflow, options);
+  const copy = path.join(directory, WORKFLOW_COPY);
+  const text = await readFile(copy, "utf8").catch((error: unknown) => {
+    throw new ConfigError(`${copy} is missing, so the run cannot be resumed from its own copy. Pass the workflow file.`, { code: "invalid_run_dir", cause: error });
+  });
+  // Relative media paths keep meaning what they meant: the original file's folder.
+  return parseWorkflow(text, { ...options, fileName: copy, baseDir: replay.start.baseDir });
+}

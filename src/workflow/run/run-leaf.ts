@@ -1,0 +1,113 @@
+import { TimeoutError } from "../../errors.js";
+import type { RetryPolicy } from "../../scheduling/retry.js";
+import { withRetry } from "../../scheduling/retry.js";
+import { renderValue } from "../expression/index.js";
+import { runAgentStep } from "../kinds/agent-kind.js";
+import { runChatStep } from "../kinds/chat-kind.js";
+import { runImageStep } from "../kinds/image-kind.js";
+import { runMusicStep } from "../kinds/music-kind.js";
+import type { LeafContext } from "../kinds/step-kind.js";
+import { runToolStep } from "../kinds/tool-kind.js";
+import { durationMs } from "../schema/common-schemas.js";
+import type { LeafStep } from "../schema/step-schemas.js";
+import type { StepNode } from "../step-graph.js";
+import { planModels } from "../step-models.js";
+import { NotStartedError } from "./error-summary.js";
+import { withIdempotencyScope } from "./idempotency.js";
+import { expressionScope, type RunState, type Scope } from "./run-state.js";
+import { StepReport } from "./step-report.js";
+
+/** Runs a leaf step under the run's call limit, its timeout and retry policy, and journals its output. */
+export async function runLeaf(node: StepNode, scope: Scope, state: RunState, key: string): Promise<unknown> {
+  const step = node.step as LeafStep;
+  const defaults = state.workflow.definition.defaults ?? {};
+  const input = renderValue(step.with, expressionScope(scope), [...node.path, "with"]) as Record<string, unknown>;
+  const rendered = { ...step, with: { ...step.with, ...pickModels(input) } } as LeafStep;
+  const models = planModels(rendered, defaults);
+  for (const dropped of models.dropped) {
+    state.emit({ type: "warning", key, message: `Fallback ${dropped.model} (from defaults.fallbacks) is left out for step ${key}: it lacks ${dropped.missing}.` });
+  }
+  const spec = step.retry ?? defaults.retry;
+  const retry: RetryPolicy = spec === undefined ? {} : { attempts: spec.attempts, ...(spec.minDelayMs === undefined ? {} : { minDelayMs: spec.minDelayMs }), ...(spec.maxDelayMs === undefined ? {} : { maxDelayMs: spec.maxDelayMs }) };
+  const timeout = step.timeout ?? defaults.timeout;
+  return state.limit(async () => {
+    if (state.halt !== undefined) throw new NotStartedError(key);
+    const startedAt = new Date();
+    state.emit({ type: "step-started", key, id: step.id, kind: step.uses });
+    const report = new StepReport();
+    state.reports.set(key, report);
+    const timeoutMs = timeout === undefined ? undefined : durationMs(timeout);
+    const timer = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+    const signal = timer === undefined ? state.signal : AbortSignal.any([state.signal, timer]);
+    const context: LeafContext = {
+      key,
+      step,
+      input,
+      models: { ...(models.model === undefined ? {} : { model: models.model }), fallbacks: models.fallbacks },
+      settings: { ...(defaults.temperature === undefined ? {} : { temperature: defaults.temperature }), ...(defaults.maxTokens === undefined ? {} : { maxTokens: defaults.maxTokens }) },
+      retry,
+      signal,
+      services: state.services(key, report, retry),
+    };
+    let output: unknown;
+    try {
+      output = await withIdempotencyScope(`${state.runId}:${key}`, () => dispatch(context, state));
+    } catch (error) {
+      if (timer?.aborted === true && !state.signal.aborted) {
+        throw new TimeoutError(`Step "${key}" did not finish within ${timeoutMs! / 1000}s. Raise its timeout:, or make the step smaller.`, { cause: error });
+      }
+      throw error;
+    } finally {
+      state.reports.delete(key);
+    }
+    const finishedAt = new Date();
+    const durationMsTaken = finishedAt.getTime() - startedAt.getTime();
+    await state.journal.append({
+      type: "step-finished",
+      key,
+      id: step.id,
+      kind: step.uses,
+      output,
+      startedAt: startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      durationMs: durationMsTaken,
+      attempts: report.attempts,
+      fallbacks: report.fallbacks,
+      ...(modelOf(output) === undefined ? {} : { model: modelOf(output) }),
+      costYuan: report.costYuan,
+      unpriced: report.unpriced,
+    });
+    state.emit({ type: "step-finished", key, id: step.id, kind: step.uses, durationMs: durationMsTaken, costYuan: report.costYuan, replayed: false });
+    return output;
+  });
+}
+
+function dispatch(context: LeafContext, state: RunState): Promise<unknown> {
+  const step = context.step;
+  switch (step.uses) {
+    case "chat":
+      return runChatStep({ ...context, step });
+    case "image":
+      return runImageStep({ ...context, step });
+    case "music":
+      return runMusicStep({ ...context, step }, state.music);
+    case "agent":
+      return runAgentStep({ ...context, step });
+    case "tool":
+      // Nothing below a tool retries, so the step's policy applies here (only to retryable errors).
+      return withRetry(() => runToolStep({ ...context, step }), context.retry, { signal: context.signal });
+  }
+}
+
+// Model ids may be expressions; the rendered ones decide the plan.
+function pickModels(input: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...(typeof input.model === "string" ? { model: input.model } : {}),
+    ...(Array.isArray(input.fallbacks) ? { fallbacks: input.fallbacks } : {}),
+  };
+}
+
+function modelOf(output: unknown): string | undefined {
+  const model = (output as { model?: unknown } | null)?.model;
+  return typeof model === "string" ? model : undefined;
+}

@@ -1,0 +1,90 @@
+import { ConfigError } from "../../errors.js";
+import { renderValue } from "../expression/index.js";
+import type { MapStep } from "../schema/step-schemas.js";
+import type { StepNode } from "../step-graph.js";
+import { budgetStop, isAbort, NotStartedError, summarizeError } from "./error-summary.js";
+import { executeSteps } from "./execute-steps.js";
+import type { ErrorSummary } from "./journal-records.js";
+import { createLimiter } from "./limiter.js";
+import { expressionScope, type Halt, type RunState, type Scope } from "./run-state.js";
+
+type ItemResult = { readonly output?: unknown; readonly error?: ErrorSummary };
+
+/**
+ * Runs a map's steps once per item, at most `concurrency` items at a time; each finished item is
+ * journaled, so a resumed run redoes only the rest. The output is one entry per item: the `output:`
+ * expression, or else the last nested step's output. With onItemError `fail` the first failure fails
+ * the map (items in flight finish); `skip` leaves failed items out; `collect` keeps `{ error }` in their place.
+ */
+export async function runMap(node: StepNode, scope: Scope, state: RunState, key: string): Promise<unknown[]> {
+  const step = node.step as MapStep;
+  const items = renderValue(step.map, expressionScope(scope), [...node.path, "map"]);
+  if (!Array.isArray(items)) {
+    throw new ConfigError(`Step "${key}": map: must give a list, got ${items === null ? "null" : typeof items}. Check the expression, or give the list a schema in the step that makes it.`, {
+      code: "invalid_step_input",
+    });
+  }
+  const mode = step.onItemError ?? "fail";
+  const variable = step.as ?? "item";
+  const journaled = state.replay.items.get(key);
+  const results: Array<ItemResult | undefined> = items.map((_, index) => journaled?.get(index));
+  let failed = results.filter((result) => result?.error !== undefined).length;
+  let done = results.filter((result) => result !== undefined).length - failed;
+  const progress = () => state.emit({ type: "map-progress", key, id: step.id, done, failed, total: items.length });
+  progress();
+  const limit = createLimiter(step.concurrency ?? state.concurrency);
+  const mapState = withOwnHalt(state);
+  const last = node.children[node.children.length - 1]!.step.id;
+
+  const runItem = async (item: unknown, index: number): Promise<void> => {
+    if (results[index] !== undefined) return;
+    const itemKey = `${key}[${index}]`;
+    if (mapState.halt !== undefined) throw new NotStartedError(itemKey);
+    const itemScope: Scope = { ...scope, steps: { ...scope.steps }, variables: { ...scope.variables, [variable]: item } };
+    const itemState = withOwnHalt(mapState);
+    let result: ItemResult;
+    try {
+      await executeSteps(node.children, itemScope, itemState, `${itemKey}.`);
+      const output = step.output === undefined ? itemScope.steps[last]?.output : renderValue(step.output, expressionScope(itemScope), [...node.path, "output"]);
+      result = { output };
+    } catch (error) {
+      // A budget stop or a cancellation stops the whole run whatever onItemError says.
+      if (budgetStop(error) || isAbort(error, state.signal) || mode === "fail") {
+        mapState.halt ??= itemState.halt ?? { reason: "failed", error };
+        throw error;
+      }
+      result = { output: undefined, error: summarizeError(error) };
+    }
+    await state.journal.append({ type: "item-finished", key, index, at: new Date().toISOString(), ...result });
+    results[index] = result;
+    if (result.error === undefined) done++;
+    else failed++;
+    progress();
+  };
+
+  const settled = await Promise.allSettled(items.map((item, index) => limit(() => runItem(item, index))));
+  const errors = settled.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason as unknown] : []));
+  if (mapState.halt !== undefined) {
+    state.halt ??= mapState.halt;
+    throw errors.find((error) => !(error instanceof NotStartedError)) ?? mapState.halt.error;
+  }
+  if (mode === "skip") return results.flatMap((result) => (result === undefined || result.error !== undefined ? [] : [result.output]));
+  return results.map((result) => (result?.error !== undefined ? { error: result.error } : result?.output));
+}
+
+/**
+ * A view of `parent` whose halt is its own: failures inside one item halt that item (and, for fail
+ * mode, the map) without halting the run, while a halt of the run is still seen inside.
+ */
+export function withOwnHalt(parent: RunState): RunState {
+  let own: Halt | undefined;
+  return Object.create(parent, {
+    halt: {
+      get: () => own ?? parent.halt,
+      set: (value: Halt | undefined) => {
+        own = value;
+      },
+      enumerable: true,
+    },
+  }) as RunState;
+}

@@ -1,0 +1,68 @@
+import type { Dispatcher } from "undici";
+import type { PriceOverrides } from "../../catalog/prices.js";
+import type { AgentDefinition } from "../../../agents/index.js";
+import type { MusicPolling } from "../kinds/music-kind.js";
+import type { WorkflowEvent } from "../workflow-event.js";
+import type { ErrorSummary } from "./journal-records.js";
+import type { RunReportWriter } from "./run-summary.js";
+import type { CostSummary } from "../../cost/summarize-entries.js";
+import type { RunStatus } from "../workflow-event.js";
+import type { RunState, Scope } from "./run-state.js";
+import type { BatchBodyOptions, BatchRunOptions } from "../batch/batch-run-body.js";
+
+/** Options shared by runWorkflow and resumeWorkflow. */
+export interface ExecuteOptions {
+  /** The money cap in yuan; overrides `budget.maxYuan` (on resume: the raised cap). Default: the file's, else none. */
+  readonly budgetYuan?: number;
+  /** Prices laid over the published ones (a price file's content). */
+  readonly prices?: PriceOverrides;
+  /** Under a budget, run calls to models without a price (counted as unpriced). Default false. */
+  readonly allowUnpriced?: boolean;
+  /** The gateway: URL and key (default: the environment, else a local gateway), and an undici dispatcher to send through. */
+  readonly gateway?: { readonly baseURL?: string; readonly apiKey?: string; readonly dispatcher?: Dispatcher };
+  /** Steps that call something, in flight at once. Default: the file's `concurrency`, else 8. */
+  readonly concurrency?: number;
+  /** Folder the file tools (read_file, write_file, list_files) work in. Default: RUN_DIR/workspace. */
+  readonly workspace?: string;
+  /** Agents that `agent:` may name. Default: the ready agents in agents/. */
+  readonly agents?: readonly AgentDefinition[];
+  /** How music steps poll. */
+  readonly music?: MusicPolling;
+  /** Called at the end of every attempt with everything the report needs. Default: writes RUN_DIR/report.html. */
+  readonly report?: RunReportWriter;
+  /** Progress, for a live display or a log. */
+  readonly onEvent?: (event: WorkflowEvent) => void;
+  /** Aborting stops the run resumably: calls in flight are cancelled, finished work stays journaled. */
+  readonly signal?: AbortSignal;
+  /** Environment for SVC_BASE_URL / SVC_API_KEY. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Receives the one line saying a local gateway was started. Default: stderr. */
+  readonly notice?: (line: string) => void;
+  /** Runs the steps and returns the outputs, in place of running every step once (a batch maps them over an items file). */
+  readonly body?: RunBody;
+  /** Batch runs: what a failed item does. Default `collect` (recorded in outputs.jsonl; the batch goes on). */
+  readonly onItemError?: BatchBodyOptions["onItemError"];
+}
+
+/** What a run does between connecting and writing its files: by default, every step once, then `outputs:`. */
+export type RunBody = (state: RunState, scope: Scope) => Promise<Record<string, unknown>>;
+
+/** Options of runWorkflow. */
+export interface RunWorkflowOptions extends ExecuteOptions, BatchRunOptions {
+  /** Input values; text (as from `--input k=v`) is converted to each input's declared type. */
+  readonly inputs?: Readonly<Record<string, unknown>>;
+  /** The run directory. Default `runs/<time>-<name>` under the current directory. */
+  readonly outDir?: string;
+}
+
+/** How a run attempt ended. */
+export interface RunResult {
+  readonly runDir: string;
+  readonly runId: string;
+  readonly status: RunStatus;
+  readonly reason?: "budget" | "interrupted";
+  /** The rendered `outputs:` (also in outputs.json); only when the run is done. */
+  readonly outputs?: Readonly<Record<string, unknown>>;
+  readonly cost: CostSummary;
+  readonly error?: ErrorSummary;
+}

@@ -1,0 +1,51 @@
+import type { CostLedger } from "../../cost/cost-ledger.js";
+import type { RetryPolicy } from "../../scheduling/retry.js";
+import type { ExpressionScope } from "../expression/index.js";
+import type { JournalSink } from "./run-journal.js";
+import type { Replay } from "./replay.js";
+import type { Limiter } from "./limiter.js";
+import type { StepReport } from "./step-report.js";
+import type { Workflow } from "../load/load-workflow.js";
+import type { StepServices } from "../kinds/step-kind.js";
+import type { MusicPolling } from "../kinds/music-kind.js";
+import type { WorkflowEvent } from "../workflow-event.js";
+
+/** Why the run stops starting new work. */
+export type Halt = { readonly reason: "budget" | "interrupted" | "failed"; readonly error: unknown };
+
+/** Everything the engine shares across the steps of one run. */
+export interface RunState {
+  readonly workflow: Workflow;
+  readonly runId: string;
+  readonly runDir: string;
+  readonly journal: JournalSink;
+  readonly replay: Replay;
+  readonly ledger: CostLedger;
+  /** The run-wide limit on steps that call something (leaf steps). */
+  readonly limit: Limiter;
+  readonly concurrency: number;
+  /** Aborted when the caller aborts the run. */
+  readonly signal: AbortSignal;
+  readonly music: MusicPolling;
+  /** Step reports by step key, fed by the ledger's entries. */
+  readonly reports: Map<string, StepReport>;
+  emit(event: WorkflowEvent): void;
+  /** The clients and helpers a leaf step gets, bound to its key. */
+  services(key: string, report: StepReport, retry: RetryPolicy): StepServices;
+  /** Set by the first error that stops the run; no new step or item starts after it. */
+  halt?: Halt;
+}
+
+/** The names an expression can read at one place: inputs, run, earlier steps, map variables. */
+export interface Scope {
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly run: Readonly<Record<string, unknown>>;
+  /** `steps.<id>` of this list and everything visible from it; written as steps finish. */
+  readonly steps: Record<string, { output: unknown }>;
+  readonly variables: Readonly<Record<string, unknown>>;
+}
+
+/** The scope as the expression evaluator takes it. */
+export function expressionScope(scope: Scope): ExpressionScope {
+  return { ...scope.variables, inputs: scope.inputs, run: scope.run, steps: scope.steps };
+}

@@ -1,0 +1,31 @@
+import type { CostEntry } from "../../cost/cost-entry.js";
+import type { CostSummary } from "../../cost/summarize-entries.js";
+import type { Workflow } from "../load/load-workflow.js";
+import type { RunStatus } from "../workflow-event.js";
+import type { ErrorSummary, JournalRecord } from "./journal-records.js";
+
+/** Everything known about a run when it ends: what the report (report.html) is made from. */
+export interface RunSummary {
+  readonly runDir: string;
+  readonly runId: string;
+  readonly workflow: Workflow;
+  readonly status: RunStatus;
+  /** Why a stopped run stopped. */
+  readonly reason?: "budget" | "interrupted";
+  readonly error?: ErrorSummary;
+  readonly inputs: Readonly<Record<string, unknown>>;
+  /** The rendered `outputs:` (done runs only). */
+  readonly outputs?: Readonly<Record<string, unknown>>;
+  readonly cost: CostSummary;
+  readonly entries: readonly CostEntry[];
+  /** The whole journal, every attempt of the run included (steps, items, music jobs, costs). */
+  readonly journal: readonly JournalRecord[];
+  readonly startedAt: string;
+  readonly finishedAt: string;
+}
+
+/**
+ * Called once at the end of every run attempt (done, stopped or failed), after journal.jsonl,
+ * outputs.json and cost.json are written. The report writer (report.html) plugs in here.
+ */
+export type RunReportWriter = (summary: RunSummary) => Promise<void>;

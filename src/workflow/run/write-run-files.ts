@@ -1,0 +1,21 @@
+import { open, rename } from "node:fs/promises";
+import path from "node:path";
+import type { CostLedger } from "../../cost/cost-ledger.js";
+
+/** Writes a JSON file whole (temp file, fsync, rename), so a reader never sees half of it. */
+export async function writeJsonFile(file: string, value: unknown): Promise<void> {
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  const handle = await open(temporary, "w");
+  try {
+    await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, file);
+}
+
+/** cost.json: the ledger's totals (by model, by step under byTag.step, budget) and every entry under `calls`. */
+export function costFileContent(ledger: CostLedger): Record<string, unknown> {
+  return { ...ledger.summary(), calls: ledger.entries() };
+}

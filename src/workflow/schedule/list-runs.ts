@@ -1,0 +1,153 @@
+import { createReadStream } from "node:fs";
+import { open, readdir, readFile, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { roundYuan } from "../../catalog/prices.js";
+import { readBatchFile, type BatchFile } from "../batch/run-batch.js";
+
+/** A run's state as seen from its directory. `interrupted`: its process is gone; `svc-flow resume` finishes it. */
+export type RunState = "running" | "done" | "failed" | "stopped" | "interrupted";
+
+/** One run directory, summarized. */
+export interface RunListing {
+  readonly dir: string;
+  readonly name: string;
+  /** ISO 8601, from the journal's first line. */
+  readonly startedAt?: string;
+  readonly state: RunState;
+  /** Batch runs: items done, failed and in all. */
+  readonly items?: { readonly done: number; readonly failed: number; readonly total: number };
+  /** Priced spend in yuan so far. */
+  readonly costYuan: number;
+  /** True when some usage has no price, so `costYuan` is not the whole cost. */
+  readonly unpriced: boolean;
+}
+
+/** Lists the run directories under `runsDir`, newest first, at most `limit`. */
+export async function listRuns(runsDir: string, options: { limit?: number } = {}): Promise<RunListing[]> {
+  let entries;
+  try {
+    entries = await readdir(runsDir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const listings = await Promise.all(
+    entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => describeRun(resolve(runsDir, entry.name))),
+  );
+  return listings
+    .filter((listing): listing is RunListing => listing !== undefined)
+    .sort((a, b) => (b.startedAt ?? "").localeCompare(a.startedAt ?? "") || b.dir.localeCompare(a.dir))
+    .slice(0, options.limit ?? 20);
+}
+
+interface JournalLine {
+  type?: string;
+  name?: string;
+  startedAt?: string;
+  status?: RunState;
+  entry?: { yuan?: number };
+}
+
+/** Summarizes one run directory; undefined when it holds no run. */
+export async function describeRun(dir: string): Promise<RunListing | undefined> {
+  const journal = join(dir, "journal.jsonl");
+  const batch = await readBatchFile(dir).catch(() => undefined);
+  const [first, last] = await Promise.all([readFirstLine(journal), readLastLine(journal)]);
+  if (first === undefined && batch === undefined) return undefined;
+  const started = first as JournalLine | undefined;
+  const finished = (last as JournalLine | undefined)?.type === "run-finished" ? (last as JournalLine).status : undefined;
+  const cost = (await readJson<{ totalYuan?: number; complete?: boolean }>(join(dir, "cost.json"))) ?? (await sumJournalCost(journal));
+  return {
+    dir,
+    name: started?.name ?? dir.split(/[\\/]/).pop()!,
+    startedAt: started?.startedAt,
+    state: finished ?? unfinishedState(batch),
+    items: batch?.total === undefined ? undefined : { done: batch.done ?? 0, failed: batch.failed ?? 0, total: batch.total },
+    costYuan: cost.totalYuan ?? 0,
+    unpriced: cost.complete === false,
+  };
+}
+
+// Without a run-finished line the run is going, unless the process that wrote it is gone.
+function unfinishedState(batch: Partial<BatchFile> | undefined): RunState {
+  if (batch?.state === "done" || batch?.state === "failed" || batch?.state === "stopped") return batch.state;
+  if (batch?.pid !== undefined && !isAlive(batch.pid)) return "interrupted";
+  return "running";
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function readJson<T>(file: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+const PROBE_BYTES = 64 * 1024;
+
+async function readFirstLine(file: string): Promise<unknown> {
+  const handle = await open(file, "r").catch(() => undefined);
+  if (handle === undefined) return undefined;
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(PROBE_BYTES), 0, PROBE_BYTES, 0);
+    const text = buffer.subarray(0, bytesRead).toString("utf8");
+    return parseLine(text.slice(0, text.indexOf("\n")));
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readLastLine(file: string): Promise<unknown> {
+  const size = await stat(file).then((info) => info.size, () => 0);
+  if (size === 0) return undefined;
+  const handle = await open(file, "r");
+  try {
+    const start = Math.max(0, size - PROBE_BYTES);
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(size - start), 0, size - start, start);
+    const lines = buffer.subarray(0, bytesRead).toString("utf8").split("\n");
+    // The text after the last newline is a torn write (or nothing); the line before it is the last record.
+    lines.pop();
+    return parseLine(lines.at(-1) ?? "");
+  } finally {
+    await handle.close();
+  }
+}
+
+// A run still going has no cost.json yet: add up the cost lines of its journal, streaming.
+async function sumJournalCost(file: string): Promise<{ totalYuan: number; complete: boolean }> {
+  let totalYuan = 0;
+  let complete = true;
+  const stream = createReadStream(file, { encoding: "utf8" });
+  try {
+    for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
+      if (!text.includes('"type":"cost"')) continue;
+      const record = parseLine(text) as JournalLine | undefined;
+      if (record?.entry === undefined) continue;
+      if (record.entry.yuan === undefined) complete = false;
+      else totalYuan += record.entry.yuan;
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  } finally {
+    stream.destroy();
+  }
+  return { totalYuan: roundYuan(totalYuan), complete };
+}
+
+function parseLine(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

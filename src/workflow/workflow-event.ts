@@ -1,0 +1,35 @@
+import type { ErrorSummary } from "./run/journal-records.js";
+
+/** How a run ended: done; stopped by its budget (resumable); failed (resumable after a fix). */
+export type RunStatus = "done" | "stopped" | "failed";
+
+/** Progress of a run, for a live display or a log; `key` names a step instance (`posters[2].poster`). */
+export type WorkflowEvent =
+  | { readonly type: "run-started"; readonly runId: string; readonly runDir: string; readonly resumed: boolean; readonly steps: number }
+  | { readonly type: "step-started"; readonly key: string; readonly id: string; readonly kind: string }
+  | {
+      readonly type: "step-finished";
+      readonly key: string;
+      readonly id: string;
+      readonly kind: string;
+      readonly durationMs: number;
+      readonly costYuan: number;
+      /** True when the output came from the journal (a resumed run). */
+      readonly replayed: boolean;
+    }
+  | { readonly type: "step-skipped"; readonly key: string; readonly id: string; readonly replayed: boolean }
+  | { readonly type: "step-failed"; readonly key: string; readonly id: string; readonly error: ErrorSummary }
+  /** A call of the step failed and is tried again (or moves to a fallback). */
+  | { readonly type: "step-retry"; readonly key: string; readonly id: string; readonly attempt: number; readonly errorCode: string }
+  | { readonly type: "step-fallback"; readonly key: string; readonly id: string; readonly message: string }
+  | {
+      readonly type: "map-progress";
+      readonly key: string;
+      readonly id: string;
+      readonly done: number;
+      readonly failed: number;
+      readonly total: number;
+    }
+  | { readonly type: "cost"; readonly spentYuan: number; readonly heldYuan: number; readonly maxYuan?: number; readonly unpriced: number }
+  | { readonly type: "warning"; readonly key?: string; readonly message: string }
+  | { readonly type: "run-finished"; readonly status: RunStatus; readonly runDir: string; readonly error?: ErrorSummary };

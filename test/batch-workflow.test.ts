@@ -1,0 +1,177 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startLocalGateway, type LocalGateway } from "../src/server/start-local-gateway.js";
+import type { ItemResult } from "../src/workflow/batch/item-results.js";
+import { ItemsError } from "../src/workflow/batch/items-error.js";
+import { parseWorkflow } from "../src/workflow/load/load-workflow.js";
+import { resumeWorkflow } from "../src/workflow/run/resume-workflow.js";
+import { runWorkflow } from "../src/workflow/run/run-workflow.js";
+import { listRuns } from "../src/workflow/schedule/list-runs.js";
+
+let dir: string;
+let gateway: LocalGateway;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "svc-flow-batch-workflow-"));
+});
+afterEach(async () => {
+  await gateway?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function load(text: string) {
+  return parseWorkflow(text, { fileName: join(dir, "batch.yaml"), baseDir: dir });
+}
+
+async function results(runDir: string): Promise<ItemResult[]> {
+  const text = await readFile(join(runDir, "outputs.jsonl"), "utf8");
+  return text.trim().split("\n").map((line) => JSON.parse(line) as ItemResult);
+}
+
+const connection = () => ({ gateway: { baseURL: gateway.baseURL, apiKey: "sk-local-demo" }, notice: () => undefined });
+
+describe("batch runs through the workflow engine", () => {
+  it("maps the steps over a CSV items input, each row the input's value, outputs streamed to outputs.jsonl", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    await writeFile(join(dir, "products.csv"), 'sku,title\nA-1,"Lamp, solar"\nB-2,"Kettle ""Pro"""\nC-3,Fan\n');
+    const workflow = load(`version: 1
+name: blurbs
+inputs:
+  product: { type: items, default: products.csv }
+steps:
+  - id: blurb
+    uses: chat
+    with: { model: beta-4o-mini, prompt: "One line for \${{ inputs.product.title }}", maxTokens: 16 }
+outputs:
+  sku: \${{ inputs.product.sku }}
+  text: \${{ steps.blurb.output.text }}
+`);
+    const result = await runWorkflow(workflow, { outDir: join(dir, "run"), ...connection() });
+    expect(result.status).toBe("done");
+    expect(result.outputs).toEqual({ items: { file: "outputs.jsonl", total: 3, done: 3, failed: 0 } });
+    const lines = (await results(join(dir, "run"))).sort((a, b) => a.index - b.index);
+    expect(lines.map((line) => [line.index, line.line, (line.output as { sku: string }).sku])).toEqual([
+      [0, 2, "A-1"],
+      [1, 3, "B-2"],
+      [2, 4, "C-3"],
+    ]);
+    expect(lines.every((line) => typeof (line.output as { text: unknown }).text === "string")).toBe(true);
+    const journal = await readFile(join(dir, "run", "journal.jsonl"), "utf8");
+    expect(journal).toContain('"key":"items[1].blurb"');
+  });
+
+  it("with `items` and no items input, each row gives input values, converted to their declared types", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    await writeFile(join(dir, "rows.csv"), "topic,words\nkites,3\nboats,5\n");
+    const workflow = load(`version: 1
+inputs:
+  topic: { type: string }
+  words: { type: integer }
+  tone: { type: string, default: warm }
+steps:
+  - id: line
+    uses: chat
+    with: { model: beta-4o-mini, prompt: "\${{ inputs.words }} \${{ inputs.tone }} words on \${{ inputs.topic }}", maxTokens: 8 }
+outputs:
+  topic: \${{ inputs.topic }}
+  double: \${{ inputs.words * 2 }}
+  tone: \${{ inputs.tone }}
+`);
+    const result = await runWorkflow(workflow, { items: join(dir, "rows.csv"), inputs: { tone: "dry" }, outDir: join(dir, "run"), ...connection() });
+    expect(result.status).toBe("done");
+    const outputs = (await results(join(dir, "run"))).sort((a, b) => a.index - b.index).map((line) => line.output);
+    expect(outputs).toEqual([
+      { topic: "kites", double: 6, tone: "dry" },
+      { topic: "boats", double: 10, tone: "dry" },
+    ]);
+  });
+
+  it("refuses a missing items file before making the run directory", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    const workflow = load(`version: 1
+inputs:
+  topic: { type: string }
+steps:
+  - id: line
+    uses: chat
+    with: { model: beta-4o-mini, prompt: "\${{ inputs.topic }}", maxTokens: 8 }
+`);
+    const error = await runWorkflow(workflow, { items: join(dir, "nope.csv"), outDir: join(dir, "run"), ...connection() }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ItemsError);
+    expect((error as ItemsError).message).toMatch(/nope\.csv: No such file/);
+    await expect(readFile(join(dir, "run", "journal.jsonl"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("an interrupted batch resumes without running or paying for finished items again", async () => {
+    gateway = await startLocalGateway({ port: 0, config: { faults: { seed: 1, latencyMs: 100 } } });
+    await writeFile(join(dir, "items.jsonl"), Array.from({ length: 40 }, (_, index) => JSON.stringify({ n: index })).join("\n") + "\n");
+    const workflow = load(`version: 1
+concurrency: 4
+inputs:
+  row: { type: items, default: items.jsonl }
+steps:
+  - id: say
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "Number \${{ inputs.row.n }}", maxTokens: 8 }
+outputs:
+  n: \${{ inputs.row.n }}
+`);
+    const controller = new AbortController();
+    const runDir = join(dir, "run");
+    const first = await runWorkflow(workflow, {
+      outDir: runDir,
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === "map-progress" && event.done >= 10) controller.abort();
+      },
+      ...connection(),
+    });
+    expect(first).toMatchObject({ status: "stopped", reason: "interrupted" });
+    const [stopped] = await listRuns(dir);
+    expect(stopped).toMatchObject({ state: "stopped" });
+    expect(stopped!.items!.done).toBeGreaterThanOrEqual(10);
+    expect(stopped!.items!.done).toBeLessThan(40);
+
+    // Calls cut off by the stop may still be billed by the gateway a moment later.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const doneFirst = (await results(runDir)).filter((line) => line.state === "done").length;
+    const billedFirst = gateway.stats().keys[0]!.billed.length;
+    expect(billedFirst - doneFirst).toBeLessThanOrEqual(4);
+
+    const second = await resumeWorkflow(runDir, connection());
+    expect(second.status).toBe("done");
+    expect(second.outputs).toEqual({ items: { file: "outputs.jsonl", total: 40, done: 40, failed: 0 } });
+    const done = (await results(runDir)).filter((line) => line.state === "done").map((line) => line.index);
+    expect(done.sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, index) => index));
+    // The resumed run called the gateway once for each item not done before, and for no other.
+    expect(gateway.stats().keys[0]!.billed.length - billedFirst).toBe(40 - doneFirst);
+    const [finished] = await listRuns(dir);
+    expect(finished).toMatchObject({ state: "done", items: { done: 40, failed: 0, total: 40 } });
+    const cost = JSON.parse(await readFile(join(runDir, "cost.json"), "utf8")) as { totalYuan: number };
+    expect(finished!.costYuan).toBe(cost.totalYuan);
+    expect(finished!.costYuan).toBeGreaterThan(0);
+  });
+
+  it("a budget stop halts the batch without marking the remaining items failed", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    await writeFile(join(dir, "items.jsonl"), Array.from({ length: 30 }, (_, index) => JSON.stringify({ n: index })).join("\n") + "\n");
+    const workflow = load(`version: 1
+concurrency: 2
+inputs:
+  row: { type: items, default: items.jsonl }
+steps:
+  - id: say
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "Number \${{ inputs.row.n }}", maxTokens: 50 }
+`);
+    const runDir = join(dir, "run");
+    const first = await runWorkflow(workflow, { outDir: runDir, budgetYuan: 0.05, ...connection() });
+    expect(first).toMatchObject({ status: "stopped", reason: "budget" });
+    const lines = await results(runDir);
+    expect(lines.filter((line) => line.state === "failed")).toEqual([]);
+    expect(lines.length).toBeLessThan(30);
+    const second = await resumeWorkflow(runDir, { budgetYuan: 10, ...connection() });
+    expect(second.outputs).toMatchObject({ items: { total: 30, done: 30, failed: 0 } });
+  });
+});

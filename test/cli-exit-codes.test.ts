@@ -1,0 +1,59 @@
+// Bad input of the workflow commands (a missing or taken run directory, a changed workflow, a bad
+// file) exits 2; only a failure of the work itself exits 1.
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { main } from "../src/cli/main.js";
+import { tempDir, useGateway } from "./workflow-harness.js";
+
+class Capture extends Writable {
+  text = "";
+  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
+    this.text += chunk.toString();
+    callback();
+  }
+}
+
+const gateway = useGateway();
+
+async function cli(argv: string[], cwd: string) {
+  const stderr = new Capture();
+  const env = { SVC_BASE_URL: gateway.current.baseURL, SVC_API_KEY: "sk-local-demo" };
+  const code = await main(argv, { stdout: new Capture(), stderr, env, cwd, signal: new AbortController().signal });
+  return { code, stderr: stderr.text };
+}
+
+const FLOW = `version: 1
+steps:
+  - id: sum
+    uses: tool
+    with: { tool: calculator, input: { expression: "1 + 2" } }
+`;
+
+describe("CLI exit codes", () => {
+  it("exits 2 for a run directory that is not one, one already taken, a changed workflow and an unknown tool", async () => {
+    const folder = await tempDir();
+    await writeFile(path.join(folder, "flow.yaml"), FLOW);
+    await mkdir(path.join(folder, "empty"));
+
+    const notARun = await cli(["resume", "empty"], folder);
+    expect(notARun.stderr).toContain("[invalid_run_dir]");
+    expect(notARun.code).toBe(2);
+
+    expect((await cli(["run", "flow.yaml", "--out", "done"], folder)).code).toBe(0);
+    const taken = await cli(["run", "flow.yaml", "--out", "done"], folder);
+    expect(taken.stderr).toContain("[run_dir_taken]");
+    expect(taken.code).toBe(2);
+
+    await writeFile(path.join(folder, "done", "workflow.yaml"), FLOW.replace("1 + 2", "2 + 2"));
+    const changed = await cli(["resume", "done"], folder);
+    expect(changed.stderr).toContain("[workflow_changed]");
+    expect(changed.code).toBe(2);
+
+    await writeFile(path.join(folder, "bad.yaml"), FLOW.replace("calculator", "calculater"));
+    const unknown = await cli(["run", "bad.yaml", "--out", "bad"], folder);
+    expect(unknown.stderr).toContain("calculator");
+    expect(unknown.code).toBe(2);
+  });
+});

@@ -1,0 +1,124 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { main } from "../src/cli/main.js";
+import { startLocalGateway, type LocalGateway } from "../src/server/start-local-gateway.js";
+import { resumeWorkflow } from "../src/workflow/run/resume-workflow.js";
+
+class Capture extends Writable {
+  text = "";
+  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
+    this.text += chunk.toString();
+    callback();
+  }
+}
+
+let dir: string;
+let gateway: LocalGateway | undefined;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "svc-flow-schedule-cli-"));
+});
+afterEach(async () => {
+  await gateway?.close();
+  gateway = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+const WORKFLOW = `version: 1
+name: tick
+schedule: { cron: "* * * * * *", timezone: "Europe/Paris", overlap: skip }
+steps:
+  - id: hello
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "Say hi to the scheduler.", maxTokens: 8 }
+`;
+
+async function until(test: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error("Timed out waiting for the scheduler.");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function start(argv: string[], baseURL: string) {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const controller = new AbortController();
+  const env = { SVC_BASE_URL: baseURL, SVC_API_KEY: "sk-local-demo" };
+  const exit = main(argv, { stdout, stderr, env, cwd: dir, signal: controller.signal });
+  return { stdout, stderr, controller, exit };
+}
+
+describe("svc-flow schedule", () => {
+  it("fires every second, each firing a normal run with its own directory and budget, and stops with exit 0", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    await writeFile(join(dir, "tick.yaml"), WORKFLOW);
+    const run = start(["schedule", "tick.yaml", "--runs", "out", "--budget", "1"], gateway.baseURL);
+    await until(() => (run.stdout.text.match(/tick: done/g) ?? []).length >= 2);
+    run.controller.abort();
+    expect(await run.exit).toBe(0);
+    expect(run.stdout.text).toMatch(/tick: cron "\* \* \* \* \* \*" \(Europe\/Paris\), overlap skip/);
+    expect(run.stdout.text).toMatch(/stopped: \d+ run\(s\) started/);
+
+    const runDirs = (await readdir(join(dir, "out"))).filter((name) => !name.startsWith("."));
+    expect(runDirs.length).toBeGreaterThanOrEqual(2);
+    for (const name of runDirs) expect(name).toMatch(/^\d{8}-\d{6}-tick$/);
+    const first = join(dir, "out", runDirs.sort()[0]!);
+    expect((await readdir(first)).sort()).toEqual(expect.arrayContaining(["cost.json", "journal.jsonl", "outputs.json", "workflow.yaml"]));
+    const cost = JSON.parse(await readFile(join(first, "cost.json"), "utf8")) as { totalYuan: number; budget?: { maxYuan: number } };
+    expect(cost.budget?.maxYuan).toBe(1);
+    expect(cost.totalYuan).toBeGreaterThan(0);
+    const state = JSON.parse(await readFile(join(dir, "out", ".schedule-state.json"), "utf8")) as { jobs: Record<string, unknown> };
+    expect(Object.keys(state.jobs)).toEqual(["tick"]);
+
+    const listing = start(["runs", "--dir", "out", "--json"], gateway.baseURL);
+    expect(await listing.exit).toBe(0);
+    const runs = JSON.parse(listing.stdout.text) as { name: string; state: string; costYuan: number }[];
+    expect(runs.length).toBe(runDirs.length);
+    expect(runs.filter((listed) => listed.state === "done").length).toBeGreaterThanOrEqual(2);
+    expect(runs[0]).toMatchObject({ name: "tick" });
+    expect(runs.every((listed) => listed.state !== "done" || listed.costYuan > 0)).toBe(true);
+  });
+
+  it("on stop lets the run in flight journal and stop resumably, then resume finishes it", async () => {
+    gateway = await startLocalGateway({ port: 0, config: { faults: { seed: 1, latencyMs: 1500 } } });
+    await writeFile(join(dir, "tick.yaml"), WORKFLOW);
+    const run = start(["schedule", "tick.yaml", "--runs", "out"], gateway.baseURL);
+    await until(() => run.stdout.text.includes("tick: started"));
+    run.controller.abort();
+    expect(await run.exit).toBe(0);
+    expect(run.stdout.text).toMatch(/stopping: no new firings; waiting for 1 run\(s\)/);
+    expect(run.stdout.text).toMatch(/tick: stopped/);
+
+    const [name] = (await readdir(join(dir, "out"))).filter((entry) => !entry.startsWith("."));
+    const runDir = join(dir, "out", name!);
+    const lines = (await readFile(join(runDir, "journal.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { type: string; status?: string });
+    expect(lines.at(-1)).toMatchObject({ type: "run-finished", status: "stopped" });
+
+    const listing = start(["runs", "--dir", "out"], gateway.baseURL);
+    expect(await listing.exit).toBe(0);
+    expect(listing.stdout.text).toMatch(/tick\s+stopped/);
+
+    const resumed = await resumeWorkflow(runDir, { gateway: { baseURL: gateway.baseURL, apiKey: "sk-local-demo" } });
+    expect(resumed.status).toBe("done");
+  });
+
+  it("refuses a workflow without schedule:, naming the fix (exit 2)", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    await writeFile(join(dir, "once.yaml"), WORKFLOW.replace(/^schedule:.*\n/m, ""));
+    const run = start(["schedule", "once.yaml"], gateway.baseURL);
+    expect(await run.exit).toBe(2);
+    expect(run.stderr.text).toMatch(/has no schedule:\. Add e\.g\. schedule: \{ cron:/);
+  });
+
+  it("refuses a bad cron or time zone before anything runs (exit 2)", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    await writeFile(join(dir, "bad.yaml"), WORKFLOW.replace('timezone: "Europe/Paris"', 'timezone: "Mars/Base"'));
+    const run = start(["schedule", "bad.yaml"], gateway.baseURL);
+    expect(await run.exit).toBe(2);
+    expect(run.stderr.text).toMatch(/schedule\.timezone "Mars\/Base" is not an IANA time zone/);
+  });
+});

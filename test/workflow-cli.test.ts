@@ -1,0 +1,85 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { main } from "../src/cli/main.js";
+import { describe as describeEvent } from "../src/cli/workflow-progress.js";
+import { readJson, tempDir, useGateway } from "./workflow-harness.js";
+
+class Capture extends Writable {
+  text = "";
+  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
+    this.text += chunk.toString();
+    callback();
+  }
+}
+
+const gateway = useGateway();
+
+async function cli(argv: string[], cwd: string) {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const env = { SVC_BASE_URL: gateway.current.baseURL, SVC_API_KEY: "sk-local-demo" };
+  const code = await main(argv, { stdout, stderr, env, cwd, signal: new AbortController().signal });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+const POSTERS = `version: 1
+inputs:
+  subject: { type: string }
+  count: { type: integer, default: 2 }
+steps:
+  - id: sizes
+    uses: tool
+    with: { tool: calculator, input: { expression: "\${{ inputs.count }} * 256" } }
+  - id: posters
+    map: ["dawn", "noon", "dusk"]
+    concurrency: 1
+    steps:
+      - id: poster
+        uses: image
+        with: { prompt: "\${{ inputs.subject }} at \${{ item }}, \${{ steps.sizes.output }}px" }
+`;
+
+describe("svc-flow run, resume and validate", () => {
+  it("validates files: 0 when good, 2 with file:line errors when not", async () => {
+    const folder = await tempDir();
+    await writeFile(path.join(folder, "good.yaml"), POSTERS);
+    await writeFile(path.join(folder, "bad.yaml"), POSTERS.replace("uses: image", "uses: imagez"));
+    expect(await cli(["validate", "good.yaml"], folder)).toMatchObject({ code: 0, stdout: "good.yaml: ok (good, 3 steps)\n" });
+    const bad = await cli(["validate", "good.yaml", "bad.yaml"], folder);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^bad\.yaml:14:15 steps\[1\]\.steps\[0\]\.uses: Unknown step kind "imagez"\. Did you mean "image"\?/);
+  });
+
+  it("runs with --input and --budget, stops at the budget with exit 1 and the resume command, then resumes with a raised budget", async () => {
+    const folder = await tempDir();
+    await writeFile(path.join(folder, "posters.yaml"), POSTERS);
+    const stopped = await cli(["run", "posters.yaml", "--input", "subject=a lantern", "--input", "count=3", "--budget", "0.9", "--out", "out"], folder);
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toMatch(/Stopped by the budget \(budget_exceeded\)/);
+    expect(stopped.stderr).toContain(`svc-flow resume ${path.join(folder, "out")} --budget YUAN`);
+    expect(stopped.stderr).toMatch(/✓ posters\[1\]\.poster/);
+    const resumed = await cli(["resume", "out", "--budget", "2"], folder);
+    expect(resumed).toMatchObject({ code: 0, stdout: "Done. Outputs: out/outputs.json. Cost: ¥1.2600.\n" });
+    expect(resumed.stderr).toMatch(/✓ sizes \(from the journal\)/);
+    const outputs = (await readJson(path.join(folder, "out"), "outputs.json")) as { sizes: string; posters: unknown[] };
+    expect(outputs.sizes).toBe("768");
+    expect(outputs.posters).toHaveLength(3);
+  });
+
+  it("says which input is missing and exits 2", async () => {
+    const folder = await tempDir();
+    await writeFile(path.join(folder, "posters.yaml"), POSTERS);
+    const result = await cli(["run", "posters.yaml", "--out", "out"], folder);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Input "subject" is required\. Pass it with --input subject=VALUE\./);
+  });
+
+  it("describes each event on one line", () => {
+    expect(describeEvent({ type: "step-failed", key: "posters[2].poster", id: "poster", error: { code: "timeout", message: "Too slow." } })).toBe(
+      "✗ posters[2].poster: Too slow. [timeout]",
+    );
+    expect(describeEvent({ type: "map-progress", key: "posters", id: "posters", done: 2, failed: 1, total: 3 })).toBe("  posters: 2/3 done, 1 failed");
+  });
+});

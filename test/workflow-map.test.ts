@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import type { WorkflowEvent } from "../src/workflow/index.js";
+import { recordsOf, runText, useGateway } from "./workflow-harness.js";
+
+const gateway = useGateway({ faults: { seed: 1, latencyMs: 60, models: {} } });
+
+// "1 /" is not an expression, so its item fails (a non-retryable tool error) while the others work.
+function mapWorkflow(mode: string, extra = ""): string {
+  return `version: 1
+steps:
+  - id: sums
+    map: ["1 + 1", "1 /", "2 * 3"]
+    as: expression
+    onItemError: ${mode}${extra}
+    steps:
+      - id: sum
+        uses: tool
+        with: { tool: calculator, input: { expression: "\${{ expression }}" } }
+`;
+}
+
+describe("map steps", () => {
+  it("with onItemError fail, fails the map and the run on the first bad item", async () => {
+    const { result, journal } = await runText(gateway.current, mapWorkflow("fail", "\n    concurrency: 1"));
+    expect(result.status).toBe("failed");
+    expect(result.error?.code).toBe("invalid_expression");
+    expect(result.error?.message).toMatch(/svc-flow resume/);
+    // The item before the failure is journaled; the one after never started.
+    expect(recordsOf(journal, "item-finished").map((record) => record.index)).toEqual([0]);
+    expect(recordsOf(journal, "step-failed").map((record) => record.key)).toEqual(["sums[1].sum", "sums"]);
+  });
+
+  it("with onItemError skip, leaves failed items out of the output", async () => {
+    const { result } = await runText(gateway.current, mapWorkflow("skip"));
+    expect(result.status).toBe("done");
+    expect(result.outputs?.sums).toEqual(["2", "6"]);
+  });
+
+  it("with onItemError collect, keeps an { error } entry in place of each failed item", async () => {
+    const { result, events } = await runText(gateway.current, mapWorkflow("collect"));
+    expect(result.outputs?.sums).toEqual(["2", { error: { code: "invalid_expression", message: expect.stringContaining("1 /") } }, "6"]);
+    const last = events.filter((event): event is Extract<WorkflowEvent, { type: "map-progress" }> => event.type === "map-progress").at(-1);
+    expect(last).toMatchObject({ done: 2, failed: 1, total: 3 });
+  });
+
+  it("maps over the output of an earlier step, with a named output per item", async () => {
+    const { result } = await runText(
+      gateway.current,
+      `version: 1
+defaults: { model: alpha-sonnet-4-6, maxTokens: 200 }
+steps:
+  - id: ideas
+    uses: chat
+    with: { prompt: "Three taglines", schema: { type: array, items: { type: string }, minItems: 3, maxItems: 3 } }
+  - id: lengths
+    map: \${{ steps.ideas.output }}
+    as: tagline
+    output: \${{ [tagline, steps.count.output] }}
+    steps:
+      - id: count
+        uses: tool
+        with: { tool: calculator, input: { expression: "\${{ length(tagline) }} + 0" } }
+`,
+    );
+    const ideas = result.outputs?.ideas as string[];
+    expect(result.outputs?.lengths).toEqual(ideas.map((idea) => [idea, String(idea.length)]));
+  });
+
+  it("keeps at most `concurrency` items in flight", async () => {
+    const { result, events } = await runText(
+      gateway.current,
+      `version: 1
+defaults: { model: beta-4o-mini, maxTokens: 50 }
+steps:
+  - id: many
+    map: [1, 2, 3, 4, 5, 6]
+    concurrency: 2
+    steps:
+      - id: say
+        uses: chat
+        with: { prompt: "Say \${{ item }}" }
+`,
+    );
+    expect(result.status).toBe("done");
+    let inFlight = 0;
+    let most = 0;
+    for (const event of events) {
+      if (event.type === "step-started" && event.id === "say") most = Math.max(most, ++inFlight);
+      if (event.type === "step-finished" && event.id === "say") inFlight--;
+    }
+    expect(most).toBe(2);
+  });
+
+  it("starts independent steps at once, under the run's limit", async () => {
+    const steps = [1, 2, 3].map((n) => `  - id: s${n}\n    uses: chat\n    with: { model: beta-4o-mini, prompt: "Say ${n}", maxTokens: 20 }\n`).join("");
+    const { events } = await runText(gateway.current, `version: 1\nconcurrency: 2\nsteps:\n${steps}`);
+    const order = events.filter((event) => event.type === "step-started" || event.type === "step-finished").map((event) => event.type);
+    expect(order.slice(0, 3)).toEqual(["step-started", "step-started", "step-finished"]);
+  });
+
+  it("fails a step that outlives its timeout, naming the step", async () => {
+    const { result } = await runText(
+      gateway.current,
+      `version: 1\nsteps:\n  - id: slow\n    uses: chat\n    timeout: 10ms\n    with: { model: beta-4o-mini, prompt: "Hello", maxTokens: 20 }\n`,
+    );
+    expect(result).toMatchObject({ status: "failed", error: { code: "timeout" } });
+    expect(result.error?.message).toMatch(/Step "slow" did not finish within 0\.01s/);
+  });
+});

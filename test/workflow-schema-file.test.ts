@@ -1,0 +1,18 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { workflowSchemaFileText } from "../src/workflow/schema/workflow-json-schema.js";
+import { SCHEMA_FILE_PATH } from "../src/workflow/schema/write-schema-file.js";
+
+describe("workflow.schema.json", () => {
+  it("is what the zod schema generates (run `npm run schema` after changing the schema)", async () => {
+    expect(await readFile(SCHEMA_FILE_PATH, "utf8")).toBe(workflowSchemaFileText());
+  });
+
+  it("describes every step kind and the containers, recursively", () => {
+    const schema = JSON.parse(workflowSchemaFileText()) as { $defs: Record<string, { anyOf?: Array<{ properties?: Record<string, { const?: string }> }> }> };
+    const variants = schema.$defs.step!.anyOf!;
+    const kinds = variants.map((variant) => variant.properties?.uses?.const ?? Object.keys(variant.properties ?? {}).find((key) => key === "map" || key === "parallel"));
+    expect(kinds).toEqual(["chat", "image", "music", "agent", "tool", "map", "parallel"]);
+    expect(JSON.stringify(variants[5])).toContain('"$ref":"#/$defs/step"');
+  });
+});
