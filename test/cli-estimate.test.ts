@@ -1,8 +1,12 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { WorkflowEstimate } from "../src/cli/estimate/estimate-workflow.js";
+import { PUBLISHED_PRICES, roundYuan, tokenCost } from "../src/catalog/prices.js";
+import { countPromptTokens } from "../src/catalog/tokens.js";
+import { estimateWorkflow, type WorkflowEstimate } from "../src/cli/estimate/estimate-workflow.js";
+import { parseWorkflow } from "../src/workflow/load/load-workflow.js";
 import { startLocalGateway, type LocalGateway } from "../src/server/start-local-gateway.js";
 import { gatewayEnv, runCli } from "./cli-harness.js";
 
@@ -203,5 +207,21 @@ steps:
     expect(result.code).toBe(2);
     expect(result.stderr.text).toMatch(/flow\.yaml:5/);
     expect(result.stderr.text).toMatch(/alpha-sonnet-4-6/);
+  });
+
+  it("prices a prompt built from any given input exactly as the gateway will count it", async () => {
+    const workflow = parseWorkflow(
+      "version: 1\ninputs:\n  topic: { type: string }\nsteps:\n  - id: pitch\n    uses: chat\n    with: { model: alpha-sonnet-4-6, prompt: \"Pitch: ${{ inputs.topic }}\", maxTokens: 64 }\n",
+    );
+    const price = PUBLISHED_PRICES.chat["alpha-sonnet-4-6"]!;
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 200 }), async (topic) => {
+        const bound = await estimateWorkflow(workflow, { inputs: { topic } });
+        const promptTokens = countPromptTokens({ messages: [{ role: "user", content: `Pitch: ${topic}` }] });
+        expect(bound.maxYuan).toBe(roundYuan(tokenCost(promptTokens, price.input) + tokenCost(64, price.output)));
+        expect(bound.upperBound).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
   });
 });

@@ -12,6 +12,7 @@ import { enqueueRun } from "../src/workflow/distributed/enqueue-run.js";
 import { RunStore, type StoredResult } from "../src/workflow/distributed/run-store.js";
 import { rateWindow } from "../src/workflow/distributed/start-item-worker.js";
 import { parseWorkflow } from "../src/workflow/load/load-workflow.js";
+import { main } from "../src/cli/main.js";
 import { findRedisServer, startRedisServer, type RedisServer } from "./redis-server.js";
 
 const BIN = fileURLToPath(new URL("../bin/svc-flow.js", import.meta.url));
@@ -101,6 +102,29 @@ outputs:
       await store.close();
     }
   }, 90_000);
+
+  it("runs detached from one directory and is finished by resume (by run id) into another, as from a second machine", async () => {
+    await writeFile(join(dir, "few.jsonl"), `${Array.from({ length: 20 }, (_, n) => JSON.stringify({ n })).join("\n")}\n`);
+    await writeFile(
+      join(dir, "few.yaml"),
+      'version: 1\nname: few\ninputs:\n  row: { type: items }\nsteps:\n  - id: line\n    uses: chat\n    with: { model: beta-4o-mini, prompt: "Number ${{ inputs.row.n }}", maxTokens: 8 }\noutputs:\n  n: ${{ inputs.row.n }}\n',
+    );
+    const cli = async (argv: string[]) => {
+      let out = "";
+      const sink = { write: (chunk: string) => ((out += chunk), true) } as unknown as NodeJS.WritableStream;
+      const code = await main(argv, { stdout: sink as never, stderr: sink as never, env: process.env, cwd: dir, signal: new AbortController().signal });
+      return { code, out };
+    };
+    const enqueued = await cli(["run", "few.yaml", "--input", "row=few.jsonl", "--redis", redis.url, "--out", "first", "--detach"]);
+    expect(enqueued.code).toBe(0);
+    const runId = /Run ([0-9a-f-]+): 20 item/.exec(enqueued.out)?.[1];
+    expect(runId).toBeDefined();
+    await startWorker("c");
+    const resumed = await cli(["resume", runId!, "--redis", redis.url, "--out", "second"]);
+    expect(resumed.code).toBe(0);
+    const lines = (await readFile(join(dir, "second", "outputs.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as StoredResult);
+    expect(lines.map((line) => (line.output as { n: number }).n)).toEqual(Array.from({ length: 20 }, (_, index) => index));
+  }, 60_000);
 
   it.each([
     [3000, { max: 49, durationMs: 1000 }],

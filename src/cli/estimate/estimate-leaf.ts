@@ -1,5 +1,5 @@
-import type { MusicOperation } from "../../catalog/prices.js";
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { MusicOperation } from "../../catalog/prices.js";
 import { MAX_IMAGE_TOKENS } from "../../catalog/tokens.js";
 import { toWireTool } from "../../chat/convert-tools.js";
 import type { Tool } from "../../gateway/wire.js";

@@ -48,6 +48,6 @@ function describeCall(call: GatewayToolCall, context: EstimateContext): string {
     return `${yuan === undefined ? "unpriced" : formatYuan(yuan)} per call`;
   }
   const estimate = context.ledger.estimate({ kind: "chat", request: { model: call.model, messages: [{ role: "user", content: "" }], max_tokens: call.limit ?? 1 } });
-  if (estimate.yuan === undefined) return `a ${call.model} call, unpriced`;
-  return estimate.kind === "image" ? `${formatYuan(estimate.yuan)} per call` : `a ${call.model} call`;
+  if (estimate.yuan === undefined) return `one ${call.model} call, unpriced`;
+  return estimate.kind === "image" ? `${formatYuan(estimate.yuan)} per call` : `one ${call.model} call`;
 }
