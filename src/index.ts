@@ -1,8 +1,13 @@
 // The public API of svc-flow: named exports only.
+
+// Catalogue and prices
 export { catalog } from "./catalog/index.js";
 export type { Capabilities, Family, ModelInfo, ParameterRules, Tier } from "./catalog/models.js";
 export { PUBLISHED_PRICES, mergePrices } from "./catalog/prices.js";
 export type { MusicOperation, PriceOverrides, PriceTable, TokenPrice, UnitPrice } from "./catalog/prices.js";
+export { countPromptTokens, countTextTokens } from "./catalog/tokens.js";
+
+// Errors
 export {
   AbortedError,
   AuthenticationError,
@@ -17,15 +22,67 @@ export {
   QuotaExceededError,
   RateLimitError,
   StreamError,
+  StructuredOutputError,
   SvcFlowError,
   TimeoutError,
+  ToolInputError,
   UnknownModelError,
   UpstreamError,
+  redactSecrets,
 } from "./errors.js";
-export type { GatewayIds } from "./errors.js";
+export type { GatewayIds, SvcFlowErrorOptions } from "./errors.js";
+
+// Gateway clients
+export { GatewayClient } from "./gateway/gateway-client.js";
+export type { CallOptions, GatewayClientOptions } from "./gateway/gateway-client.js";
+export type { ChatStream } from "./gateway/chat-stream.js";
+export { MusicClient } from "./gateway/music-client.js";
+export type { MusicCallOptions, MusicClientOptions, MusicClipsResult } from "./gateway/music-client.js";
+export { parseSse } from "./gateway/parse-sse.js";
+export { errorFromResponse } from "./gateway/error-from-response.js";
+export type { OperationOutcome, PlannedOperation, UsageRecorder, UsageReservation } from "./gateway/usage-recorder.js";
+export type { ChatChunk, ChatRequest, ChatResponse, Clip, Message, ModelList, QuotaReport, Usage } from "./gateway/wire.js";
+
+// Scheduling
+export { Scheduler } from "./scheduling/scheduler.js";
+export type { LaneLimits, SchedulerOptions, Slot } from "./scheduling/scheduler.js";
+export { withRetry } from "./scheduling/retry.js";
+export type { RetryOptions, RetryPolicy } from "./scheduling/retry.js";
+export { RetryBudget } from "./scheduling/retry-budget.js";
+
+// Chat model
+export { ChatGateway } from "./chat/chat-gateway.js";
+export type { ChatGatewayCallOptions } from "./chat/chat-gateway.js";
+export type { ChatGatewayOptions } from "./chat/chat-gateway-options.js";
+export { ChatWarning, ParameterWarning } from "./chat/parameter-warning.js";
+export type { ChatWarningCode, WarningHandler } from "./chat/parameter-warning.js";
+export { imagesFromMessage } from "./chat/decode-image-reply.js";
+export type { MessageImage } from "./chat/decode-image-reply.js";
+
+// Cost
+export { CostLedger } from "./cost/cost-ledger.js";
+export type { CostLedgerOptions, CostReservation } from "./cost/cost-ledger.js";
+export { loadPriceFile } from "./cost/load-price-file.js";
+export { costEntrySchema } from "./cost/cost-entry.js";
+export type { CostEntry } from "./cost/cost-entry.js";
+export { formatSummaryTable, formatYuan } from "./cost/format-summary-table.js";
+export type { CostSummary } from "./cost/summarize-entries.js";
+
+// Local gateway
 export { startLocalGateway, loadGatewayConfig } from "./server/index.js";
 export type { GatewayConfigInput, GatewayStats, LocalGateway, LocalGatewayOptions } from "./server/index.js";
-export { connectGateway, loadWorkflow, parseWorkflow, resumeWorkflow, runWorkflow, WorkflowError } from "./workflow/index.js";
+
+// Workflows
+export {
+  connectGateway,
+  loadWorkflow,
+  parseWorkflow,
+  renderReport,
+  resumeWorkflow,
+  runWorkflow,
+  workflowJsonSchema,
+  WorkflowError,
+} from "./workflow/index.js";
 export type {
   ArtifactRef,
   LoadWorkflowOptions,
@@ -38,6 +95,8 @@ export type {
   WorkflowEvent,
   WorkflowIssue,
 } from "./workflow/index.js";
+
+// Agents and tools
 export {
   AgentRunner,
   AgentTranscript,
