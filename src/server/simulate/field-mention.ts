@@ -15,11 +15,13 @@ const NUMBER = /-?\d+(?:\.\d+)?/g;
 const STRING_VALUE = /"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|https?:\/\/\S+|[\w./~-]+\.[a-z][a-z0-9]{0,4}\b/i;
 
 /**
- * Whether the prompt asks for an optional field: its name's words, or two of its description's
- * key words, written near a value that fits it ("from line 40", "limit 10", "recursive").
+ * Whether the prompt asks for an optional field: one of its enum options, or its name's words (or
+ * two of its description's key words) near a value that fits it ("from line 40", "recursive").
  * Real models leave optional arguments out otherwise.
  */
 export function findFieldMention(text: string, name: string, schema: SchemaObject): FieldMention | undefined {
+  // Naming one of its options ("in fahrenheit") asks for an enum field by itself.
+  if (Array.isArray(schema.enum) && schema.enum.some((option) => typeof option === "string" && option.length >= 2 && namesWord(text, option))) return {};
   const nameWords = keyWords(fieldName(name).replace(/_/g, " "));
   const descriptionWords = typeof schema.description === "string" ? keyWords(schema.description).filter((word) => !nameWords.includes(word)) : [];
   const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : [];
@@ -34,6 +36,10 @@ export function findFieldMention(text: string, name: string, schema: SchemaObjec
     if (found) return found;
   }
   return undefined;
+}
+
+function namesWord(text: string, word: string): boolean {
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\p{L}\\p{N}_])`, "iu").test(text);
 }
 
 function keyWords(text: string): string[] {
