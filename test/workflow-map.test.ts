@@ -1,6 +1,7 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { WorkflowEvent } from "../src/workflow/index.js";
-import { recordsOf, runText, useGateway } from "./workflow-harness.js";
+import { readJournal, resumeWorkflow, type WorkflowEvent } from "../src/workflow/index.js";
+import { billed, gatewayOptions, recordsOf, runText, useGateway } from "./workflow-harness.js";
 
 const gateway = useGateway({ faults: { seed: 1, latencyMs: 60, models: {} } });
 
@@ -41,6 +42,71 @@ describe("map steps", () => {
     expect(result.outputs?.sums).toEqual(["2", { error: { code: "invalid_expression", message: expect.stringContaining("1 /") } }, "6"]);
     const last = events.filter((event): event is Extract<WorkflowEvent, { type: "map-progress" }> => event.type === "map-progress").at(-1);
     expect(last).toMatchObject({ done: 2, failed: 1, total: 3 });
+  });
+
+  it("finishes a map whose items all finished when a step beside it fails, and resume does not redo it", async () => {
+    const { result, journal } = await runText(
+      gateway.current,
+      `version: 1
+defaults: { model: beta-4o-mini, maxTokens: 20 }
+steps:
+  - id: lines
+    map: [1, 2, 3]
+    steps:
+      - id: say
+        uses: chat
+        with: { prompt: "Say \${{ item }}" }
+  - id: broken
+    uses: tool
+    with: { tool: calculator, input: { expression: "1 /" } }
+`,
+    );
+    expect(result).toMatchObject({ status: "failed", error: { code: "invalid_expression" } });
+    // Only the tool failed; the map's three items finished while it failed, so the map did too.
+    expect(recordsOf(journal, "step-failed").map((record) => record.key)).toEqual(["broken"]);
+    expect(recordsOf(journal, "item-finished").map((record) => [record.index, record.error]).sort()).toEqual([[0, undefined], [1, undefined], [2, undefined]]);
+    expect(recordsOf(journal, "step-finished").map((record) => record.key)).toContain("lines");
+    const calls = billed(gateway.current).length;
+    const resumed = await resumeWorkflow(result.runDir, gatewayOptions(gateway.current));
+    expect(resumed).toMatchObject({ status: "failed", error: { code: "invalid_expression" } });
+    expect(billed(gateway.current).length).toBe(calls);
+  });
+
+  it("leaves items a failing sibling step cut off unfinished, not failed, so resume runs them", async () => {
+    const { result, journal, events } = await runText(
+      gateway.current,
+      `version: 1
+defaults: { model: beta-4o-mini, maxTokens: 20 }
+steps:
+  - id: lines
+    map: [1, 2, 3, 4]
+    concurrency: 2
+    onItemError: collect
+    steps:
+      - id: say
+        uses: chat
+        with: { prompt: "Say \${{ item }}" }
+  - id: broken
+    uses: tool
+    with: { tool: calculator, input: { expression: "1 /" } }
+`,
+    );
+    expect(result).toMatchObject({ status: "failed", error: { code: "invalid_expression" } });
+    // The two items in flight finished and are journaled; the two waiting never started and are not
+    // journaled at all (collect would otherwise have kept "did not start" as their error).
+    expect(recordsOf(journal, "item-finished").map((record) => [record.index, record.error]).sort()).toEqual([[0, undefined], [1, undefined]]);
+    expect(recordsOf(journal, "step-failed").map((record) => record.key)).toEqual(["broken"]);
+    expect(recordsOf(journal, "step-finished").map((record) => record.key)).not.toContain("lines");
+    expect(events.some((event) => event.type === "step-failed" && event.key === "lines")).toBe(false);
+    // Resume runs (and pays for) only the two that never started; this time both are in flight when
+    // the tool fails again, so the map finishes.
+    const calls = billed(gateway.current).length;
+    const resumed = await resumeWorkflow(result.runDir, gatewayOptions(gateway.current));
+    expect(resumed).toMatchObject({ status: "failed", error: { code: "invalid_expression" } });
+    expect(billed(gateway.current).length - calls).toBe(2);
+    const { records } = await readJournal(path.join(result.runDir, "journal.jsonl"));
+    expect(recordsOf(records, "item-finished").map((record) => record.index).sort()).toEqual([0, 1, 2, 3]);
+    expect(recordsOf(records, "step-finished").map((record) => record.key)).toContain("lines");
   });
 
   it("maps over the output of an earlier step, with a named output per item", async () => {

@@ -15,6 +15,8 @@ type ItemResult = { readonly output?: unknown; readonly error?: ErrorSummary };
  * journaled, so a resumed run redoes only the rest. The output is one entry per item: the `output:`
  * expression, or else the last nested step's output. With onItemError `fail` the first failure fails
  * the map (items in flight finish); `skip` leaves failed items out; `collect` keeps `{ error }` in their place.
+ * The map's outcome is its items': when another step halts the run, the map still finishes if all
+ * its items did, and otherwise stops unfinished (NotStartedError) rather than failing with that error.
  */
 export async function runMap(node: StepNode, scope: Scope, state: RunState, key: string): Promise<unknown[]> {
   const step = node.step as MapStep;
@@ -34,6 +36,8 @@ export async function runMap(node: StepNode, scope: Scope, state: RunState, key:
   progress();
   const limit = createLimiter(step.concurrency ?? state.concurrency);
   const mapState = withOwnHalt(state);
+  // Set only by the map's own items; mapState.halt also shows a halt of the run from elsewhere.
+  let failure: Halt | undefined;
   const last = node.children[node.children.length - 1]!.step.id;
 
   const runItem = async (item: unknown, index: number): Promise<void> => {
@@ -48,9 +52,15 @@ export async function runMap(node: StepNode, scope: Scope, state: RunState, key:
       const output = step.output === undefined ? itemScope.steps[last]?.output : renderValue(step.output, expressionScope(itemScope), [...node.path, "output"]);
       result = { output };
     } catch (error) {
+      // Cut short by a halt (the map's or the run's): unfinished, not failed, so resume runs it.
+      if (error instanceof NotStartedError) throw error;
       // A budget stop or a cancellation stops the whole run whatever onItemError says.
-      if (budgetStop(error) || isAbort(error, state.signal) || mode === "fail") {
-        mapState.halt ??= itemState.halt ?? { reason: "failed", error };
+      const stop = budgetStop(error) !== undefined ? "budget" : isAbort(error, state.signal) ? "interrupted" : undefined;
+      if (stop !== undefined || mode === "fail") {
+        if (failure === undefined) {
+          failure = { reason: stop ?? "failed", error };
+          mapState.halt = failure;
+        }
         throw error;
       }
       result = { output: undefined, error: summarizeError(error) };
@@ -64,10 +74,12 @@ export async function runMap(node: StepNode, scope: Scope, state: RunState, key:
 
   const settled = await Promise.allSettled(items.map((item, index) => limit(() => runItem(item, index))));
   const errors = settled.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason as unknown] : []));
-  if (mapState.halt !== undefined) {
-    state.halt ??= mapState.halt;
-    throw errors.find((error) => !(error instanceof NotStartedError)) ?? mapState.halt.error;
+  if (failure !== undefined) {
+    state.halt ??= failure;
+    throw errors.find((error) => !(error instanceof NotStartedError)) ?? failure.error;
   }
+  // Stopped by a halt from outside the map: finished items are journaled, the rest resume later.
+  if (results.includes(undefined)) throw new NotStartedError(key);
   if (mode === "skip") return results.flatMap((result) => (result === undefined || result.error !== undefined ? [] : [result.output]));
   return results.map((result) => (result?.error !== undefined ? { error: result.error } : result?.output));
 }

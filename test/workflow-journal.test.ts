@@ -1,0 +1,56 @@
+import { open, readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { readJournal, type JournalRecord } from "../src/workflow/index.js";
+import { RunJournal } from "../src/workflow/run/run-journal.js";
+import { tempDir } from "./workflow-harness.js";
+
+const skipped = (n: number): JournalRecord => ({ type: "step-skipped", key: `s${n}`, id: `s${n}`, at: "2026-01-01T00:00:00.000Z" });
+
+async function fileHandlePrototype(file: string): Promise<{ sync(): Promise<void> }> {
+  const handle = await open(file, "a");
+  await handle.close();
+  return Object.getPrototypeOf(handle) as { sync(): Promise<void> };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("run journal", () => {
+  it("commits lines appended during a write together, in order, each resolved only once its line is on disk", async () => {
+    const file = path.join(await tempDir(), "journal.jsonl");
+    const sync = vi.spyOn(await fileHandlePrototype(file), "sync");
+    const journal = await RunJournal.open(file);
+    await journal.append(skipped(0));
+    expect(sync).toHaveBeenCalledTimes(1);
+    // 200 appends at once: the first write takes what is queued, the rest wait for one more.
+    const onDisk: boolean[] = [];
+    await Promise.all(
+      Array.from({ length: 200 }, (_, index) =>
+        journal.append(skipped(index + 1)).then(async () => {
+          onDisk[index] = (await readFile(file, "utf8")).includes(`"key":"s${index + 1}"`);
+        }),
+      ),
+    );
+    expect(sync.mock.calls.length).toBeLessThanOrEqual(3);
+    expect(onDisk.filter(Boolean)).toHaveLength(200);
+    await journal.close();
+    const { records, tornTail } = await readJournal(file);
+    expect(tornTail).toBe(false);
+    expect(records.map((record) => (record as { key: string }).key)).toEqual(Array.from({ length: 201 }, (_, index) => `s${index}`));
+  });
+
+  it("rejects the lines of a failed write and every append after it", async () => {
+    const file = path.join(await tempDir(), "journal.jsonl");
+    const failure = new Error("disk full");
+    vi.spyOn(await fileHandlePrototype(file), "sync").mockRejectedValueOnce(failure);
+    const journal = await RunJournal.open(file);
+    const first = journal.append(skipped(1));
+    const second = journal.append(skipped(2));
+    await expect(first).rejects.toBe(failure);
+    await expect(second).rejects.toBe(failure);
+    await expect(journal.append(skipped(3))).rejects.toBe(failure);
+    await journal.close();
+  });
+});
