@@ -192,7 +192,8 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
       const invalid = invalidToolCallError(reply);
       if (invalid) throw invalid;
       const final = toFinalChunk(reply, origin);
-      yield new ChatGenerationChunk({ message: final, text: final.text, generationInfo: { finish_reason: reply.finishReason } });
+      const text = typeof final.content === "string" ? final.content : final.text;
+      yield new ChatGenerationChunk({ message: final, text, generationInfo: { finish_reason: reply.finishReason } });
     } catch (error) {
       throw deadline.explain(error);
     }

@@ -82,7 +82,8 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
         for (;;) {
           const next = await iterator.next();
           if (next.done === true) break;
-          yield* collector.push(next.value);
+          // Not `yield*`: delegating to an array from an async generator costs a promise per event.
+          for (const event of collector.push(next.value)) yield event;
         }
         ended = true;
       } catch (error) {

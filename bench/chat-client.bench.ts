@@ -1,0 +1,111 @@
+// Client cost of a chat call, measured in one run against the same local gateway (its own
+// process, no simulated latency): raw undici requests (the floor: send, read, JSON.parse every
+// event), ChatGateway, and LangChain's ChatOpenAI, each in a fresh process per repeat so CPU time
+// and peak RSS are the client's own. Cases: non-stream requests, streamed text (~120 chunks a
+// reply), and streamed tool calls (3 calls a reply), all at concurrency 64.
+// Targets: ChatGateway within 1.5x the raw floor on CPU, and at least 2x lighter than ChatOpenAI.
+import { fork } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import type { CaseName, ClientName, WorkerResult } from "./chat-client-bench-worker.js";
+import { median, type Bench, type BenchRow } from "./harness.js";
+
+const SERVER = fileURLToPath(new URL("./batch-gateway-server.ts", import.meta.url));
+const WORKER = fileURLToPath(new URL("./chat-client-bench-worker.ts", import.meta.url));
+const CONCURRENCY = 64;
+const MIB = 1024 * 1024;
+const CLIENTS: readonly ClientName[] = ["raw", "gateway", "openai"];
+const LABELS: Record<ClientName, string> = { raw: "raw undici", gateway: "ChatGateway", openai: "ChatOpenAI" };
+
+/** Requests measured, and warm-up requests before them (JIT, connections), per process. */
+const SIZES: Record<CaseName, { full: [number, number]; quick: [number, number] }> = {
+  "non-stream": { full: [3000, 1500], quick: [800, 800] },
+  stream: { full: [500, 250], quick: [150, 150] },
+  "tool-stream": { full: [2000, 1000], quick: [500, 500] },
+};
+
+async function runWorker(client: ClientName, caseName: CaseName, baseURL: string, requests: number, warmup: number): Promise<WorkerResult> {
+  const child = fork(WORKER, [client, caseName, baseURL, String(CONCURRENCY), String(requests), String(warmup)], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const exited = once(child, "exit").then(([code]) => {
+    throw new Error(`The ${client} ${caseName} bench worker exited with code ${String(code)} before reporting.`);
+  });
+  const [result] = (await Promise.race([once(child, "message"), exited])) as [WorkerResult];
+  await once(child, "exit").catch(() => undefined);
+  return result;
+}
+
+function medians(results: readonly WorkerResult[]) {
+  return {
+    cpuMs: median(results.map((result) => result.cpuMs / result.requests)),
+    perSecond: median(results.map((result) => result.requests / (result.wallMs / 1000))),
+    peakMiB: median(results.map((result) => result.peakRssBytes / MIB)),
+    chunks: median(results.map((result) => result.chunks / result.requests)),
+    wireChunks: median(results.map((result) => result.wireChunks / result.requests)),
+  };
+}
+
+function caseRows(caseName: CaseName, byClient: Record<ClientName, WorkerResult[]>): BenchRow[] {
+  const stats = { raw: medians(byClient.raw), gateway: medians(byClient.gateway), openai: medians(byClient.openai) };
+  const floor = stats.raw;
+  const streamed = caseName !== "non-stream";
+  const label = `${caseName} c=${CONCURRENCY}`;
+  const rows: BenchRow[] = [];
+  const row = (client: ClientName, metric: string, value: number, unit: string, base: number, note?: string): void => {
+    rows.push({ bench: "chat-client", case: `${label} ${LABELS[client]}`, metric, value, unit, baseline: base, ratio: value / base, ...(note ? { note } : {}) });
+  };
+  for (const client of CLIENTS) {
+    const { cpuMs, perSecond, peakMiB, chunks } = stats[client];
+    row(client, "client CPU per request", cpuMs, "ms", floor.cpuMs, client === "raw" ? "baseline: raw undici, same run" : undefined);
+    if (streamed) {
+      // Every client reads the same events; they yield different numbers of chunks (ChatGateway
+      // folds role, finish and usage into one final chunk), so CPU is divided by the wire's count.
+      row(client, "client CPU per chunk", (cpuMs * 1000) / floor.wireChunks, "us", (floor.cpuMs * 1000) / floor.wireChunks, `${floor.wireChunks.toFixed(1)} SSE chunks a reply; ${chunks.toFixed(1)} yielded`);
+      row(client, "throughput", perSecond * floor.wireChunks, "chunks/s", floor.perSecond * floor.wireChunks, "bounded by the gateway on 2 cores");
+    } else {
+      row(client, "throughput", perSecond, "req/s", floor.perSecond, "bounded by the gateway on 2 cores");
+    }
+    row(client, "peak RSS", peakMiB, "MiB", floor.peakMiB, "whole client process (tsx, modules, heap)");
+  }
+  rows.push({
+    bench: "chat-client",
+    case: `${label} ChatGateway vs ChatOpenAI`,
+    metric: "client CPU per request",
+    value: stats.gateway.cpuMs,
+    unit: "ms",
+    baseline: stats.openai.cpuMs,
+    ratio: stats.gateway.cpuMs / stats.openai.cpuMs,
+    note: "target <= 0.50x (2x lighter)",
+  });
+  return rows;
+}
+
+const bench: Bench = {
+  name: "chat-client",
+  async run({ quick }) {
+    const repeats = quick ? 3 : 5;
+    const server = fork(SERVER, ["0"], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const [{ baseURL }] = (await once(server, "message")) as [{ baseURL: string }];
+    const rows: BenchRow[] = [];
+    try {
+      for (const caseName of Object.keys(SIZES) as CaseName[]) {
+        const [requests, warmup] = SIZES[caseName][quick ? "quick" : "full"];
+        const byClient: Record<ClientName, WorkerResult[]> = { raw: [], gateway: [], openai: [] };
+        for (let repeat = 0; repeat < repeats; repeat++) {
+          // Rotate the order so drift in the machine's load hits every client alike.
+          const order = CLIENTS.map((_, index) => CLIENTS[(index + repeat) % CLIENTS.length]!);
+          for (const client of order) byClient[client].push(await runWorker(client, caseName, baseURL, requests, warmup));
+        }
+        rows.push(...caseRows(caseName, byClient));
+      }
+    } finally {
+      server.send("stop");
+      await once(server, "exit");
+    }
+    return rows;
+  },
+};
+
+export default bench;
