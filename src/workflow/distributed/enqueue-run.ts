@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { access, mkdir, writeFile } from "node:fs/promises";
+import { access, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../../errors.js";
 import { batchSourceOf, resolveRunInputs } from "../batch/batch-run-body.js";
@@ -7,8 +6,7 @@ import { ItemsError } from "../batch/items-error.js";
 import { readItems } from "../batch/read-items.js";
 import type { Workflow } from "../load/load-workflow.js";
 import { summarizeError } from "../run/error-summary.js";
-import type { RunStarted } from "../run/journal-records.js";
-import { JOURNAL_FILE, WORKFLOW_COPY } from "../run/run-workflow.js";
+import { startRunDirectory } from "../run/start-run-directory.js";
 import type { ON_ITEM_ERROR } from "../schema/step-schemas.js";
 import { enqueueItems, itemQueue, queueConnection } from "./item-queue.js";
 import type { RunStore, StoredResult } from "./run-store.js";
@@ -50,22 +48,7 @@ export async function enqueueRun(store: RunStore, workflow: Workflow, options: E
     throw new ItemsError(source.itemsFile, 0, "No such file. Check the path (--items is relative to the current directory).", { cause: error });
   });
   const runDir = path.resolve(options.outDir);
-  if (await access(path.join(runDir, JOURNAL_FILE)).then(() => true, () => false)) {
-    throw new ConfigError(`${runDir} already holds a run. Choose another --out.`, { code: "run_dir_taken" });
-  }
-  await mkdir(runDir, { recursive: true });
-  await writeFile(path.join(runDir, WORKFLOW_COPY), workflow.text);
-  const start: RunStarted = {
-    type: "run-started",
-    version: 1,
-    runId: randomUUID(),
-    name: workflow.name,
-    workflowHash: workflow.hash,
-    workflowFile: workflow.file,
-    baseDir: workflow.baseDir,
-    inputs,
-    startedAt: new Date().toISOString(),
-  };
+  const start = await startRunDirectory(workflow, { runDir, inputs, takenHint: "Choose another --out." });
   const runId = start.runId;
   // Rows that do not parse are failed items from the start (as in a single-machine batch); no job runs them.
   const invalid: StoredResult[] = [];
