@@ -1,6 +1,7 @@
 // Shared set-up of the ChatGateway tests: a real local gateway on port 0, and a tiny recording
 // proxy in front of it that keeps every request body exactly as it went over the wire.
 import { createServer } from "node:http";
+import { afterAll, beforeAll } from "vitest";
 import type { AddressInfo } from "node:net";
 import { Readable, pipeline } from "node:stream";
 import { ChatGateway } from "../src/chat/chat-gateway.js";
@@ -93,5 +94,25 @@ export async function startHarness(config: GatewayConfigInput = {}): Promise<Har
       await Promise.all(models.map((model) => model.close()));
       await gateway.close();
     },
+  };
+}
+
+/** A suite's harness with a recording proxy in front: started before its tests, closed after. */
+export function useRecordedHarness(config: GatewayConfigInput = {}) {
+  let harness: Harness | undefined;
+  let proxy: RecordingProxy | undefined;
+  beforeAll(async () => {
+    harness = await startHarness(config);
+    proxy = await startRecordingProxy(harness.gateway.rootURL);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await harness?.close();
+  });
+  return {
+    harness: (): Harness => harness!,
+    proxy: (): RecordingProxy => proxy!,
+    /** The body of the last request that went over the wire. */
+    lastBody: (): Record<string, unknown> => proxy!.requests.at(-1)!.body,
   };
 }

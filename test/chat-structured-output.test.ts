@@ -1,27 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { ParameterError, StructuredOutputError } from "../src/errors.js";
-import { startHarness, startRecordingProxy, type Harness, type RecordingProxy } from "./chat-harness.js";
+import { useRecordedHarness } from "./chat-harness.js";
 
-let harness: Harness;
-let proxy: RecordingProxy;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  proxy = await startRecordingProxy(harness.gateway.rootURL);
-});
-afterAll(async () => {
-  await proxy.close();
-  await harness.close();
-});
-
-const lastBody = (): Record<string, unknown> => proxy.requests.at(-1)!.body;
+const { harness, proxy, lastBody } = useRecordedHarness();
 const person = z.object({ name: z.string(), age: z.number().int().min(0).max(130), tags: z.array(z.string()).max(3) });
 
 describe("withStructuredOutput", () => {
   it("returns an object validated against a zod 4 schema, asked for as a forced tool call", async () => {
-    const model = harness.model({ model: "beta-4o", baseURL: proxy.baseURL });
+    const model = harness().model({ model: "beta-4o", baseURL: proxy().baseURL });
     const result = await model.withStructuredOutput(person, { name: "person" }).invoke("Make up a person named Ada who is 36.");
     expect(person.parse(result)).toEqual(result);
     expect(result.name).toBe("Ada");
@@ -30,13 +18,13 @@ describe("withStructuredOutput", () => {
 
   it("validates against a zod 3 schema", async () => {
     const schema = z3.object({ city: z3.string(), population: z3.number().int().positive() });
-    const result = await harness.model({ model: "alpha-sonnet-4-6" }).withStructuredOutput(schema).invoke("Describe Lisbon.");
+    const result = await harness().model({ model: "alpha-sonnet-4-6" }).withStructuredOutput(schema).invoke("Describe Lisbon.");
     expect(schema.safeParse(result).success).toBe(true);
   });
 
   it("validates against a JSON Schema, including a non-object one", async () => {
     const taglines = { type: "array", items: { type: "string" }, maxItems: 3, minItems: 1 };
-    const result = await harness.model({ model: "beta-4o", baseURL: proxy.baseURL }).withStructuredOutput(taglines).invoke("Three taglines for a solar lantern.");
+    const result = await harness().model({ model: "beta-4o", baseURL: proxy().baseURL }).withStructuredOutput(taglines).invoke("Three taglines for a solar lantern.");
     expect(Array.isArray(result)).toBe(true);
     expect((result as unknown as string[]).length).toBeLessThanOrEqual(3);
     const wire = (lastBody().tools as Array<{ function: { parameters: unknown } }>)[0]?.function.parameters;
@@ -46,14 +34,14 @@ describe("withStructuredOutput", () => {
   it("throws a clear StructuredOutputError when the reply does not conform", async () => {
     // A refinement JSON Schema cannot express: the model cannot know it, the check must catch it.
     const schema = z.object({ code: z.string().refine((code) => code === "XYZ-123", "must be the code XYZ-123") });
-    const failure = await harness.model({ model: "beta-4o" }).withStructuredOutput(schema, { name: "lookup" }).invoke("Give me a code.").catch((error: unknown) => error);
+    const failure = await harness().model({ model: "beta-4o" }).withStructuredOutput(schema, { name: "lookup" }).invoke("Give me a code.").catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StructuredOutputError);
     expect((failure as Error).message).toMatch(/does not match the schema "lookup": at \/code: must be the code XYZ-123/);
     expect((failure as StructuredOutputError).raw).toMatch(/"code"/);
   });
 
   it("returns raw and parsed with includeRaw, and the error instead of throwing", async () => {
-    const model = harness.model({ model: "beta-4o" });
+    const model = harness().model({ model: "beta-4o" });
     const ok = await model.withStructuredOutput(person, { includeRaw: true }).invoke("Make up a person named Bo who is 20.");
     expect(ok.parsed?.name).toBe("Bo");
     expect((ok.raw.response_metadata as Record<string, unknown>).model).toBe("beta-4o");
@@ -64,7 +52,7 @@ describe("withStructuredOutput", () => {
   });
 
   it("supports JSON mode and JSON Schema response formats", async () => {
-    const model = harness.model({ model: "beta-4o", baseURL: proxy.baseURL });
+    const model = harness().model({ model: "beta-4o", baseURL: proxy().baseURL });
     const json = await model.withStructuredOutput(person, { method: "jsonSchema", name: "person" }).invoke("Make up a person named Cy who is 50, as JSON.");
     expect(person.safeParse(json).success).toBe(true);
     expect(lastBody().response_format).toMatchObject({ type: "json_schema", json_schema: { name: "person" } });
@@ -85,13 +73,13 @@ describe("withStructuredOutput", () => {
           typeof (value as { count?: unknown }).count === "number" ? { value } : { issues: [{ message: "count must be a number", path: [{ key: "count" }] }] },
       },
     };
-    const model = harness.model({ model: "beta-4o", baseURL: proxy.baseURL });
+    const model = harness().model({ model: "beta-4o", baseURL: proxy().baseURL });
     const result = await model.withStructuredOutput<{ count: number }>(standard).invoke("How many planets have rings? Give a count.");
     expect(typeof result.count).toBe("number");
     expect((lastBody().tools as Array<{ function: { parameters: unknown } }>)[0]?.function.parameters).toMatchObject({ required: ["count"] });
   });
 
   it("refuses structured output on an image model, which cannot call tools", () => {
-    expect(() => harness.model({ model: "gamma-2.5-flash-image" }).withStructuredOutput(person)).toThrow(ParameterError);
+    expect(() => harness().model({ model: "gamma-2.5-flash-image" }).withStructuredOutput(person)).toThrow(ParameterError);
   });
 });

@@ -1,24 +1,12 @@
 import { AIMessage, HumanMessage, ToolMessage, type AIMessageChunk } from "@langchain/core/messages";
 import { DynamicStructuredTool, tool } from "@langchain/core/tools";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { TOOL_CALL_EXTRAS_KEY } from "../src/chat/convert-messages.js";
-import { startHarness, startRecordingProxy, type Harness, type RecordingProxy } from "./chat-harness.js";
+import { useRecordedHarness } from "./chat-harness.js";
 
-let harness: Harness;
-let proxy: RecordingProxy;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  proxy = await startRecordingProxy(harness.gateway.rootURL);
-});
-afterAll(async () => {
-  await proxy.close();
-  await harness.close();
-});
-
-const lastBody = (): Record<string, unknown> => proxy.requests.at(-1)!.body;
+const { harness, proxy, lastBody } = useRecordedHarness();
 const wireTools = (): Array<{ function: { name: string; description?: string; parameters: unknown } }> =>
   lastBody().tools as Array<{ function: { name: string; description?: string; parameters: unknown } }>;
 
@@ -41,7 +29,7 @@ const weatherV4 = tool(async ({ city }) => `Sunny in ${city}.`, {
 
 describe("tool calling against the local gateway", () => {
   it("sends a tool's zod 4 parameters intact", async () => {
-    await harness.model({ model: "beta-4o", baseURL: proxy.baseURL }).bindTools([weatherV4]).invoke("Weather in Paris for 3 days?");
+    await harness().model({ model: "beta-4o", baseURL: proxy().baseURL }).bindTools([weatherV4]).invoke("Weather in Paris for 3 days?");
     const [wire] = wireTools();
     expect(wire?.function.name).toBe("get_weather");
     expect(wire?.function.description).toBe("Current weather for a city");
@@ -61,7 +49,7 @@ describe("tool calling against the local gateway", () => {
       func: async () => "ok",
     });
     const json = { name: "weather_json", description: "json", schema: WEATHER_PARAMETERS };
-    await harness.model({ model: "beta-4o", baseURL: proxy.baseURL }).bindTools([zod3, structured, json]).invoke("Hello.");
+    await harness().model({ model: "beta-4o", baseURL: proxy().baseURL }).bindTools([zod3, structured, json]).invoke("Hello.");
     for (const wire of wireTools()) expect(wire.function.parameters).toMatchObject(WEATHER_PARAMETERS);
   });
 
@@ -72,18 +60,18 @@ describe("tool calling against the local gateway", () => {
     ["any", "required"],
     ["get_weather", { type: "function", function: { name: "get_weather" } }],
   ])("sends tool_choice %j as %j", async (choice, wire) => {
-    await harness.model({ model: "beta-4o", baseURL: proxy.baseURL }).bindTools([weatherV4], { tool_choice: choice }).invoke("Hello.");
+    await harness().model({ model: "beta-4o", baseURL: proxy().baseURL }).bindTools([weatherV4], { tool_choice: choice }).invoke("Hello.");
     expect(lastBody().tool_choice).toEqual(wire);
   });
 
   it("returns parallel tool calls with arguments valid for the schema", async () => {
-    const reply = await harness.model({ model: "beta-4o" }).bindTools([weatherV4]).invoke("What is the weather in Paris and in Tokyo for 2 days?");
+    const reply = await harness().model({ model: "beta-4o" }).bindTools([weatherV4]).invoke("What is the weather in Paris and in Tokyo for 2 days?");
     expect(reply.tool_calls?.map((call) => call.args.city)).toEqual(["Paris", "Tokyo"]);
     for (const call of reply.tool_calls ?? []) expect(weatherV4.schema.safeParse(call.args).success).toBe(true);
   });
 
   it("streams tool_call_chunks that assemble into the same tool calls invoke returns", async () => {
-    const bound = harness.model({ model: "beta-4o" }).bindTools([weatherV4]);
+    const bound = harness().model({ model: "beta-4o" }).bindTools([weatherV4]);
     const question = "What is the weather in Paris and in Tokyo for 2 days?";
     const chunks: AIMessageChunk[] = [];
     for await (const chunk of await bound.stream(question)) chunks.push(chunk);
@@ -95,7 +83,7 @@ describe("tool calling against the local gateway", () => {
   });
 
   it("keeps gamma's thought_signature on the message and sends it back on the next turn", async () => {
-    const bound = harness.model({ model: "gamma-2.5-flash", baseURL: proxy.baseURL }).bindTools([weatherV4]);
+    const bound = harness().model({ model: "gamma-2.5-flash", baseURL: proxy().baseURL }).bindTools([weatherV4]);
     const question = new HumanMessage("What is the weather in Oslo for 1 day?");
     const first = await bound.invoke([question]);
     const [call] = first.tool_calls ?? [];
@@ -110,7 +98,7 @@ describe("tool calling against the local gateway", () => {
   });
 
   it("runs a tool loop to a final answer", async () => {
-    const bound = harness.model({ model: "alpha-sonnet-4-6" }).bindTools([weatherV4]);
+    const bound = harness().model({ model: "alpha-sonnet-4-6" }).bindTools([weatherV4]);
     const messages: Array<HumanMessage | AIMessage | ToolMessage> = [new HumanMessage("What is the weather in Lima for 2 days?")];
     for (let round = 0; round < 4; round++) {
       const reply = await bound.invoke(messages);
