@@ -76,4 +76,45 @@ describe("ChatGateway stream without callbacks", () => {
     // LangChain names every chunk after the run when it has run managers.
     expect([...ids]).toEqual([`run-${ended?.runId}`]);
   });
+
+  it("invokes to the same message as LangChain's own generate path", async () => {
+    const model = harness.model({ model: "beta-4o-mini" });
+    const prompt = "Name three uses of a lighthouse.";
+    const ours = (await model.invoke(prompt)) as AIMessageChunk;
+    const theirs = (await BaseChatModel.prototype.invoke.call(model, prompt)) as AIMessageChunk;
+    expect(ours.content).toBeTruthy();
+    // The id is the gateway's response id, new for each request.
+    expect(ours.id).toMatch(/^chatcmpl-/);
+    expect({ ...comparable(ours), id: undefined }).toEqual({ ...comparable(theirs), id: undefined });
+    // LangChain merges llmOutput and generationInfo into response_metadata; so does the direct path.
+    expect(ours.response_metadata).toMatchObject({ finish_reason: "stop", tokenUsage: { totalTokens: ours.usage_metadata?.total_tokens } });
+  });
+
+  it("returns a real ReadableStream: a reader reads the same chunks a for-await loop does", async () => {
+    const model = harness.model({ model: "beta-4o-mini" });
+    const prompt = "Tell me about tides in three sentences.";
+    const stream = await model.stream(prompt);
+    expect(stream).toBeInstanceOf(ReadableStream);
+    const reader = stream.getReader();
+    const read: AIMessageChunk[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) read.push(next.value);
+    expect(read.length).toBeGreaterThan(2);
+    expect(read.map(comparable)).toEqual(await ownLoop(model, prompt, false));
+  });
+
+  it("rejects stream() itself when the call fails before the first chunk, as LangChain's stream does", async () => {
+    const model = harness.model({ model: "beta-4o-mini", apiKey: "sk-not-a-key-of-this-gateway" });
+    await expect(model.stream("Hi.")).rejects.toMatchObject({ status: 401 });
+  });
+
+  it("stops reading and frees the connection when the consumer breaks out early", async () => {
+    const model = harness.model({ model: "beta-4o-mini" });
+    let seen = 0;
+    for await (const _chunk of await model.stream("Write a long essay about the sea.")) if (++seen === 2) break;
+    expect(seen).toBe(2);
+    // The next call gets a connection and completes: nothing was left holding the slot.
+    const reply = await model.invoke("Say hello.");
+    expect(reply.content).toBeTruthy();
+  });
 });
+

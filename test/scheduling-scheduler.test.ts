@@ -36,8 +36,16 @@ function steppedStream(count: number): { stream: ChatStream; step: () => void } 
     }
   }
   const iterator = chunks();
+  async function* batches() {
+    for await (const one of iterator) yield [one];
+  }
   return {
-    stream: { ids: { requestId: "r1" }, [Symbol.asyncIterator]: () => iterator, cancel: async () => void (await iterator.return(undefined)) },
+    stream: {
+      ids: { requestId: "r1" },
+      batches,
+      [Symbol.asyncIterator]: () => iterator,
+      cancel: async () => void (await iterator.return(undefined)),
+    },
     step: () => {
       permits++;
       wake?.();

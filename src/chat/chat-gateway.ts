@@ -8,7 +8,8 @@ import {
 import type { ModelProfile } from "@langchain/core/language_models/profile";
 import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
-import type { Runnable } from "@langchain/core/runnables";
+import { ensureConfig, type Runnable, type RunnableConfig } from "@langchain/core/runnables";
+import type { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { SerializableSchema } from "@langchain/core/utils/standard_schema";
 import type { InteropZodType } from "@langchain/core/utils/types";
 import { ParameterError } from "../errors.js";
@@ -16,12 +17,12 @@ import { invalidToolCallError } from "./broken-stream.js";
 import { buildChatInput, type ChatCallFields } from "./build-chat-input.js";
 import { toAIMessage, toEventChunk, toFinalChunk } from "./build-reply-message.js";
 import { callDeadline, type CallDeadline } from "./call-deadline.js";
+import { DirectStream } from "./direct-stream.js";
 import { resolveChatGatewayOptions, type ChatGatewayOptions, type ResolvedChatGatewayOptions } from "./chat-gateway-options.js";
 import type { CompletedReply, ReplyEvent } from "./collect-reply.js";
 import { toWireTool } from "./convert-tools.js";
 import { modelProfile } from "./model-profile.js";
 import { openChatCall } from "./open-chat-call.js";
-import { replyEvents } from "./run-attempt.js";
 import { structuredOutput } from "./structured-output.js";
 
 /** A schema for structured output: zod 4, zod 3, a Standard JSON Schema, or JSON Schema. */
@@ -124,14 +125,14 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     const deadline = callDeadline(this.model, options.signal, this.#resolved.timeoutMs);
     try {
       const { open, origin } = await this.#open(messages, options, false, deadline);
-      const events = replyEvents(open);
-      let next: IteratorResult<ReplyEvent, CompletedReply>;
+      const batches = open.batches();
+      let next: IteratorResult<ReplyEvent[], CompletedReply>;
       try {
-        for (next = await events.next(); next.done !== true; next = await events.next()) {
-          if (next.value.type === "text") await runManager?.handleLLMNewToken(next.value.text);
+        for (next = await batches.next(); next.done !== true; next = await batches.next()) {
+          for (const event of next.value) if (event.type === "text") await runManager?.handleLLMNewToken(event.text);
         }
       } finally {
-        await events.return(undefined as never);
+        await batches.return(undefined as never);
       }
       const reply = next.value;
       const message = toAIMessage(reply, origin);
@@ -147,23 +148,36 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     }
   }
 
+  // LangChain's invoke, stream and streaming loop serve callback handlers and tracers: they
+  // configure a callback manager, re-enter AsyncLocalStorage per chunk and fold every chunk for
+  // handleLLMEnd. With none attached nobody sees that work, and it costs more than the call's own
+  // HTTP, so these three take a direct path then (same messages and chunks) and LangChain's otherwise.
+
+  override async invoke(input: BaseLanguageModelInput, options?: ChatGatewayCallOptions): Promise<AIMessageChunk> {
+    const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(options);
+    if (!(await this.#unobserved(config, callOptions))) return super.invoke(input, options);
+    const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
+    const { generations, llmOutput } = await this._generate(messages, callOptions);
+    const { message, generationInfo } = generations[0]!;
+    message.response_metadata = { ...llmOutput, ...generationInfo, ...message.response_metadata };
+    return message as AIMessageChunk;
+  }
+
+  override async stream(input: BaseLanguageModelInput, options?: Partial<ChatGatewayCallOptions>): Promise<IterableReadableStream<AIMessageChunk>> {
+    const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(ensureConfig(options));
+    if (this.disableStreaming || !(await this.#unobserved(config, callOptions))) return super.stream(input, options);
+    const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
+    return DirectStream.of(this.#chunkBatches(messages, callOptions), (chunk) => streamedMessage(chunk, callOptions.signal));
+  }
+
   override async *_streamIterator(input: BaseLanguageModelInput, options?: Partial<ChatGatewayCallOptions>): AsyncGenerator<AIMessageChunk> {
     const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(options);
-    // LangChain's own loop folds every chunk into one message for handleLLMEnd: with no callback
-    // handler or tracer configured nobody reads it, and the fold costs more than the rest of the
-    // stream. Without them, this loop does the same minus the fold; with them, LangChain's runs.
-    const callbacks = await CallbackManager.configure(config.callbacks, this.callbacks, undefined, undefined, undefined, undefined, { verbose: this.verbose });
-    if (callbacks !== undefined || this.disableStreaming || (callOptions.outputVersion ?? this.outputVersion) === "v1") {
-      yield* super._streamIterator(input, options);
-      return;
-    }
-    const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
-    for await (const chunk of this._streamResponseChunks(messages, callOptions)) {
+    if (this.disableStreaming || !(await this.#unobserved(config, callOptions))) yield* super._streamIterator(input, options);
+    else {
+      const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
+      for await (const batch of this.#chunkBatches(messages, callOptions)) for (const chunk of batch) yield streamedMessage(chunk, callOptions.signal);
       callOptions.signal?.throwIfAborted();
-      chunk.message.response_metadata = { ...chunk.generationInfo, ...chunk.message.response_metadata };
-      yield chunk.message as AIMessageChunk;
     }
-    callOptions.signal?.throwIfAborted();
   }
 
   override async *_streamResponseChunks(
@@ -171,31 +185,13 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const deadline = callDeadline(this.model, options.signal, this.#resolved.timeoutMs);
-    try {
-      const { open, origin } = await this.#open(messages, options, true, deadline);
-      const events = replyEvents(open);
-      let next: IteratorResult<ReplyEvent, CompletedReply>;
-      try {
-        for (next = await events.next(); next.done !== true; next = await events.next()) {
-          const event = next.value;
-          const text = event.type === "text" ? event.text : "";
-          const chunk = new ChatGenerationChunk({ message: toEventChunk(event), text });
-          if (text) await runManager?.handleLLMNewToken(text, undefined, undefined, undefined, undefined, { chunk });
-          yield chunk;
+    for await (const batch of this.#chunkBatches(messages, options)) {
+      for (const chunk of batch) {
+        if (chunk.generationInfo === undefined && chunk.text) {
+          await runManager?.handleLLMNewToken(chunk.text, undefined, undefined, undefined, undefined, { chunk });
         }
-      } finally {
-        // A consumer that stops early lands here too: its connection and slot are freed.
-        await events.return(undefined as never);
+        yield chunk;
       }
-      const reply = next.value;
-      const invalid = invalidToolCallError(reply);
-      if (invalid) throw invalid;
-      const final = toFinalChunk(reply, origin);
-      const text = typeof final.content === "string" ? final.content : final.text;
-      yield new ChatGenerationChunk({ message: final, text, generationInfo: { finish_reason: reply.finishReason } });
-    } catch (error) {
-      throw deadline.explain(error);
     }
   }
 
@@ -204,8 +200,49 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     if (this.#resolved.ownsClient) await this.#resolved.client.close();
   }
 
+  /** True when no callback handler, tracer, cache or v1 output format needs LangChain's own path. */
+  async #unobserved(config: RunnableConfig, callOptions: this["ParsedCallOptions"]): Promise<boolean> {
+    if (this.cache !== undefined || (callOptions.outputVersion ?? this.outputVersion) === "v1") return false;
+    const observers = await CallbackManager.configure(config.callbacks, this.callbacks, undefined, undefined, undefined, undefined, { verbose: this.verbose });
+    return observers === undefined;
+  }
+
+  /** A streamed call's chunks, grouped as they arrived; the last one carries the metadata, usage
+   * and finish reason (its generationInfo). */
+  async *#chunkBatches(messages: BaseMessage[], options: this["ParsedCallOptions"]): AsyncGenerator<ChatGenerationChunk[]> {
+    const deadline = callDeadline(this.model, options.signal, this.#resolved.timeoutMs);
+    try {
+      const { open, origin } = await this.#open(messages, options, true, deadline);
+      const batches = open.batches();
+      let next: IteratorResult<ReplyEvent[], CompletedReply>;
+      try {
+        for (next = await batches.next(); next.done !== true; next = await batches.next()) {
+          yield next.value.map((event) => new ChatGenerationChunk({ message: toEventChunk(event), text: event.type === "text" ? event.text : "" }));
+        }
+      } finally {
+        // A consumer that stops early lands here too: its connection and slot are freed.
+        await batches.return(undefined as never);
+      }
+      const reply = next.value;
+      const invalid = invalidToolCallError(reply);
+      if (invalid) throw invalid;
+      const final = toFinalChunk(reply, origin);
+      const text = typeof final.content === "string" ? final.content : final.text;
+      yield [new ChatGenerationChunk({ message: final, text, generationInfo: { finish_reason: reply.finishReason } })];
+    } catch (error) {
+      throw deadline.explain(error);
+    }
+  }
+
   #open(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean, deadline: CallDeadline) {
     const settings = { temperature: this.temperature, topP: this.topP, maxTokens: this.maxTokens, stop: this.stop };
     return openChatCall(this.#resolved, buildChatInput(messages, options, settings, stream), deadline, options.idempotencyKey);
   }
+}
+
+/** What LangChain's streaming loop makes of a chunk, minus the run id only a run manager has. */
+function streamedMessage(chunk: ChatGenerationChunk, signal: AbortSignal | undefined): AIMessageChunk {
+  signal?.throwIfAborted();
+  if (chunk.generationInfo !== undefined) chunk.message.response_metadata = { ...chunk.generationInfo, ...chunk.message.response_metadata };
+  return chunk.message as AIMessageChunk;
 }

@@ -53,13 +53,12 @@ export class ReplyCollector {
     return this.#shown;
   }
 
-  /** Takes one stream chunk; returns what to show now. */
-  push(chunk: ChatChunk): ReplyEvent[] {
+  /** Takes one stream chunk; appends what to show now to `events`, and returns it. */
+  push(chunk: ChatChunk, events: ReplyEvent[] = []): ReplyEvent[] {
     this.#servedModel = chunk.model || this.#servedModel;
     this.#responseId ??= chunk.id;
     // Usage comes in the final chunk; a gateway that repeats it must not be counted twice.
     if (chunk.usage) this.#usage = chunk.usage;
-    const events: ReplyEvent[] = [];
     for (const choice of chunk.choices) {
       if (choice.index !== 0) continue;
       if (choice.finish_reason) this.#finishReason = choice.finish_reason;

@@ -6,12 +6,23 @@ import type { RequestPlan } from "./plan-request.js";
 
 /** A streamed attempt that has shown its first output (or ended): from here it may not fall back. */
 export interface OpenReply {
-  /** Events up to and including the first one shown. */
-  readonly head: readonly ReplyEvent[];
-  /** The rest of the events; returns the complete reply. Throws a stream failure with the partial. */
-  rest(): AsyncGenerator<ReplyEvent, CompletedReply>;
+  /** Every event, grouped as they arrived (the ones already read first); returns the complete
+   * reply. Throws a stream failure with the partial. Leaving early (return, throw) cancels the
+   * reply. Iterate once. */
+  batches(): AsyncGenerator<ReplyEvent[], CompletedReply>;
   /** Stops reading: frees the connection and the slot (safe to call at any time, also after the end). */
   cancel(): Promise<void>;
+}
+
+/** An attempt that is already complete, as an OpenReply. */
+function completed(reply: CompletedReply, head: readonly ReplyEvent[] = []): OpenReply {
+  return {
+    async *batches() {
+      if (head.length > 0) yield [...head];
+      return reply;
+    },
+    cancel: async () => {},
+  };
 }
 
 /** Failure of a stream after output was shown: carries what had arrived. */
@@ -38,7 +49,7 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   const collector = new ReplyCollector(plan.model);
   let ids: GatewayIds = {};
   let replayed = false;
-  let iterator: AsyncIterator<ChatChunk>;
+  let chunks: AsyncGenerator<ChatChunk[]>;
   let cancelStream: () => Promise<void> = async () => {};
   const head: ReplyEvent[] = [];
   try {
@@ -46,14 +57,13 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
     ids = stream.ids;
     replayed = stream.replayed === true;
     cancelStream = () => stream.cancel();
-    iterator = stream[Symbol.asyncIterator]();
+    chunks = stream.batches();
     while (!collector.started) {
-      const next = await iterator.next();
+      const next = await chunks.next();
       if (next.done === true) {
-        const reply = hold.complete(collector.finish(ids, replayed));
-        return { head, rest: async function* () { return reply; }, cancel: async () => {} };
+        return completed(hold.complete(collector.finish(ids, replayed)), head);
       }
-      head.push(...collector.push(next.value));
+      for (const chunk of next.value) collector.push(chunk, head);
     }
   } catch (error) {
     hold.fail(error);
@@ -74,16 +84,17 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
     hold.onEnd(() => signal.removeEventListener("abort", onAbort));
   }
   return {
-    head,
     cancel,
-    async *rest() {
+    async *batches() {
       let ended = false;
       try {
+        if (head.length > 0) yield head;
         for (;;) {
-          const next = await iterator.next();
+          const next = await chunks.next();
           if (next.done === true) break;
-          // Not `yield*`: delegating to an array from an async generator costs a promise per event.
-          for (const event of collector.push(next.value)) yield event;
+          const events: ReplyEvent[] = [];
+          for (const chunk of next.value) collector.push(chunk, events);
+          if (events.length > 0) yield events;
         }
         ended = true;
       } catch (error) {
@@ -100,20 +111,5 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
 /** One attempt of a plan: streamed when the plan streams, a single response otherwise. */
 export async function runAttempt(plan: RequestPlan, context: AttemptContext, broken: BrokenStream): Promise<OpenReply> {
   if (plan.stream) return openOnce(plan, context, broken);
-  const reply = await completeOnce(plan, context);
-  return { head: [], rest: async function* () { return reply; }, cancel: async () => {} };
-}
-
-/** Every event of an open reply, head first; returns the complete reply. Leaving early (return,
- * throw) cancels the reply, so its connection and slot are freed. */
-export async function* replyEvents(open: OpenReply): AsyncGenerator<ReplyEvent, CompletedReply> {
-  let finished = false;
-  try {
-    yield* open.head;
-    const reply = yield* open.rest();
-    finished = true;
-    return reply;
-  } finally {
-    if (!finished) await open.cancel();
-  }
+  return completed(await completeOnce(plan, context));
 }

@@ -2,7 +2,7 @@ import { StreamError, SvcFlowError, redactSecrets, type GatewayIds } from "../er
 import { errorFromResponse } from "./error-from-response.js";
 import { wasReplayed } from "./gateway-ids.js";
 import type { OpenResponse } from "./http-transport.js";
-import { parseSse } from "./parse-sse.js";
+import { SseDecoder, type SseEvent } from "./parse-sse.js";
 import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
 import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
 
@@ -17,6 +17,10 @@ export interface ChatStream extends AsyncIterable<ChatChunk> {
   /** True when the gateway replayed a stored stream for the call's idempotency key (billed once,
    * earlier); absent means false. */
   readonly replayed?: boolean;
+  /** The same chunks, grouped as they arrived: all the chunks of one network read in one array.
+   * A busy reader pays one await per read instead of one per chunk. Iterate the stream either
+   * way, once. */
+  batches(): AsyncGenerator<ChatChunk[]>;
   /** Stops the stream and frees its connection; safe to call at any time, also after the end. */
   cancel(): Promise<void>;
 }
@@ -37,38 +41,57 @@ export function createChatStream(opened: OpenResponse, chunkTimeoutMs: number, a
     else opened.body.destroy();
   };
 
-  async function* iterate(): AsyncGenerator<ChatChunk> {
-    const received: ChatChunk[] = [];
+  async function* batches(): AsyncGenerator<ChatChunk[]> {
+    // The events' text, for the partial of an error: strings cost the collector far less than
+    // the parsed chunks would, and an error is rare.
+    const received: string[] = [];
     let finishReason = false;
     let complete = false;
     if (cancelled) return;
-    const events = parseSse(opened.body.iterator({ destroyOnReturn: false }))[Symbol.asyncIterator]();
+    const body = opened.body.iterator({ destroyOnReturn: false });
+    const sse = new SseDecoder();
+    // The first wait is the first-byte timer's, armed when the request was sent.
+    let armed = true;
     try {
-      for (;;) {
-        let next: IteratorResult<{ data: string }>;
+      while (!sse.done) {
+        let events: SseEvent[];
         try {
-          next = await events.next();
+          // The timer runs from the last event, so keep-alive comments cannot hide a stalled
+          // stream; it is stopped while the consumer works on the events.
+          if (!armed) opened.watchdog.arm(chunkTimeoutMs, "the next stream event");
+          armed = true;
+          const next = await body.next();
+          events = next.done === true ? sse.end() : sse.feed(next.value as Buffer);
+          if (events.length > 0) {
+            opened.watchdog.disarm();
+            armed = false;
+          }
         } catch (error) {
           // The consumer chose to stop: ending quietly is what it asked for.
           if (cancelled) return;
           if (error instanceof StreamError) throw withPartial(error, received, opened.ids);
           throw opened.watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids });
         }
-        // The consumer's own work between chunks must not count against the chunk timeout.
-        opened.watchdog.disarm();
-        if (next.done === true) break;
         if (cancelled) return;
-
-        const chunk = readChunk(next.value.data, received, opened, apiKey);
-        if (chunk.choices.some((choice) => choice.finish_reason != null)) finishReason = true;
-        received.push(chunk);
-        yield chunk;
-        opened.watchdog.arm(chunkTimeoutMs, "the next stream event");
+        const chunks: ChatChunk[] = [];
+        try {
+          for (const event of events) {
+            const chunk = readChunk(event.data, received, opened, apiKey);
+            if (hasFinishReason(chunk)) finishReason = true;
+            received.push(event.data);
+            chunks.push(chunk);
+          }
+        } catch (error) {
+          // The good chunks before a bad one are delivered before its error, as they came.
+          if (chunks.length > 0) yield chunks;
+          throw error;
+        }
+        if (chunks.length > 0) yield chunks;
       }
       if (!finishReason) {
         throw new StreamError(
           `The stream from ${opened.url} ended without a finish reason after ${received.length} chunk(s); the reply is incomplete. Retry the request.`,
-          { ...opened.ids, partial: received },
+          { ...opened.ids, partial: receivedChunks(received) },
         );
       }
       complete = true;
@@ -77,14 +100,17 @@ export function createChatStream(opened: OpenResponse, chunkTimeoutMs: number, a
     }
   }
 
+  const once = (): AsyncGenerator<ChatChunk[]> => {
+    if (started) throw new StreamError("A ChatStream can be iterated only once.", { retryable: false });
+    started = true;
+    return batches();
+  };
+
   return {
     ids: opened.ids,
     replayed: wasReplayed(opened.headers),
-    [Symbol.asyncIterator]() {
-      if (started) throw new StreamError("A ChatStream can be iterated only once.", { retryable: false });
-      started = true;
-      return iterate();
-    },
+    batches: once,
+    [Symbol.asyncIterator]: () => flatten(once()),
     async cancel() {
       if (done) return;
       cancelled = true;
@@ -94,12 +120,27 @@ export function createChatStream(opened: OpenResponse, chunkTimeoutMs: number, a
   };
 }
 
-function readChunk(data: string, received: ChatChunk[], opened: OpenResponse, apiKey: string | undefined): ChatChunk {
+/** The chunks of the batches, one by one. */
+export async function* flatten<T>(batches: AsyncGenerator<T[]>): AsyncGenerator<T> {
+  for await (const batch of batches) for (const item of batch) yield item;
+}
+
+function hasFinishReason(chunk: ChatChunk): boolean {
+  for (const choice of chunk.choices) if (choice.finish_reason != null) return true;
+  return false;
+}
+
+/** The chunks that arrived before a failure (each one was checked when it came). */
+function receivedChunks(received: readonly string[]): ChatChunk[] {
+  return received.map((data) => JSON.parse(data) as ChatChunk);
+}
+
+function readChunk(data: string, received: string[], opened: OpenResponse, apiKey: string | undefined): ChatChunk {
   let value: unknown;
   try {
     value = JSON.parse(data);
   } catch (error) {
-    throw new StreamError(`Malformed stream event (not JSON): ${redactSecrets(data.slice(0, 120))}`, { ...opened.ids, partial: received, cause: error });
+    throw new StreamError(`Malformed stream event (not JSON): ${redactSecrets(data.slice(0, 120))}`, { ...opened.ids, partial: receivedChunks(received), cause: error });
   }
   // A gateway reports a failure after the 200 header as an error object inside the stream.
   if (mayBeErrorBody(value) && errorBodySchema.safeParse(value).success) {
@@ -112,12 +153,12 @@ function readChunk(data: string, received: ChatChunk[], opened: OpenResponse, ap
     const where = issue === undefined ? "" : ` at ${issue.path.join(".") || "(root)"}: ${issue.message}`;
     throw new StreamError(`Malformed stream event (not a chat chunk${where}): ${redactSecrets(data.slice(0, 120))}`, {
       ...opened.ids,
-      partial: received,
+      partial: receivedChunks(received),
     });
   }
   return parsed.data;
 }
 
-function withPartial(error: StreamError, received: ChatChunk[], ids: GatewayIds): SvcFlowError {
-  return new StreamError(error.message, { ...ids, partial: received, cause: error.cause ?? error });
+function withPartial(error: StreamError, received: string[], ids: GatewayIds): SvcFlowError {
+  return new StreamError(error.message, { ...ids, partial: receivedChunks(received), cause: error.cause ?? error });
 }

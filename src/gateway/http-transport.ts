@@ -137,15 +137,32 @@ export class HttpTransport {
     }
   }
 
-  async #readAll(opened: OpenResponse, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of this.chunks(opened)) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= limit) break;
-    }
-    return Buffer.concat(chunks);
+  // Listeners rather than `for await`: a Readable's async iterator costs more than a whole small
+  // JSON body. Each chunk must come within the chunk timeout, as in `chunks()`.
+  #readAll(opened: OpenResponse, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
+    const { body, watchdog } = opened;
+    const chunkTimeoutMs = this.#options.chunkTimeoutMs;
+    return new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const settle = (error?: unknown): void => {
+        watchdog.disarm();
+        body.off("data", onData).off("end", onEnd).off("error", onError);
+        if (error !== undefined) reject(watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids }));
+        else resolve(Buffer.concat(chunks, size));
+        if (!body.destroyed) body.on("error", () => undefined).destroy();
+      };
+      const onData = (chunk: Buffer): void => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= limit) settle();
+        else watchdog.arm(chunkTimeoutMs, WAITING_FOR_CHUNK);
+      };
+      const onEnd = (): void => settle();
+      const onError = (error: unknown): void => settle(error);
+      watchdog.arm(chunkTimeoutMs, WAITING_FOR_CHUNK);
+      body.on("data", onData).once("end", onEnd).once("error", onError);
+    });
   }
 }
 

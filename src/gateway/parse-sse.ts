@@ -23,32 +23,55 @@ const KNOWN_FIELDS = new Set(["data", "event", "id", "retry"]);
  * or empty, and bytes that are not UTF-8, are thrown as StreamError instead of being skipped.
  */
 export async function* parseSse(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  const state = new EventBuilder();
-  let buffer = "";
-  // Where the scan for line ends resumes, so a long line split into many chunks is scanned once.
-  let scanFrom = 0;
-  // A chunk ending in "\r" may be the first half of "\r\n"; the "\n" must then not end a second line.
-  let skipLeadingLf = false;
-  // The regex engine finds line ends far faster than a loop over characters; one per parse, since
-  // its position survives the yields below.
-  const lineEnd = /[\r\n]/g;
-
+  const decoder = new SseDecoder();
   for await (const chunk of source) {
+    // Not `yield*`: delegating to an array from an async generator costs a promise per event.
+    for (const event of decoder.feed(chunk)) yield event;
+    if (decoder.done) return;
+  }
+  for (const event of decoder.end()) yield event;
+}
+
+/**
+ * The SSE parser without the async iteration: feed it each chunk of the body as it arrives and
+ * take the events that chunk completed. Readers of a busy stream use it to handle all the events
+ * of one network read in one pass.
+ */
+export class SseDecoder {
+  readonly #utf8 = new TextDecoder("utf-8", { fatal: true });
+  readonly #state = new EventBuilder();
+  #buffer = "";
+  // Where the scan for line ends resumes, so a long line split into many chunks is scanned once.
+  #scanFrom = 0;
+  // A chunk ending in "\r" may be the first half of "\r\n"; the "\n" must then not end a second line.
+  #skipLeadingLf = false;
+  // The regex engine finds line ends far faster than a loop over characters.
+  readonly #lineEnd = /[\r\n]/g;
+  #done = false;
+
+  /** True once `data: [DONE]` arrived: the stream is over, whatever follows it. */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** Takes the next chunk of the body; returns the events it completed (none after [DONE]). */
+  feed(chunk: Uint8Array | string): SseEvent[] {
+    const events: SseEvent[] = [];
+    if (this.#done) return events;
     let text: string;
     try {
-      text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+      text = typeof chunk === "string" ? chunk : this.#utf8.decode(chunk, { stream: true });
     } catch (error) {
       throw new StreamError("The stream is not valid UTF-8.", { cause: error });
     }
-    if (skipLeadingLf && text.length > 0) {
+    if (this.#skipLeadingLf && text.length > 0) {
       if (text.startsWith("\n")) text = text.slice(1);
-      skipLeadingLf = false;
+      this.#skipLeadingLf = false;
     }
-    buffer += text;
-
+    const buffer = this.#buffer + text;
+    const lineEnd = this.#lineEnd;
     let start = 0;
-    lineEnd.lastIndex = scanFrom;
+    lineEnd.lastIndex = this.#scanFrom;
     for (let found = lineEnd.exec(buffer); found !== null; found = lineEnd.exec(buffer)) {
       let index = found.index;
       const line = buffer.slice(start, index);
@@ -56,31 +79,40 @@ export async function* parseSse(source: AsyncIterable<Uint8Array | string>): Asy
         if (index + 1 < buffer.length) {
           if (buffer[index + 1] === "\n") index++;
         } else {
-          skipLeadingLf = true;
+          this.#skipLeadingLf = true;
         }
       }
       start = index + 1;
       lineEnd.lastIndex = start;
-      const event = state.line(line);
-      if (event !== undefined) {
-        if (event.data === DONE_MARKER) return;
-        yield event;
+      const event = this.#state.line(line);
+      if (event === undefined) continue;
+      if (event.data === DONE_MARKER) {
+        this.#done = true;
+        break;
       }
+      events.push(event);
     }
-    buffer = buffer.slice(start);
-    scanFrom = buffer.length;
+    this.#buffer = buffer.slice(start);
+    this.#scanFrom = this.#buffer.length;
+    return events;
   }
 
-  try {
-    buffer += decoder.decode();
-  } catch (error) {
-    throw new StreamError("The stream ended inside a UTF-8 character.", { cause: error });
+  /** The body ended: returns the last event, when it lacked its blank line. */
+  end(): SseEvent[] {
+    if (this.#done) return [];
+    let buffer = this.#buffer;
+    try {
+      buffer += this.#utf8.decode();
+    } catch (error) {
+      throw new StreamError("The stream ended inside a UTF-8 character.", { cause: error });
+    }
+    this.#done = true;
+    // The last event may lack its blank line; dispatching it keeps its data, and a consumer that
+    // cannot parse a truncated event then reports that instead of losing it silently.
+    if (buffer.length > 0) this.#state.line(buffer);
+    const last = this.#state.line("");
+    return last !== undefined && last.data !== DONE_MARKER ? [last] : [];
   }
-  // The last event may lack its blank line; dispatching it keeps its data, and a consumer that
-  // cannot parse a truncated event then reports that instead of losing it silently.
-  if (buffer.length > 0) state.line(buffer);
-  const last = state.line("");
-  if (last !== undefined && last.data !== DONE_MARKER) yield last;
 }
 
 /** Accumulates field lines until a blank line dispatches them. */

@@ -1,5 +1,6 @@
 import PQueue from "p-queue";
-import type { ChatStream } from "../gateway/chat-stream.js";
+import { flatten, type ChatStream } from "../gateway/chat-stream.js";
+import type { ChatChunk } from "../gateway/wire.js";
 import { positiveInteger } from "../gateway/positive-number.js";
 import { toAbortedError } from "../gateway/to-aborted-error.js";
 
@@ -159,19 +160,18 @@ function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => voi
 }
 
 function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
+  const batches = async function* (): AsyncGenerator<ChatChunk[]> {
+    try {
+      for await (const batch of stream.batches()) yield batch;
+    } finally {
+      slot.release();
+    }
+  };
   return {
     ids: stream.ids,
     replayed: stream.replayed === true,
-    [Symbol.asyncIterator]() {
-      const inner = stream[Symbol.asyncIterator]();
-      return (async function* () {
-        try {
-          yield* { [Symbol.asyncIterator]: () => inner };
-        } finally {
-          slot.release();
-        }
-      })();
-    },
+    batches,
+    [Symbol.asyncIterator]: () => flatten(batches()),
     async cancel() {
       try {
         await stream.cancel();
