@@ -61,7 +61,7 @@ describe("svc-flow run, resume and validate", () => {
     expect(stopped.stderr).toContain(`svc-flow resume ${path.join(folder, "out")} --budget YUAN`);
     expect(stopped.stderr).toMatch(/✓ posters\[1\]\.poster/);
     const resumed = await cli(["resume", "out", "--budget", "2"], folder);
-    expect(resumed).toMatchObject({ code: 0, stdout: "Done. Outputs: out/outputs.json. Cost: ¥1.2600.\n" });
+    expect(resumed).toMatchObject({ code: 0, stdout: "Done. Outputs: out/outputs.json. Report: out/report.html. Cost: ¥1.2600.\n" });
     expect(resumed.stderr).toMatch(/✓ sizes \(from the journal\)/);
     const outputs = (await readJson(path.join(folder, "out"), "outputs.json")) as { sizes: string; posters: unknown[] };
     expect(outputs.sizes).toBe("768");

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { formatYuan } from "../cost/format-summary-table.js";
+import { REPORT_FILE } from "../workflow/report/write-report-file.js";
 import type { RunResult } from "../workflow/run/run-options.js";
 import type { CommandContext } from "./command.js";
 
@@ -9,10 +10,10 @@ export function reportRunResult(result: RunResult, context: Pick<CommandContext,
   const unpriced = result.cost.unpriced.calls > 0 ? ` + ${result.cost.unpriced.calls} unpriced call(s) (${result.cost.unpriced.models.join(", ")})` : "";
   const cost = `${formatYuan(result.cost.totalYuan)}${unpriced}`;
   if (result.status === "done") {
-    context.stdout.write(`Done. Outputs: ${path.join(where, "outputs.json")}. Cost: ${cost}.\n`);
+    context.stdout.write(`Done. Outputs: ${path.join(where, "outputs.json")}. Report: ${path.join(where, REPORT_FILE)}. Cost: ${cost}.\n`);
     return 0;
   }
   const what = result.status === "stopped" ? (result.reason === "budget" ? "Stopped by the budget" : "Stopped") : "Failed";
-  context.stderr.write(`${what} (${result.error?.code ?? "error"}). ${result.error?.message ?? ""}\nRun directory: ${where}. Cost so far: ${cost}.\n`);
+  context.stderr.write(`${what} (${result.error?.code ?? "error"}). ${result.error?.message ?? ""}\nRun directory: ${where}. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
   return 1;
 }
