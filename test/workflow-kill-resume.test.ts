@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
 import { readJournal } from "../src/workflow/index.js";
+import { describeRun } from "../src/workflow/schedule/list-runs.js";
 import { readJson, recordsOf, tempDir } from "./workflow-harness.js";
 
 const ITEMS = 20;
@@ -89,6 +90,8 @@ describe("kill -9 and resume of a real process", () => {
       const attempt = await cli(index === 0 ? ["run", file, "--out", runDir] : ["resume", runDir], killAt);
       if (!attempt.killed) break;
       kills.push(killAt);
+      // The journal names the killed process, so a listing shows the run as interrupted, not running.
+      expect((await describeRun(runDir))?.state).toBe("interrupted");
     }
     const last = await cli(["resume", runDir]);
     expect(last.output).toContain("Done.");

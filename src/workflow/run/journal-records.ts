@@ -21,12 +21,14 @@ export const runStartedSchema = z.object({
   inputs: z.record(z.string(), z.unknown()),
   startedAt: time,
   budgetYuan: z.number().optional(),
+  /** The process running it, so a listing can tell a run going from one whose process died. */
+  pid: z.number().int().optional(),
 });
 
 /** The journal's record types. */
 export const journalRecordSchema = z.discriminatedUnion("type", [
   runStartedSchema,
-  z.object({ type: z.literal("run-resumed"), at: time, budgetYuan: z.number().optional() }),
+  z.object({ type: z.literal("run-resumed"), at: time, budgetYuan: z.number().optional(), pid: z.number().int().optional() }),
   z.object({ type: z.literal("cost"), entry: costEntrySchema }),
   z.object({
     type: z.literal("step-finished"),

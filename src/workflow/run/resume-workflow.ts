@@ -37,7 +37,12 @@ export async function resumeWorkflow(runDir: string, options: ResumeWorkflowOpti
     throw new ConfigError(`Expected the budget to be above 0 yuan, got ${options.budgetYuan}.`);
   }
   const journal = await RunJournal.open(journalPath);
-  await journal.append({ type: "run-resumed", at: new Date().toISOString(), ...(options.budgetYuan === undefined ? {} : { budgetYuan: options.budgetYuan }) });
+  await journal.append({
+    type: "run-resumed",
+    at: new Date().toISOString(),
+    ...(options.budgetYuan === undefined ? {} : { budgetYuan: options.budgetYuan }),
+    pid: process.pid,
+  });
   const resumedReplay = options.budgetYuan === undefined ? replay : new Replay([...records, { type: "run-resumed", at: "", budgetYuan: options.budgetYuan }]);
   const body = options.body ?? (await resumedBatchBody(directory, workflow, replay.start.inputs, options));
   return executeRun({ workflow, runDir: directory, journal, replay: resumedReplay, resumed: true }, body === undefined ? options : { ...options, body });

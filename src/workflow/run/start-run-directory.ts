@@ -42,5 +42,6 @@ export async function startRunDirectory(workflow: Workflow, options: StartRunDir
     inputs: options.inputs,
     startedAt: (options.startedAt ?? new Date()).toISOString(),
     ...(options.budgetYuan === undefined ? {} : { budgetYuan: options.budgetYuan }),
+    pid: process.pid,
   };
 }

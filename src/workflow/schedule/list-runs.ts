@@ -46,6 +46,7 @@ interface JournalLine {
   name?: string;
   startedAt?: string;
   status?: RunState;
+  pid?: number;
   entry?: { yuan?: number };
 }
 
@@ -62,7 +63,7 @@ export async function describeRun(dir: string): Promise<RunListing | undefined> 
     dir,
     name: started?.name ?? dir.split(/[\\/]/).pop()!,
     startedAt: started?.startedAt,
-    state: finished ?? unfinishedState(batch),
+    state: finished ?? unfinishedState(batch, batch?.pid ?? (await lastAttemptPid(journal, started))),
     items: batch?.total === undefined ? undefined : { done: batch.done ?? 0, failed: batch.failed ?? 0, total: batch.total },
     costYuan: cost.totalYuan ?? 0,
     unpriced: cost.complete === false,
@@ -70,10 +71,19 @@ export async function describeRun(dir: string): Promise<RunListing | undefined> 
 }
 
 // Without a run-finished line the run is going, unless the process that wrote it is gone.
-function unfinishedState(batch: Partial<BatchFile> | undefined): RunState {
+function unfinishedState(batch: Partial<BatchFile> | undefined, pid: number | undefined): RunState {
   if (batch?.state === "done" || batch?.state === "failed" || batch?.state === "stopped") return batch.state;
-  if (batch?.pid !== undefined && !isAlive(batch.pid)) return "interrupted";
+  if (pid !== undefined && !isAlive(pid)) return "interrupted";
   return "running";
+}
+
+// The process of the run's latest attempt: the last run-resumed record's, else run-started's.
+async function lastAttemptPid(journal: string, started: JournalLine | undefined): Promise<number | undefined> {
+  const text = await readFile(journal, "utf8").catch(() => "");
+  const at = text.lastIndexOf('{"type":"run-resumed"');
+  if (at === -1) return started?.pid;
+  const end = text.indexOf("\n", at);
+  return (parseLine(text.slice(at, end === -1 ? undefined : end)) as JournalLine | undefined)?.pid;
 }
 
 function isAlive(pid: number): boolean {
