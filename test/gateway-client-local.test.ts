@@ -99,18 +99,22 @@ describe("GatewayClient against the local gateway", () => {
     expect(billed).toContain(stream.ids.requestId);
   });
 
-  it("gives the same chunks in batches, as they arrived, and lets a stream be read only once", async () => {
+  it("gives the same chunks in batches, as they arrived, and lets a stream be iterated only once", async () => {
     const request = { ...ask("alpha-sonnet-4-6"), max_tokens: 300 };
     const one = await drain(await client().chatStream(request));
     const stream = await client().chatStream(request);
     const batches: ChatChunk[][] = [];
-    for await (const batch of stream.batches()) batches.push(batch);
+    for (let batch = await stream.nextBatch(); batch !== undefined; batch = await stream.nextBatch()) batches.push(batch);
     expect(batches.every((batch) => batch.length > 0)).toBe(true);
     // The simulated reply is a function of the prompt: same text, same number of chunks.
     const text = (chunks: ChatChunk[]) => chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("");
     expect(text(batches.flat())).toBe(text(one));
     expect(batches.flat().length).toBe(one.length);
-    expect(() => stream[Symbol.asyncIterator]()).toThrow(/only once/);
+    expect(await stream.nextBatch()).toBeUndefined();
+    // The iterator is the other way to read; it may be taken once.
+    const again = await client().chatStream(request);
+    expect((await drain(again)).length).toBe(one.length);
+    expect(() => again[Symbol.asyncIterator]()).toThrow(/only once/);
   });
 
   it("lists the models the key may call", async () => {

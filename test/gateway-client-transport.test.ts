@@ -141,8 +141,12 @@ describe("GatewayClient over real sockets", () => {
     });
     const error = await failureOf(drain(await client(baseURL).chatStream(request)));
     expect(error).toBeInstanceOf(StreamError);
-    expect(error.message).toContain("without a finish reason");
+    expect(error.message).toContain("without a finish reason after 1 chunk(s)");
     expect((error as StreamError).partial).toHaveLength(1);
+    // A caller that keeps its own partial (ChatGateway does) can have the chunks not kept.
+    const lean = await failureOf(drain(await client(baseURL).chatStream(request, { keepPartial: false })));
+    expect(lean.message).toContain("after 1 chunk(s)");
+    expect((lean as StreamError).partial).toEqual([]);
   });
 
   it("throws a retryable UpstreamError when the connection is cut mid-stream", async () => {

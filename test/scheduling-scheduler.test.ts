@@ -36,13 +36,14 @@ function steppedStream(count: number): { stream: ChatStream; step: () => void } 
     }
   }
   const iterator = chunks();
-  async function* batches() {
-    for await (const one of iterator) yield [one];
-  }
+  const nextBatch = async () => {
+    const next = await iterator.next();
+    return next.done === true ? undefined : [next.value];
+  };
   return {
     stream: {
       ids: { requestId: "r1" },
-      batches,
+      nextBatch,
       [Symbol.asyncIterator]: () => iterator,
       cancel: async () => void (await iterator.return(undefined)),
     },

@@ -167,7 +167,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(ensureConfig(options));
     if (this.disableStreaming || !(await this.#unobserved(config, callOptions))) return super.stream(input, options);
     const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
-    return DirectStream.of(this.#chunkBatches(messages, callOptions), (chunk) => streamedMessage(chunk, callOptions.signal));
+    return DirectStream.of(this.#pieceBatches(messages, callOptions), (piece) => streamedMessage(generationChunk(piece), callOptions.signal));
   }
 
   override async *_streamIterator(input: BaseLanguageModelInput, options?: Partial<ChatGatewayCallOptions>): AsyncGenerator<AIMessageChunk> {
@@ -175,7 +175,9 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     if (this.disableStreaming || !(await this.#unobserved(config, callOptions))) yield* super._streamIterator(input, options);
     else {
       const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
-      for await (const batch of this.#chunkBatches(messages, callOptions)) for (const chunk of batch) yield streamedMessage(chunk, callOptions.signal);
+      for await (const batch of this.#pieceBatches(messages, callOptions)) {
+        for (const piece of batch) yield streamedMessage(generationChunk(piece), callOptions.signal);
+      }
       callOptions.signal?.throwIfAborted();
     }
   }
@@ -185,11 +187,10 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    for await (const batch of this.#chunkBatches(messages, options)) {
-      for (const chunk of batch) {
-        if (chunk.generationInfo === undefined && chunk.text) {
-          await runManager?.handleLLMNewToken(chunk.text, undefined, undefined, undefined, undefined, { chunk });
-        }
+    for await (const batch of this.#pieceBatches(messages, options)) {
+      for (const piece of batch) {
+        const chunk = generationChunk(piece);
+        if (piece.type === "text") await runManager?.handleLLMNewToken(piece.text, undefined, undefined, undefined, undefined, { chunk });
         yield chunk;
       }
     }
@@ -207,18 +208,17 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     return observers === undefined;
   }
 
-  /** A streamed call's chunks, grouped as they arrived; the last one carries the metadata, usage
-   * and finish reason (its generationInfo). */
-  async *#chunkBatches(messages: BaseMessage[], options: this["ParsedCallOptions"]): AsyncGenerator<ChatGenerationChunk[]> {
+  /** A streamed call's events, grouped as they arrived, then the final piece with the metadata,
+   * usage and finish reason. Messages are made from them one at a time, as they are read: made
+   * for a whole network read at once, they would outlive a young-generation GC and be copied. */
+  async *#pieceBatches(messages: BaseMessage[], options: this["ParsedCallOptions"]): AsyncGenerator<StreamPiece[]> {
     const deadline = callDeadline(this.model, options.signal, this.#resolved.timeoutMs);
     try {
       const { open, origin } = await this.#open(messages, options, true, deadline);
       const batches = open.batches();
       let next: IteratorResult<ReplyEvent[], CompletedReply>;
       try {
-        for (next = await batches.next(); next.done !== true; next = await batches.next()) {
-          yield next.value.map((event) => new ChatGenerationChunk({ message: toEventChunk(event), text: event.type === "text" ? event.text : "" }));
-        }
+        for (next = await batches.next(); next.done !== true; next = await batches.next()) yield next.value;
       } finally {
         // A consumer that stops early lands here too: its connection and slot are freed.
         await batches.return(undefined as never);
@@ -228,7 +228,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
       if (invalid) throw invalid;
       const final = toFinalChunk(reply, origin);
       const text = typeof final.content === "string" ? final.content : final.text;
-      yield [new ChatGenerationChunk({ message: final, text, generationInfo: { finish_reason: reply.finishReason } })];
+      yield [{ type: "final", chunk: new ChatGenerationChunk({ message: final, text, generationInfo: { finish_reason: reply.finishReason } }) }];
     } catch (error) {
       throw deadline.explain(error);
     }
@@ -245,4 +245,12 @@ function streamedMessage(chunk: ChatGenerationChunk, signal: AbortSignal | undef
   signal?.throwIfAborted();
   if (chunk.generationInfo !== undefined) chunk.message.response_metadata = { ...chunk.generationInfo, ...chunk.message.response_metadata };
   return chunk.message as AIMessageChunk;
+}
+
+/** One piece of a streamed reply: an event as it came, or the final chunk. */
+type StreamPiece = ReplyEvent | { readonly type: "final"; readonly chunk: ChatGenerationChunk };
+
+function generationChunk(piece: StreamPiece): ChatGenerationChunk {
+  if (piece.type === "final") return piece.chunk;
+  return new ChatGenerationChunk({ message: toEventChunk(piece), text: piece.type === "text" ? piece.text : "" });
 }

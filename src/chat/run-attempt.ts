@@ -1,5 +1,5 @@
 import { SvcFlowError, type GatewayIds } from "../errors.js";
-import type { ChatChunk } from "../gateway/wire.js";
+import type { ChatStream } from "../gateway/chat-stream.js";
 import { AttemptHold, attemptCallOptions, type AttemptContext } from "./attempt-hold.js";
 import { ReplyCollector, type CompletedReply, type PartialReply, type ReplyEvent } from "./collect-reply.js";
 import type { RequestPlan } from "./plan-request.js";
@@ -49,24 +49,23 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   const collector = new ReplyCollector(plan.model);
   let ids: GatewayIds = {};
   let replayed = false;
-  let chunks: AsyncGenerator<ChatChunk[]>;
+  let stream: ChatStream;
   let cancelStream: () => Promise<void> = async () => {};
   const head: ReplyEvent[] = [];
   try {
-    const stream = await context.client.chatStream(plan.request, attemptCallOptions(context, plan));
+    // The collector keeps what a broken stream's error needs; the chunks themselves are not kept.
+    stream = await context.client.chatStream(plan.request, { ...attemptCallOptions(context, plan), keepPartial: false });
     ids = stream.ids;
     replayed = stream.replayed === true;
     cancelStream = () => stream.cancel();
-    chunks = stream.batches();
     while (!collector.started) {
-      const next = await chunks.next();
-      if (next.done === true) {
-        return completed(hold.complete(collector.finish(ids, replayed)), head);
-      }
-      for (const chunk of next.value) collector.push(chunk, head);
+      const batch = await stream.nextBatch();
+      if (batch === undefined) return completed(hold.complete(collector.finish(ids, replayed)), head);
+      for (const chunk of batch) collector.push(chunk, head);
     }
   } catch (error) {
     hold.fail(error);
+    await cancelStream();
     throw error;
   }
   const cancel = async (): Promise<void> => {
@@ -89,11 +88,7 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
       let ended = false;
       try {
         if (head.length > 0) yield head;
-        for (;;) {
-          const next = await chunks.next();
-          if (next.done === true) break;
-          const events: ReplyEvent[] = [];
-          for (const chunk of next.value) collector.push(chunk, events);
+        for (let events = await nextEvents(stream, collector); events !== undefined; events = await nextEvents(stream, collector)) {
           if (events.length > 0) yield events;
         }
         ended = true;
@@ -106,6 +101,16 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
       return hold.complete(collector.finish(ids, replayed));
     },
   };
+}
+
+/** The events of the stream's next batch; undefined at its end. A function of its own so that the
+ * batch's chunks are not held in the generator's frame while the consumer works on the events. */
+async function nextEvents(stream: ChatStream, collector: ReplyCollector): Promise<ReplyEvent[] | undefined> {
+  const batch = await stream.nextBatch();
+  if (batch === undefined) return undefined;
+  const events: ReplyEvent[] = [];
+  for (const chunk of batch) collector.push(chunk, events);
+  return events;
 }
 
 /** One attempt of a plan: streamed when the plan streams, a single response otherwise. */

@@ -17,16 +17,27 @@ export interface ChatStream extends AsyncIterable<ChatChunk> {
   /** True when the gateway replayed a stored stream for the call's idempotency key (billed once,
    * earlier); absent means false. */
   readonly replayed?: boolean;
-  /** The same chunks, grouped as they arrived: all the chunks of one network read in one array.
-   * A busy reader pays one await per read instead of one per chunk. Iterate the stream either
-   * way, once. */
-  batches(): AsyncGenerator<ChatChunk[]>;
+  /** The next chunks, grouped as they arrived (all those of one network read, at least one), or
+   * undefined at the end. A busy reader pays one await per read instead of one per chunk, and
+   * holds no chunk longer than it wants to. Read the stream this way or by iterating, not both;
+   * a reader that stops before the end calls `cancel()`. */
+  nextBatch(): Promise<ChatChunk[] | undefined>;
   /** Stops the stream and frees its connection; safe to call at any time, also after the end. */
   cancel(): Promise<void>;
 }
 
+/** How createChatStream reads: the chunk timeout, the key to keep out of errors, and whether to
+ * keep the chunks for a StreamError's `partial`. */
+export interface ChatStreamOptions {
+  readonly chunkTimeoutMs: number;
+  readonly apiKey?: string;
+  readonly keepPartial?: boolean;
+}
+
 /** Wraps an open `text/event-stream` response as a ChatStream. */
-export function createChatStream(opened: OpenResponse, chunkTimeoutMs: number, apiKey?: string): ChatStream {
+export function createChatStream(opened: OpenResponse, options: ChatStreamOptions): ChatStream {
+  const { chunkTimeoutMs, apiKey } = options;
+  const keepPartial = options.keepPartial ?? true;
   let started = false;
   let done = false;
   let cancelled = false;
@@ -41,88 +52,114 @@ export function createChatStream(opened: OpenResponse, chunkTimeoutMs: number, a
     else opened.body.destroy();
   };
 
-  async function* batches(): AsyncGenerator<ChatChunk[]> {
-    // The events' text, for the partial of an error: strings cost the collector far less than
-    // the parsed chunks would, and an error is rare.
-    const received: string[] = [];
-    let finishReason = false;
-    let complete = false;
-    if (cancelled) return;
-    const body = opened.body.iterator({ destroyOnReturn: false });
-    const sse = new SseDecoder();
-    // The first wait is the first-byte timer's, armed when the request was sent.
-    let armed = true;
+  // The events' text, for the partial of an error (the parsed chunks would cost the collector
+  // more, and an error is rare); empty unless keepPartial.
+  const received: string[] = [];
+  let count = 0;
+  const sse = new SseDecoder();
+  let body: AsyncIterator<unknown> | undefined;
+  let finishReason = false;
+  // The first wait is the first-byte timer's, armed when the request was sent.
+  let armed = true;
+  // An error found after good chunks of the same read: thrown once those have been handed over.
+  let failure: unknown;
+
+  async function nextBatch(): Promise<ChatChunk[] | undefined> {
+    if (failure !== undefined) {
+      const error = failure;
+      failure = undefined;
+      finish(false);
+      throw error;
+    }
+    if (done || cancelled) return undefined;
     try {
+      body ??= opened.body.iterator({ destroyOnReturn: false });
       while (!sse.done) {
-        let events: SseEvent[];
-        try {
-          // The timer runs from the last event, so keep-alive comments cannot hide a stalled
-          // stream; it is stopped while the consumer works on the events.
-          if (!armed) opened.watchdog.arm(chunkTimeoutMs, "the next stream event");
-          armed = true;
-          const next = await body.next();
-          events = next.done === true ? sse.end() : sse.feed(next.value as Buffer);
-          if (events.length > 0) {
-            opened.watchdog.disarm();
-            armed = false;
-          }
-        } catch (error) {
-          // The consumer chose to stop: ending quietly is what it asked for.
-          if (cancelled) return;
-          if (error instanceof StreamError) throw withPartial(error, received, opened.ids);
-          throw opened.watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids });
-        }
-        if (cancelled) return;
+        const events = await readEvents(body);
+        if (events === undefined) return undefined;
         const chunks: ChatChunk[] = [];
         try {
           for (const event of events) {
             const chunk = readChunk(event.data, received, opened, apiKey);
             if (hasFinishReason(chunk)) finishReason = true;
-            received.push(event.data);
+            count++;
+            if (keepPartial) received.push(event.data);
             chunks.push(chunk);
           }
         } catch (error) {
-          // The good chunks before a bad one are delivered before its error, as they came.
-          if (chunks.length > 0) yield chunks;
-          throw error;
+          if (chunks.length === 0) throw error;
+          failure = error;
         }
-        if (chunks.length > 0) yield chunks;
+        if (chunks.length > 0) return chunks;
       }
       if (!finishReason) {
         throw new StreamError(
-          `The stream from ${opened.url} ended without a finish reason after ${received.length} chunk(s); the reply is incomplete. Retry the request.`,
+          `The stream from ${opened.url} ended without a finish reason after ${count} chunk(s); the reply is incomplete. Retry the request.`,
           { ...opened.ids, partial: receivedChunks(received) },
         );
       }
-      complete = true;
-    } finally {
-      finish(complete);
+      finish(true);
+      return undefined;
+    } catch (error) {
+      finish(false);
+      throw error;
     }
   }
 
-  const once = (): AsyncGenerator<ChatChunk[]> => {
-    if (started) throw new StreamError("A ChatStream can be iterated only once.", { retryable: false });
-    started = true;
-    return batches();
+  // The events of the next network read; undefined when the consumer cancelled meanwhile.
+  async function readEvents(source: AsyncIterator<unknown>): Promise<SseEvent[] | undefined> {
+    try {
+      // The timer runs from the last event, so keep-alive comments cannot hide a stalled
+      // stream; it is stopped while the consumer works on the events.
+      if (!armed) opened.watchdog.arm(chunkTimeoutMs, "the next stream event");
+      armed = true;
+      const next = await source.next();
+      if (cancelled) return undefined;
+      const events = next.done === true ? sse.end() : sse.feed(next.value as Buffer);
+      if (events.length > 0) {
+        opened.watchdog.disarm();
+        armed = false;
+      }
+      return events;
+    } catch (error) {
+      // The consumer chose to stop: ending quietly is what it asked for.
+      if (cancelled) return undefined;
+      if (error instanceof StreamError) throw withPartial(error, received, opened.ids);
+      throw opened.watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids });
+    }
+  }
+
+  const cancel = async (): Promise<void> => {
+    if (done) return;
+    cancelled = true;
+    opened.watchdog.cancel();
+    finish(false);
   };
 
   return {
     ids: opened.ids,
     replayed: wasReplayed(opened.headers),
-    batches: once,
-    [Symbol.asyncIterator]: () => flatten(once()),
-    async cancel() {
-      if (done) return;
-      cancelled = true;
-      opened.watchdog.cancel();
-      finish(false);
+    nextBatch,
+    [Symbol.asyncIterator]() {
+      if (started) throw new StreamError("A ChatStream can be iterated only once.", { retryable: false });
+      started = true;
+      return chunksOf({ nextBatch, cancel });
     },
+    cancel,
   };
 }
 
-/** The chunks of the batches, one by one. */
-export async function* flatten<T>(batches: AsyncGenerator<T[]>): AsyncGenerator<T> {
-  for await (const batch of batches) for (const item of batch) yield item;
+/** A stream's chunks one by one; leaving early cancels it. */
+export async function* chunksOf(stream: Pick<ChatStream, "nextBatch" | "cancel">): AsyncGenerator<ChatChunk> {
+  let ended = false;
+  try {
+    for (let batch = await stream.nextBatch(); batch !== undefined; batch = await stream.nextBatch()) {
+      for (const chunk of batch) yield chunk;
+    }
+    ended = true;
+  } finally {
+    if (!ended) await stream.cancel();
+  }
 }
 
 function hasFinishReason(chunk: ChatChunk): boolean {

@@ -32,6 +32,13 @@ export interface CallOptions extends CallHeaderOptions {
   signal?: AbortSignal;
 }
 
+/** Options of one streamed call. */
+export interface StreamCallOptions extends CallOptions {
+  /** Keep the chunks for a StreamError's `partial` (default true). A caller that gathers the
+   * reply itself turns it off, so a long stream holds nothing it does not need. */
+  keepPartial?: boolean;
+}
+
 /** Defaults applied once, here. */
 export const GATEWAY_CLIENT_DEFAULTS = {
   connectTimeoutMs: 10_000,
@@ -87,7 +94,7 @@ export class GatewayClient {
   }
 
   /** One streamed chat completion; resolves once the 200 arrived, rejects with a typed error otherwise. */
-  async chatStream(request: ChatRequest, options: CallOptions = {}): Promise<ChatStream> {
+  async chatStream(request: ChatRequest, options: StreamCallOptions = {}): Promise<ChatStream> {
     // Usage arrives only in a final usage chunk, and only when asked for.
     const body = checkRequest({ ...request, stream: true, stream_options: request.stream_options ?? { include_usage: true } });
     const opened = await this.#transport.open({
@@ -108,7 +115,7 @@ export class GatewayClient {
         retryable: false,
       });
     }
-    return createChatStream(opened, this.#transport.chunkTimeoutMs, this.#apiKey);
+    return createChatStream(opened, { chunkTimeoutMs: this.#transport.chunkTimeoutMs, apiKey: this.#apiKey, keepPartial: options.keepPartial ?? true });
   }
 
   /** The models this key may call (`GET /models`), the authoritative list. */

@@ -1,5 +1,5 @@
 import PQueue from "p-queue";
-import { flatten, type ChatStream } from "../gateway/chat-stream.js";
+import { chunksOf, type ChatStream } from "../gateway/chat-stream.js";
 import type { ChatChunk } from "../gateway/wire.js";
 import { positiveInteger } from "../gateway/positive-number.js";
 import { toAbortedError } from "../gateway/to-aborted-error.js";
@@ -160,9 +160,20 @@ function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => voi
 }
 
 function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
-  const batches = async function* (): AsyncGenerator<ChatChunk[]> {
+  const nextBatch = async (): Promise<ChatChunk[] | undefined> => {
+    let batch: ChatChunk[] | undefined;
     try {
-      for await (const batch of stream.batches()) yield batch;
+      batch = await stream.nextBatch();
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+    if (batch === undefined) slot.release();
+    return batch;
+  };
+  const cancel = async (): Promise<void> => {
+    try {
+      await stream.cancel();
     } finally {
       slot.release();
     }
@@ -170,14 +181,8 @@ function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
   return {
     ids: stream.ids,
     replayed: stream.replayed === true,
-    batches,
-    [Symbol.asyncIterator]: () => flatten(batches()),
-    async cancel() {
-      try {
-        await stream.cancel();
-      } finally {
-        slot.release();
-      }
-    },
+    nextBatch,
+    [Symbol.asyncIterator]: () => chunksOf({ nextBatch, cancel }),
+    cancel,
   };
 }
