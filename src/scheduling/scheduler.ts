@@ -27,15 +27,19 @@ export interface Slot {
 }
 
 const MINUTE_MS = 60_000;
+const noop = (): void => {};
 
 /**
  * Lanes for one API key: one lane for the key (concurrency and requests per minute) and one per
  * model. A slot is held until released, so a stream keeps its place until its last chunk.
  */
 export class Scheduler {
-  readonly #keyLane: PQueue;
-  readonly #modelLanes = new Map<string, PQueue>();
+  // A lane with no limit is undefined: p-queue would only add bookkeeping (and ~2 us a call) to it.
+  readonly #keyLane: PQueue | undefined;
+  readonly #modelLanes = new Map<string, PQueue | undefined>();
   readonly #options: SchedulerOptions;
+  #held = 0;
+  #idle: (() => void)[] = [];
 
   constructor(options: SchedulerOptions = {}) {
     this.#options = options;
@@ -46,14 +50,14 @@ export class Scheduler {
 
   /** Requests waiting for a slot, across both lanes. */
   get waiting(): number {
-    let total = this.#keyLane.size;
-    for (const lane of this.#modelLanes.values()) total += lane.size;
+    let total = this.#keyLane?.size ?? 0;
+    for (const lane of this.#modelLanes.values()) total += lane?.size ?? 0;
     return total;
   }
 
-  /** Slots held right now (key lane). */
+  /** Slots held right now. */
   get running(): number {
-    return this.#keyLane.pending;
+    return this.#held;
   }
 
   /** Waits until both the model's lane and the key's lane admit one more request. */
@@ -68,13 +72,15 @@ export class Scheduler {
       releaseModel();
       throw error;
     }
+    this.#held++;
     let released = false;
     return {
-      release() {
+      release: () => {
         if (released) return;
         released = true;
         releaseKey();
         releaseModel();
+        if (--this.#held === 0 && this.waiting === 0) for (const resolve of this.#idle.splice(0)) resolve();
       },
     };
   }
@@ -112,22 +118,20 @@ export class Scheduler {
 
   /** Resolves once nothing is running or waiting. */
   async onIdle(): Promise<void> {
-    await Promise.all([this.#keyLane.onIdle(), ...[...this.#modelLanes.values()].map((lane) => lane.onIdle())]);
+    if (this.#held > 0 || this.waiting > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
   }
 
-  #modelLane(model: string): PQueue {
-    let lane = this.#modelLanes.get(model);
-    if (lane === undefined) {
-      lane = createLane("modelDefaults.", this.#options.modelDefaults ?? {});
-      this.#modelLanes.set(model, lane);
-    }
+  #modelLane(model: string): PQueue | undefined {
+    if (this.#modelLanes.has(model)) return this.#modelLanes.get(model);
+    const lane = createLane("modelDefaults.", this.#options.modelDefaults ?? {});
+    this.#modelLanes.set(model, lane);
     return lane;
   }
 }
 
-function createLane(prefix: string, limits: LaneLimits): PQueue {
+function createLane(prefix: string, limits: LaneLimits): PQueue | undefined {
   const concurrency = positiveInteger(`${prefix}concurrency`, limits.concurrency ?? Number.POSITIVE_INFINITY, { allowInfinity: true });
-  if (limits.rpm === undefined) return new PQueue({ concurrency });
+  if (limits.rpm === undefined) return concurrency === Number.POSITIVE_INFINITY ? undefined : new PQueue({ concurrency });
   const rpm = positiveInteger(`${prefix}rpm`, limits.rpm);
   // Strict is a sliding window: a fixed window would allow 2 x rpm across a window boundary.
   return new PQueue({ concurrency, intervalCap: rpm, interval: MINUTE_MS, strict: true });
@@ -136,8 +140,9 @@ function createLane(prefix: string, limits: LaneLimits): PQueue {
 // Holds a place in a p-queue lane until the returned function is called. The caller's signal
 // only counts while waiting: once admitted, p-queue would free the place on abort while the
 // request is still running, so a signal of our own is passed and detached on admission.
-function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => void> {
+function enter(lane: PQueue | undefined, signal: AbortSignal | undefined): Promise<() => void> {
   if (signal?.aborted === true) return Promise.reject(toAbortedError(signal.reason));
+  if (lane === undefined) return Promise.resolve(noop);
   // p-queue's abort support costs ~10 us per task: only asked for when there is a signal to follow.
   const waiting = signal === undefined ? undefined : new AbortController();
   const onAbort = (): void => waiting?.abort(signal?.reason);
