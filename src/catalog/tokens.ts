@@ -32,9 +32,10 @@ const MAX_CACHED_PIECE_LENGTH = 64;
 /** Tokens in a text, by the o200k_base BPE tokenizer; special-token text counts as plain text. */
 export function countTextTokens(text: string): number {
   if (text.length === 0) return 0;
-  pattern ??= new RegExp(o200kBase.pat_str, "gu");
+  // Non-capturing groups and `match` (strings, not match objects) split the same pieces twice as fast.
+  pattern ??= new RegExp(o200kBase.pat_str.replaceAll("('s|", "(?:'s|"), "gu");
   let count = 0;
-  for (const match of text.matchAll(pattern)) count += countPieceTokens(match[0]);
+  for (const piece of text.match(pattern) ?? []) count += countPieceTokens(piece);
   return count;
 }
 

@@ -27,17 +27,20 @@ export function authorize(
 ): Admission | undefined {
   const account = findAccount(context, request, response);
   if (!account) return undefined;
-  response.once("close", () => account.count(response.writableFinished ? response.statusCode : "dropped"));
-  if (!account.active && options.deferDeactivation !== true) {
+  const refusal = !account.active && options.deferDeactivation !== true ? "deactivated" : account.admit(Date.now());
+  // One listener per request does the bookkeeping when the response closes: count it, free its slot.
+  response.once("close", () => {
+    account.count(response.writableFinished ? response.statusCode : "dropped");
+    if (refusal === undefined) account.release();
+  });
+  if (refusal === "deactivated") {
     sendKeyDeactivated(response);
     return undefined;
   }
-  const admission = account.admit(Date.now());
-  if ("code" in admission) {
-    sendError(response, 429, admission.code, admission.message, { retryAfterS: admission.retryAfterS });
+  if (refusal !== undefined) {
+    sendError(response, 429, refusal.code, refusal.message, { retryAfterS: refusal.retryAfterS });
     return undefined;
   }
-  response.once("close", admission.release);
   return { account };
 }
 

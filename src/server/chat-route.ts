@@ -70,7 +70,12 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
     const maxBytes = context.config.limits.maxBodyBytes;
     const seed = hashString(key, context.config.faults.seed);
     try {
-      const reply = await simulateChat(chat, model, { seed, fetchImage: (url) => fetchImage(url, maxBytes) });
+      const reply = await simulateChat(chat, model, {
+        seed,
+        fetchImage(url) {
+          return fetchImage(url, maxBytes);
+        },
+      });
       rendered = new RenderedReply(reply, promptTokens);
     } catch (error) {
       if (!(error instanceof SvcFlowError)) throw error;

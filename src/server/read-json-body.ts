@@ -31,55 +31,58 @@ export function sendTooLarge(response: ServerResponse, maxBytes: number): void {
 export function readJsonBody(request: IncomingMessage, response: ServerResponse, maxBytes: number): Promise<JsonBody | undefined> {
   return new Promise((resolve) => {
     if (declaresTooLarge(request, maxBytes)) {
-      refuse();
+      resolve(refuse(request, response, maxBytes));
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer) => {
+    let settled = false;
+    // Inline listeners guarded by `settled` rather than named ones taken off again: this runs per
+    // request, and tsx gives every named arrow its name with a defineProperty.
+    request.on("data", (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.length;
-      if (size > maxBytes) {
-        cleanup();
-        chunks.length = 0;
-        refuse();
+      if (size <= maxBytes) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8");
-      try {
-        resolve({ value: JSON.parse(text), text });
-      } catch (error) {
-        const detail = text.trim() === "" ? "The body is empty." : (error as Error).message;
-        sendError(response, 400, "invalid_json", `The request body is not valid JSON: ${detail} Send a JSON object.`);
-        resolve(undefined);
-      }
-    };
-    const onError = () => {
-      cleanup();
+      settled = true;
+      chunks.length = 0;
+      resolve(refuse(request, response, maxBytes));
+    });
+    request.on("end", () => {
+      if (settled) return;
+      settled = true;
+      resolve(parseBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), response));
+    });
+    request.on("error", () => {
+      if (settled) return;
+      settled = true;
       resolve(undefined);
-    };
-    const cleanup = () => {
-      request.off("data", onData);
-      request.off("end", onEnd);
-      request.off("error", onError);
-    };
-    request.on("data", onData);
-    request.on("end", onEnd);
-    request.on("error", onError);
-
-    function refuse() {
-      sendTooLarge(response, maxBytes);
-      let discarded = 0;
-      request.on("data", (chunk: Buffer) => {
-        discarded += chunk.length;
-        if (discarded > DISCARD_LIMIT_BYTES) request.socket.destroy();
-      });
-      request.on("error", () => undefined);
-      request.resume();
-      resolve(undefined);
-    }
+    });
   });
+}
+
+function parseBody(bytes: Buffer, response: ServerResponse): JsonBody | undefined {
+  const text = bytes.toString("utf8");
+  try {
+    return { value: JSON.parse(text), text };
+  } catch (error) {
+    const detail = text.trim() === "" ? "The body is empty." : (error as Error).message;
+    sendError(response, 400, "invalid_json", `The request body is not valid JSON: ${detail} Send a JSON object.`);
+    return undefined;
+  }
+}
+
+// The rest of the body is discarded, not buffered, so the client can read the 413.
+function refuse(request: IncomingMessage, response: ServerResponse, maxBytes: number): undefined {
+  sendTooLarge(response, maxBytes);
+  let discarded = 0;
+  request.on("data", (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_LIMIT_BYTES) request.socket.destroy();
+  });
+  request.on("error", () => undefined);
+  request.resume();
+  return undefined;
 }

@@ -29,8 +29,8 @@ export class SseWriter {
    */
   async events(jsonTexts: readonly string[], done = false): Promise<void> {
     if (!this.open) return;
-    let text = "";
-    for (const json of jsonTexts) text += `data: ${json}\n\n`;
+    // One join builds a flat string; appending event by event built a deep rope to flatten on write.
+    const text = jsonTexts.length === 0 ? "" : `data: ${jsonTexts.join("\n\ndata: ")}\n\n`;
     if (done) {
       this.#response.end(`${text}data: [DONE]\n\n`);
       return;

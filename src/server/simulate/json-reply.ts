@@ -30,17 +30,17 @@ export function jsonReply(request: Pick<ChatRequest, "response_format">, convers
     return JSON.stringify(fill(schema as JsonSchema, conversation.userText, conversation, random));
   }
   const prompt = `${conversation.systemText}\n${conversation.userText}`;
-  const found = findJsonSchema(prompt);
   if (format?.type === "json_object") {
+    const found = findJsonSchema(prompt);
     if (!found) return JSON.stringify(defaultObject(conversation, random));
     const value = fill(found.schema, found.rest.trim(), conversation, random);
     // json_object promises an object; a schema for anything else is wrapped rather than broken.
     return JSON.stringify(value !== null && typeof value === "object" && !Array.isArray(value) ? value : { result: value });
   }
-  if (found && /\bjson\b/i.test(prompt)) {
-    return JSON.stringify(fill(found.schema, found.rest.trim(), conversation, random));
-  }
-  return undefined;
+  // Asking for JSON is checked first: it is rare, and the schema search costs more.
+  if (!/\bjson\b/i.test(prompt)) return undefined;
+  const found = findJsonSchema(prompt);
+  return found ? JSON.stringify(fill(found.schema, found.rest.trim(), conversation, random)) : undefined;
 }
 
 /**

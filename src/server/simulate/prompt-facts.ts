@@ -43,7 +43,7 @@ export function readFacts(text: string): PromptFacts {
   const cached = cache.get(text);
   if (cached) return cached;
   // A book-length prompt is read from its start: enough to find what it is about, and bounded.
-  const facts = extract(text.length > MAX_READ_CHARS ? text.slice(0, MAX_READ_CHARS) : text);
+  const facts = new LazyFacts(text.length > MAX_READ_CHARS ? text.slice(0, MAX_READ_CHARS) : text);
   if (text.length <= MAX_CACHED_CHARS) {
     if (cache.size >= 256) cache.delete(cache.keys().next().value!);
     cache.set(text, facts);
@@ -51,36 +51,94 @@ export function readFacts(text: string): PromptFacts {
   return facts;
 }
 
-function extract(text: string): PromptFacts {
-  const urls = unique(matches(text, URL_PATTERN, 0));
-  const emails = unique(matches(text, EMAIL_PATTERN, 0));
-  const withoutLinks = urls.concat(emails).reduce((rest, link) => rest.split(link).join(" "), text);
-  const paths = unique(matches(withoutLinks, PATH_PATTERN, 1)).filter((path) => !/^\d+(\.\d+)*$/.test(path));
-  const quoted = unique([...text.matchAll(QUOTED_PATTERN)].map((match) => (match[1] ?? match[2] ?? match[3] ?? match[4] ?? "").trim()))
-    .filter((value) => value !== "");
-  const entities = findEntities(withoutLinks);
-  const words = (withoutLinks.match(WORD_PATTERN) ?? [])
+// Each fact is read on first use: a plain reply needs only the keywords, and every regex pass
+// over the prompt is paid per request.
+class LazyFacts implements PromptFacts {
+  readonly text: string;
+  #withoutLinks: string | undefined;
+  #urls: string[] | undefined;
+  #emails: string[] | undefined;
+  #paths: string[] | undefined;
+  #quoted: string[] | undefined;
+  #entities: string[] | undefined;
+  #keywords: string[] | undefined;
+  #places: string[] | undefined;
+  #others: string[] | undefined;
+  #numbers: number[] | undefined;
+  #arithmetic: Arithmetic[] | undefined;
+  #dates: string[] | undefined;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  // Most prompts have no links: a substring check is cheaper than the pattern's scan.
+  get urls(): string[] {
+    return (this.#urls ??= this.text.includes("://") ? unique(matches(this.text, URL_PATTERN, 0)) : []);
+  }
+
+  get emails(): string[] {
+    return (this.#emails ??= this.text.includes("@") ? unique(matches(this.text, EMAIL_PATTERN, 0)) : []);
+  }
+
+  get paths(): string[] {
+    return (this.#paths ??= unique(matches(this.#textWithoutLinks(), PATH_PATTERN, 1)).filter((path) => !/^\d+(\.\d+)*$/.test(path)));
+  }
+
+  get quoted(): string[] {
+    this.#quoted ??= unique([...this.text.matchAll(QUOTED_PATTERN)].map((match) => (match[1] ?? match[2] ?? match[3] ?? match[4] ?? "").trim()))
+      .filter((value) => value !== "");
+    return this.#quoted;
+  }
+
+  get entities(): string[] {
+    return (this.#entities ??= findEntities(this.#textWithoutLinks()));
+  }
+
+  get keywords(): string[] {
+    return (this.#keywords ??= findKeywords(this.#textWithoutLinks(), this.entities));
+  }
+
+  get places(): string[] {
+    return (this.#places ??= findPlaces(this.#textWithoutLinks(), this.entities));
+  }
+
+  get others(): string[] {
+    return (this.#others ??= this.entities.filter((entity) => !this.places.includes(entity)));
+  }
+
+  get numbers(): number[] {
+    return (this.#numbers ??= matches(this.#textWithoutLinks().replace(DATE_PATTERN, " "), NUMBER_PATTERN, 0).map(Number));
+  }
+
+  get arithmetic(): Arithmetic[] {
+    return (this.#arithmetic ??= findArithmetic(this.#textWithoutLinks()));
+  }
+
+  get dates(): string[] {
+    return (this.#dates ??= unique(matches(this.text, DATE_PATTERN, 0)));
+  }
+
+  #textWithoutLinks(): string {
+    return (this.#withoutLinks ??= this.urls.concat(this.emails).reduce((rest, link) => rest.split(link).join(" "), this.text));
+  }
+}
+
+function findKeywords(text: string, entities: readonly string[]): string[] {
+  const words = (text.match(WORD_PATTERN) ?? [])
     .map((word) => word.replace(/['’-]+$/, ""))
     .filter((word) => word.length >= 3 && !STOPWORDS.has(word.toLowerCase()));
-  const topic = topicPhrase(withoutLinks);
+  const topic = topicPhrase(text);
   const topicWords = ` ${topic?.toLowerCase() ?? ""} `;
-  const inTopic = (word: string) => topicWords.includes(` ${word.toLowerCase()} `);
-  const keywords = unique([...(topic ? [topic] : []), ...entities.filter((entity) => !inTopic(entity)), ...words.filter((word) => !inTopic(word))], true);
-  const places = findPlaces(withoutLinks, entities);
-  return {
-    text,
-    keywords,
-    entities,
-    places,
-    others: entities.filter((entity) => !places.includes(entity)),
-    quoted,
-    numbers: matches(withoutLinks.replace(DATE_PATTERN, " "), NUMBER_PATTERN, 0).map(Number),
-    arithmetic: findArithmetic(withoutLinks),
-    urls,
-    emails,
-    paths,
-    dates: unique(matches(text, DATE_PATTERN, 0)),
-  };
+  return unique(
+    [...(topic ? [topic] : []), ...entities.filter((entity) => !inTopic(entity, topicWords)), ...words.filter((word) => !inTopic(word, topicWords))],
+    true,
+  );
+}
+
+// A module function, not a closure per prompt: tsx names every closure it keeps (a defineProperty).
+function inTopic(word: string, topicWords: string): boolean {
+  return topicWords.includes(` ${word.toLowerCase()} `);
 }
 
 // "about solar lanterns" names the topic better than its words apart.

@@ -14,32 +14,49 @@ export interface SeededRandom {
 export function hashText(...parts: ReadonlyArray<string | number>): number {
   let hash = 0x811c9dc5;
   for (const part of parts) {
-    const text = `${part}\u0001`;
+    // The \u0001 separator is hashed after each part instead of appended: no string per part.
+    const text = String(part);
     for (let index = 0; index < text.length; index++) {
       hash ^= text.charCodeAt(index);
       hash = Math.imul(hash, 0x01000193);
     }
+    hash ^= 1;
+    hash = Math.imul(hash, 0x01000193);
   }
   return hash >>> 0;
 }
 
 /** A mulberry32 generator: small, fast and good enough for choosing words and pixels. */
 export function seededRandom(seed: number): SeededRandom {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
+  return new Mulberry32(seed);
+}
+
+// A class rather than closures: one is made per simulated reply, and four closures cost more.
+class Mulberry32 implements SeededRandom {
+  #state: number;
+
+  constructor(seed: number) {
+    this.#state = seed >>> 0;
+  }
+
+  next(): number {
+    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
+    let value = this.#state;
     value = Math.imul(value ^ (value >>> 15), value | 1);
     value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
     return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
-    pick: (items) => {
-      if (items.length === 0) throw new RangeError("Expected a non-empty list to pick from");
-      return items[Math.floor(next() * items.length)]!;
-    },
-    chance: (probability) => next() < probability,
-  };
+  }
+
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new RangeError("Expected a non-empty list to pick from");
+    return items[Math.floor(this.next() * items.length)]!;
+  }
+
+  chance(probability: number): boolean {
+    return this.next() < probability;
+  }
 }

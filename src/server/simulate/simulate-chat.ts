@@ -41,7 +41,9 @@ export async function simulateChat(request: ChatRequest, model: ModelInfo, conte
   }
   const text = await replyText(request, conversation, context, random);
   const limited = applyOutputLimit(text, { limit, reasoningTokens: reasoning, stop: request.stop });
-  return { ...limited, toolCalls: [], images: 0 };
+  // Fields listed, not spread: V8 gave every spread copy its own hidden class, and replies are kept.
+  const { content, finishReason, completionTokens, reasoningTokens: reasoned } = limited;
+  return { content, finishReason, completionTokens, reasoningTokens: reasoned, toolCalls: [], images: 0 };
 }
 
 async function replyText(request: ChatRequest, conversation: Conversation, context: SimulateContext, random: SeededRandom): Promise<string> {

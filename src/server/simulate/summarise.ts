@@ -15,18 +15,20 @@ export function summarise(conversation: Conversation, random: SeededRandom): str
     .filter((sentence) => sentence.split(/\s+/).length >= 3);
   if (sentences.length === 0) return "There is nothing to summarise yet: send the text to condense.";
   const keywords = readFacts(source).keywords.map((keyword) => keyword.toLowerCase());
-  const score = (sentence: string) => {
-    const lower = sentence.toLowerCase();
-    return keywords.filter((keyword) => lower.includes(keyword)).length;
-  };
   const [first, ...rest] = sentences;
   const best = rest
     .filter((sentence) => sentence !== first)
-    .reduce<string | undefined>((top, sentence) => (top === undefined || score(sentence) > score(top) ? sentence : top), undefined);
+    .reduce<string | undefined>((top, sentence) => (top === undefined || score(sentence, keywords) > score(top, keywords) ? sentence : top), undefined);
   const picked = [first!, ...(best ? [best] : [])].map(shorten);
   const lead = random.pick(["In short:", "Summary:", "The gist:"]);
   const themes = keywords.length > 0 ? ` Key themes: ${joinWords(readFacts(source).keywords.slice(0, 3))}.` : "";
   return `${lead} ${picked.join(" ")}${themes}`;
+}
+
+// A module function, not a closure per summary: tsx names every closure it keeps (a defineProperty).
+function score(sentence: string, keywords: readonly string[]): number {
+  const lower = sentence.toLowerCase();
+  return keywords.filter((keyword) => lower.includes(keyword)).length;
 }
 
 function sourceText(conversation: Conversation): string {
