@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AuthenticationError,
@@ -115,6 +116,16 @@ describe("GatewayClient against the local gateway", () => {
     const again = await client().chatStream(request);
     expect((await drain(again)).length).toBe(one.length);
     expect(() => again[Symbol.asyncIterator]()).toThrow(/only once/);
+  });
+
+  it("lets go of a long-lived caller signal after each request, streamed or not", async () => {
+    const controller = new AbortController();
+    for (let call = 0; call < 5; call++) await client().chat(ask("beta-4o-mini"), { signal: controller.signal });
+    await drain(await client().chatStream(ask("beta-4o-mini"), { signal: controller.signal }));
+    const stopped = await client().chatStream(ask("beta-4o-mini"), { signal: controller.signal });
+    await stopped.cancel();
+    expect(await failureOf(client().chat(ask("beta-5", { max_tokens: 100 }), { signal: controller.signal }))).toBeInstanceOf(BadRequestError);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("lists the models the key may call", async () => {

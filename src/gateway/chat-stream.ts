@@ -43,7 +43,7 @@ export function createChatStream(opened: OpenResponse, options: ChatStreamOption
   let cancelled = false;
   const finish = (complete: boolean): void => {
     done = true;
-    opened.watchdog.disarm();
+    opened.watchdog.release();
     if (opened.body.destroyed) return;
     // Destroying emits "error" on the body, which nobody reads any more.
     opened.body.on("error", () => undefined);

@@ -1,4 +1,4 @@
-import { request as undiciRequest, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { UpstreamError, type GatewayIds } from "../errors.js";
 import { errorFromResponse } from "./error-from-response.js";
 import { readGatewayIds } from "./gateway-ids.js";
@@ -39,6 +39,7 @@ export interface OpenResponse {
 }
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const MAX_TARGETS = 64;
 // Made once: a TextDecoder is costly to construct, and decode() without `stream` keeps no state.
 const utf8 = new TextDecoder();
 const WAITING_FOR_CHUNK = "the next chunk of the response body";
@@ -49,6 +50,20 @@ export class HttpTransport {
 
   constructor(options: HttpTransportOptions) {
     this.#options = options;
+  }
+
+  // A client sends to a handful of URLs again and again; parsing one costs more than the lookup.
+  readonly #targets = new Map<string, { origin: string; path: string }>();
+
+  #target(url: string): { origin: string; path: string } {
+    let target = this.#targets.get(url);
+    if (target === undefined) {
+      const parsed = new URL(url);
+      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      if (this.#targets.size >= MAX_TARGETS) this.#targets.clear();
+      this.#targets.set(url, target);
+    }
+    return target;
   }
 
   /** The chunk timeout, for readers of an open response. */
@@ -62,9 +77,12 @@ export class HttpTransport {
     const watchdog = new RequestWatchdog(request.signal);
     watchdog.arm(this.#options.firstByteTimeoutMs, "the response");
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
-    // The transport's own headers are set last, so no extra header can replace the key or the framing.
-    delete headers.authorization;
+    // Any authorization among the extras is left out; the transport's own headers are set last, so
+    // no extra header can replace the key or the framing.
+    for (const name in request.headers) {
+      const lower = name.toLowerCase();
+      if (lower !== "authorization") headers[lower] = request.headers[name]!;
+    }
     headers.accept = request.accept ?? "application/json";
     headers["user-agent"] = "svc-flow";
     if (request.authorize !== false) headers.authorization = `Bearer ${this.#options.apiKey}`;
@@ -72,11 +90,11 @@ export class HttpTransport {
 
     let response: Dispatcher.ResponseData;
     try {
-      response = await undiciRequest(url, {
+      response = await this.#options.dispatcher.request({
+        ...this.#target(url),
         method: request.method,
         headers,
         ...(request.json === undefined ? {} : { body: JSON.stringify(request.json) }),
-        dispatcher: this.#options.dispatcher,
         signal: watchdog.signal,
         // The watchdog enforces both with clearer errors, and per SSE event rather than per packet.
         headersTimeout: 0,
@@ -95,6 +113,7 @@ export class HttpTransport {
       } catch {
         // The status already says what failed; a body we could not read only loses detail.
       }
+      watchdog.release();
       throw errorFromResponse({ status: response.statusCode, headers: response.headers, body: text, apiKey: this.#options.apiKey });
     }
     return opened;
@@ -132,7 +151,7 @@ export class HttpTransport {
     } catch (error) {
       throw watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids });
     } finally {
-      watchdog.disarm();
+      watchdog.release();
       if (!body.destroyed) body.on("error", () => undefined).destroy();
     }
   }
@@ -146,7 +165,7 @@ export class HttpTransport {
       const chunks: Buffer[] = [];
       let size = 0;
       const settle = (error?: unknown): void => {
-        watchdog.disarm();
+        watchdog.release();
         body.off("data", onData).off("end", onEnd).off("error", onError);
         if (error !== undefined) reject(watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids }));
         else resolve(Buffer.concat(chunks, size));
