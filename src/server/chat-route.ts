@@ -81,7 +81,7 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
       if (!(error instanceof SvcFlowError)) throw error;
       return sendError(response, 400, "invalid_parameter", error.message, { param: "messages" });
     }
-    context.replies.set(key, rendered);
+    context.replies.set(key, rendered, seed);
     if (response.destroyed) return;
   }
   const { reply } = rendered;

@@ -32,10 +32,10 @@ export class ReplyCache {
     return reply;
   }
 
-  /** Offers a reply: remembered if its request was offered before, forgetting the least recently used one when full. */
-  set(key: string, reply: RenderedReply): void {
+  /** Offers a reply: remembered if its request was offered before, forgetting the least recently used one when full.
+   * `hash` is any fixed hash of the key; the caller may pass one it already has. */
+  set(key: string, reply: RenderedReply, hash = hashString(key)): void {
     if (key.length > MAX_KEY_LENGTH || /"url":\s*"https?:/i.test(key)) return;
-    const hash = hashString(key);
     const slot = hash & (SEEN_SLOTS - 1);
     if (this.#seen[slot] !== hash) {
       this.#seen[slot] = hash;

@@ -36,19 +36,43 @@ const TOPIC_PATTERN = /\b(?:about|regarding|on the subject of|on|for)\s+(?:the\s
 
 const MAX_READ_CHARS = 50_000;
 const MAX_CACHED_CHARS = 20_000;
+const MAX_CACHED = 256;
+// A power of two, so a hash picks its slot with a mask.
+const SEEN_SLOTS = 1024;
+const RECENT = 4;
 const cache = new Map<string, PromptFacts>();
+// Hashes of texts read once, by slot; a collision only delays or hastens caching a text.
+const seen = new Uint32Array(SEEN_SLOTS);
+// The last few texts read: one request reads its prompt from several modules.
+const recent: LazyFacts[] = [];
 
 /** Reads facts from a text; repeated texts (a conversation's history) are read once. */
 export function readFacts(text: string): PromptFacts {
+  for (const facts of recent) if (facts.source === text) return facts;
   const cached = cache.get(text);
   if (cached) return cached;
   // A book-length prompt is read from its start: enough to find what it is about, and bounded.
-  const facts = new LazyFacts(text.length > MAX_READ_CHARS ? text.slice(0, MAX_READ_CHARS) : text);
+  const facts = new LazyFacts(text.length > MAX_READ_CHARS ? text.slice(0, MAX_READ_CHARS) : text, text);
+  if (recent.length >= RECENT) recent.shift();
+  recent.push(facts);
+  // Kept across requests from the second time a text comes, like the reply cache: caching every
+  // one-off prompt for 256 requests made the garbage collector copy each one through collections.
   if (text.length <= MAX_CACHED_CHARS) {
-    if (cache.size >= 256) cache.delete(cache.keys().next().value!);
-    cache.set(text, facts);
+    const hash = fnv1a(text);
+    const slot = hash & (SEEN_SLOTS - 1);
+    if (seen[slot] !== hash) seen[slot] = hash;
+    else {
+      if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+      cache.set(text, facts);
+    }
   }
   return facts;
+}
+
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  return hash >>> 0;
 }
 
 // Each fact is read on first use: a plain reply needs only the keywords, and every regex pass
@@ -68,8 +92,12 @@ class LazyFacts implements PromptFacts {
   #arithmetic: Arithmetic[] | undefined;
   #dates: string[] | undefined;
 
-  constructor(text: string) {
+  /** The text as given, before a book-length one was cut. */
+  readonly source: string;
+
+  constructor(text: string, source: string) {
     this.text = text;
+    this.source = source;
   }
 
   // Most prompts have no links: a substring check is cheaper than the pattern's scan.
@@ -125,15 +153,26 @@ class LazyFacts implements PromptFacts {
 }
 
 function findKeywords(text: string, entities: readonly string[]): string[] {
-  const words = (text.match(WORD_PATTERN) ?? [])
-    .map((word) => word.replace(/['’-]+$/, ""))
-    .filter((word) => word.length >= 3 && !STOPWORDS.has(word.toLowerCase()));
+  const words: string[] = [];
+  for (const match of text.match(WORD_PATTERN) ?? []) {
+    const word = trimTrailingMarks(match);
+    if (word.length >= 3 && !STOPWORDS.has(word.toLowerCase())) words.push(word);
+  }
   const topic = topicPhrase(text);
   const topicWords = ` ${topic?.toLowerCase() ?? ""} `;
   return unique(
     [...(topic ? [topic] : []), ...entities.filter((entity) => !inTopic(entity, topicWords)), ...words.filter((word) => !inTopic(word, topicWords))],
     true,
   );
+}
+
+const TRAILING_MARKS = "'’-";
+
+// A loop rather than `replace(/['’-]+$/, "")`: most words end in a letter, and this runs per word.
+function trimTrailingMarks(word: string): string {
+  let end = word.length;
+  while (end > 0 && TRAILING_MARKS.includes(word[end - 1]!)) end--;
+  return end === word.length ? word : word.slice(0, end);
 }
 
 // A module function, not a closure per prompt: tsx names every closure it keeps (a defineProperty).
@@ -171,13 +210,16 @@ function findPlaces(text: string, entities: readonly string[]): string[] {
 
 function findEntities(text: string): string[] {
   const found: string[] = [];
-  for (const match of text.matchAll(CAPITALISED)) {
+  // exec over the shared pattern rather than matchAll, which clones the pattern on every call.
+  CAPITALISED.lastIndex = 0;
+  for (let match = CAPITALISED.exec(text); match !== null; match = CAPITALISED.exec(text)) {
     const words = match[1]!.split(/\s+/);
     while (words.length > 0 && (STARTERS.has(words[0]!) || STOPWORDS.has(words[0]!.toLowerCase()))) words.shift();
     if (words.length > 0 && words.join(" ").length >= 2) found.push(words.join(" "));
   }
   if (found.length === 0) {
-    for (const match of text.matchAll(OBJECT_PATTERN)) {
+    OBJECT_PATTERN.lastIndex = 0;
+    for (let match = OBJECT_PATTERN.exec(text); match !== null; match = OBJECT_PATTERN.exec(text)) {
       for (const word of match[1]!.split(/\s*(?:,|\band\b|&)\s*/)) {
         const clean = word.trim();
         if (clean.length >= 3 && !STOPWORDS.has(clean)) found.push(clean[0]!.toUpperCase() + clean.slice(1));

@@ -12,7 +12,7 @@ export function summarise(conversation: Conversation, random: SeededRandom): str
   const sentences = source
     .split(/(?<=[.!?])\s+|\n+/)
     .map((sentence) => sentence.trim())
-    .filter((sentence) => sentence.split(/\s+/).length >= 3);
+    .filter((sentence) => wordCount(sentence) >= 3);
   if (sentences.length === 0) return "There is nothing to summarise yet: send the text to condense.";
   const keywords = readFacts(source).keywords.map((keyword) => keyword.toLowerCase());
   const [first, ...rest] = sentences;
@@ -41,12 +41,31 @@ function sourceText(conversation: Conversation): string {
   return wordCount(earlier) > 0 ? earlier : text;
 }
 
+// Counts runs of non-space characters (as `split(/\s+/)` sees them) without building the words.
 function wordCount(text: string): number {
-  return text.split(/\s+/).filter(Boolean).length;
+  let count = 0;
+  let inWord = false;
+  for (let index = 0; index < text.length; index++) {
+    const space = isSpace(text.charCodeAt(index));
+    if (!space && !inWord) count++;
+    inWord = !space;
+  }
+  return count;
+}
+
+// Exactly the characters of the `\s` class.
+function isSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
+    code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
+  );
 }
 
 function shorten(sentence: string): string {
+  // A sentence (trimmed) of few words is kept whole; only a long one is split into words.
+  if (wordCount(sentence) <= MAX_SENTENCE_WORDS) return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
   const words = sentence.split(/\s+/);
-  if (words.length <= MAX_SENTENCE_WORDS) return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
   return `${words.slice(0, MAX_SENTENCE_WORDS).join(" ").replace(/[,;:]$/, "")}...`;
 }
