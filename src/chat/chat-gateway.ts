@@ -15,7 +15,7 @@ import type { InteropZodType } from "@langchain/core/utils/types";
 import { ParameterError } from "../errors.js";
 import { invalidToolCallError } from "./broken-stream.js";
 import { buildChatInput, type ChatCallFields } from "./build-chat-input.js";
-import { toAIMessage, toEventChunk, toFinalChunk } from "./build-reply-message.js";
+import { toAIMessage } from "./build-reply-message.js";
 import { callDeadline, type CallDeadline } from "./call-deadline.js";
 import { DirectStream } from "./direct-stream.js";
 import { resolveChatGatewayOptions, type ChatGatewayOptions, type ResolvedChatGatewayOptions } from "./chat-gateway-options.js";
@@ -23,6 +23,7 @@ import type { CompletedReply, ReplyEvent } from "./collect-reply.js";
 import { toWireTool } from "./convert-tools.js";
 import { modelProfile } from "./model-profile.js";
 import { openChatCall } from "./open-chat-call.js";
+import { finalPiece, generationChunk, streamedMessage, type StreamPiece } from "./stream-piece.js";
 import { structuredOutput } from "./structured-output.js";
 
 /** A schema for structured output: zod 4, zod 3, a Standard JSON Schema, or JSON Schema. */
@@ -226,9 +227,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
       const reply = next.value;
       const invalid = invalidToolCallError(reply);
       if (invalid) throw invalid;
-      const final = toFinalChunk(reply, origin);
-      const text = typeof final.content === "string" ? final.content : final.text;
-      yield [{ type: "final", chunk: new ChatGenerationChunk({ message: final, text, generationInfo: { finish_reason: reply.finishReason } }) }];
+      yield [finalPiece(reply, origin)];
     } catch (error) {
       throw deadline.explain(error);
     }
@@ -238,19 +237,4 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     const settings = { temperature: this.temperature, topP: this.topP, maxTokens: this.maxTokens, stop: this.stop };
     return openChatCall(this.#resolved, buildChatInput(messages, options, settings, stream), deadline, options.idempotencyKey);
   }
-}
-
-/** What LangChain's streaming loop makes of a chunk, minus the run id only a run manager has. */
-function streamedMessage(chunk: ChatGenerationChunk, signal: AbortSignal | undefined): AIMessageChunk {
-  signal?.throwIfAborted();
-  if (chunk.generationInfo !== undefined) chunk.message.response_metadata = { ...chunk.generationInfo, ...chunk.message.response_metadata };
-  return chunk.message as AIMessageChunk;
-}
-
-/** One piece of a streamed reply: an event as it came, or the final chunk. */
-type StreamPiece = ReplyEvent | { readonly type: "final"; readonly chunk: ChatGenerationChunk };
-
-function generationChunk(piece: StreamPiece): ChatGenerationChunk {
-  if (piece.type === "final") return piece.chunk;
-  return new ChatGenerationChunk({ message: toEventChunk(piece), text: piece.type === "text" ? piece.text : "" });
 }

@@ -1,0 +1,27 @@
+import type { AIMessageChunk } from "@langchain/core/messages";
+import { ChatGenerationChunk } from "@langchain/core/outputs";
+import { toEventChunk, toFinalChunk, type ReplyOrigin } from "./build-reply-message.js";
+import type { CompletedReply, ReplyEvent } from "./collect-reply.js";
+
+/** One piece of a streamed reply: an event as it came, or the final chunk. */
+export type StreamPiece = ReplyEvent | { readonly type: "final"; readonly chunk: ChatGenerationChunk };
+
+/** The LangChain chunk of a piece, made when it is read. */
+export function generationChunk(piece: StreamPiece): ChatGenerationChunk {
+  if (piece.type === "final") return piece.chunk;
+  return new ChatGenerationChunk({ message: toEventChunk(piece), text: piece.type === "text" ? piece.text : "" });
+}
+
+/** The last piece of a streamed reply: metadata, usage and the finish reason. */
+export function finalPiece(reply: CompletedReply, origin: ReplyOrigin): StreamPiece {
+  const final = toFinalChunk(reply, origin);
+  const text = typeof final.content === "string" ? final.content : final.text;
+  return { type: "final", chunk: new ChatGenerationChunk({ message: final, text, generationInfo: { finish_reason: reply.finishReason } }) };
+}
+
+/** What LangChain's streaming loop makes of a chunk, minus the run id only a run manager has. */
+export function streamedMessage(chunk: ChatGenerationChunk, signal: AbortSignal | undefined): AIMessageChunk {
+  signal?.throwIfAborted();
+  if (chunk.generationInfo !== undefined) chunk.message.response_metadata = { ...chunk.generationInfo, ...chunk.message.response_metadata };
+  return chunk.message as AIMessageChunk;
+}
