@@ -23,6 +23,7 @@ import type { CompletedReply, ReplyEvent } from "./collect-reply.js";
 import { toWireTool } from "./convert-tools.js";
 import { modelProfile } from "./model-profile.js";
 import { openChatCall } from "./open-chat-call.js";
+import type { OpenReply } from "./run-attempt.js";
 import { finalPiece, generationChunk, streamedMessage, type StreamPiece } from "./stream-piece.js";
 import { structuredOutput } from "./structured-output.js";
 
@@ -126,16 +127,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     const deadline = callDeadline(this.model, options.signal, this.#resolved.timeoutMs);
     try {
       const { open, origin } = await this.#open(messages, options, false, deadline);
-      const batches = open.batches();
-      let next: IteratorResult<ReplyEvent[], CompletedReply>;
-      try {
-        for (next = await batches.next(); next.done !== true; next = await batches.next()) {
-          for (const event of next.value) if (event.type === "text") await runManager?.handleLLMNewToken(event.text);
-        }
-      } finally {
-        await batches.return(undefined as never);
-      }
-      const reply = next.value;
+      const reply = open.complete ?? (await this.#readReply(open, runManager));
       const message = toAIMessage(reply, origin);
       const usage = message.usage_metadata;
       const llmOutput = usage && {
@@ -231,6 +223,20 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     } catch (error) {
       throw deadline.explain(error);
     }
+  }
+
+  /** Reads a reply that streams (an output budget above 16K) to its end, passing its text on. */
+  async #readReply(open: OpenReply, runManager?: CallbackManagerForLLMRun): Promise<CompletedReply> {
+    const batches = open.batches();
+    let next: IteratorResult<ReplyEvent[], CompletedReply>;
+    try {
+      for (next = await batches.next(); next.done !== true; next = await batches.next()) {
+        for (const event of next.value) if (event.type === "text") await runManager?.handleLLMNewToken(event.text);
+      }
+    } finally {
+      await batches.return(undefined as never);
+    }
+    return next.value;
   }
 
   #open(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean, deadline: CallDeadline) {

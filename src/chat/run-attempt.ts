@@ -12,11 +12,14 @@ export interface OpenReply {
   batches(): AsyncGenerator<ReplyEvent[], CompletedReply>;
   /** Stops reading: frees the connection and the slot (safe to call at any time, also after the end). */
   cancel(): Promise<void>;
+  /** The reply, when it was complete before anything was shown (a single response). */
+  readonly complete?: CompletedReply;
 }
 
 /** An attempt that is already complete, as an OpenReply. */
 function completed(reply: CompletedReply, head: readonly ReplyEvent[] = []): OpenReply {
   return {
+    ...(head.length === 0 ? { complete: reply } : {}),
     async *batches() {
       if (head.length > 0) yield [...head];
       return reply;
