@@ -34,7 +34,7 @@ export type { GatewayIds, SvcFlowErrorOptions } from "./errors.js";
 
 // Gateway clients
 export { GatewayClient } from "./gateway/gateway-client.js";
-export type { CallOptions, GatewayClientOptions } from "./gateway/gateway-client.js";
+export type { CallOptions, GatewayClientOptions, StreamCallOptions } from "./gateway/gateway-client.js";
 export type { ChatStream } from "./gateway/chat-stream.js";
 export { MusicClient } from "./gateway/music-client.js";
 export type { MusicCallOptions, MusicClientOptions, MusicClipsResult } from "./gateway/music-client.js";
