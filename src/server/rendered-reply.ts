@@ -9,6 +9,11 @@ export interface CompletionMeta {
   readonly model: string;
 }
 
+// A module function, not a closure per reply: tsx names every closure it keeps (a defineProperty).
+function choice(delta: string, finishReason = "null"): string {
+  return `{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finishReason}}`;
+}
+
 function toolCallOf(call: SimulatedToolCall) {
   return { ...call.extra, id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } };
 }
@@ -30,17 +35,6 @@ export class RenderedReply {
     this.promptTokens = promptTokens;
   }
 
-  /** The `usage` object. */
-  usage() {
-    const { completionTokens, reasoningTokens } = this.reply;
-    return {
-      prompt_tokens: this.promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: this.promptTokens + completionTokens,
-      completion_tokens_details: { reasoning_tokens: reasoningTokens },
-    };
-  }
-
   /** The body of a non-streamed completion, as JSON text. */
   json(meta: CompletionMeta): string {
     this.#jsonTail ??= this.#renderJsonTail();
@@ -58,28 +52,30 @@ export class RenderedReply {
     const end = includeUsage ? ',"usage":null}' : "}";
     const chunks = this.#deltas.deltas.map((choice) => `${head}${choice}]${end}`);
     if (includeUsage) {
-      this.#usage ??= JSON.stringify(this.usage());
-      chunks.push(`${head}],"usage":${this.#usage}}`);
+      chunks.push(`${head}],"usage":${this.#usageJson()}}`);
     }
     return { chunks, finishIndex: this.#deltas.finishIndex };
   }
 
+  // Templates around JSON.stringify of the strings alone: stringifying whole objects cost most of
+  // the rendering of a one-off reply. The bytes are what JSON.stringify of the objects gives.
   #renderJsonTail(): string {
     const { reply } = this;
     const hasTools = reply.toolCalls.length > 0;
-    const message = {
-      role: "assistant",
-      // The wire format sends null content beside tool calls when there is no text.
-      content: hasTools && reply.content === "" ? null : reply.content,
-      refusal: null,
-      ...(hasTools ? { tool_calls: reply.toolCalls.map(toolCallOf) } : {}),
-    };
-    const choices = [{ index: 0, message, logprobs: null, finish_reason: reply.finishReason }];
-    return `"choices":${JSON.stringify(choices)},"usage":${JSON.stringify(this.usage())}}`;
+    // The wire format sends null content beside tool calls when there is no text.
+    const content = hasTools && reply.content === "" ? "null" : JSON.stringify(reply.content);
+    const toolCalls = hasTools ? `,"tool_calls":${JSON.stringify(reply.toolCalls.map(toolCallOf))}` : "";
+    const message = `{"role":"assistant","content":${content},"refusal":null${toolCalls}}`;
+    return `"choices":[{"index":0,"message":${message},"logprobs":null,"finish_reason":${JSON.stringify(reply.finishReason)}}],"usage":${this.#usageJson()}}`;
+  }
+
+  #usageJson(): string {
+    const { promptTokens } = this;
+    const { completionTokens, reasoningTokens } = this.reply;
+    return (this.#usage ??= `{"prompt_tokens":${promptTokens},"completion_tokens":${completionTokens},"total_tokens":${promptTokens + completionTokens},"completion_tokens_details":{"reasoning_tokens":${reasoningTokens}}}`);
   }
 
   #renderDeltas(): { deltas: string[]; finishIndex: number } {
-    const choice = (delta: string, finishReason = "null") => `{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finishReason}}`;
     const deltas = [choice('{"role":"assistant","content":""}')];
     for (const text of splitContent(this.reply.content)) deltas.push(choice(`{"content":${JSON.stringify(text)}}`));
     this.reply.toolCalls.forEach((call, index) => {

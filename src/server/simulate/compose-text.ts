@@ -15,6 +15,11 @@ const NUMBER_WORDS: Record<string, number> = {
 const COUNT = String.raw`(\d{1,5}|${Object.keys(NUMBER_WORDS).join("|")})`;
 const ECHO = /\b(?:say|reply with|respond with|repeat|answer with|output|print|return)\s+(?:back\s+)?(?:exactly|only|just|verbatim)?\s*(?:the\s+(?:word|phrase|text|string)\s*)?:?\s*(?:"([^"]+)"|“([^”]+)”|'([^']+)')/i;
 const ECHO_WORD = /\b(?:say|reply with|respond with|answer with)\s+(?:only|just)?\s*the word\s+([\p{L}\p{N}-]+)/iu;
+// ECHO_WORD cannot match without this literal, and testing it is far cheaper than the pattern's scan.
+const THE_WORD = /the word/i;
+const WORDS = new RegExp(String.raw`\b${COUNT}[- ]words?\b`, "i");
+const PARAGRAPHS = new RegExp(String.raw`\b${COUNT}\s+paragraphs?\b`, "i");
+const SENTENCES = new RegExp(String.raw`\b${COUNT}\s+sentences?\b`, "i");
 const LIST = new RegExp(String.raw`\b${COUNT}\s+(?:\w+\s+)?(bullet points|bullets|items|ideas|tips|ways|reasons|examples|names|taglines|slogans|headlines|steps|options|facts|points|things|titles|questions)\b`, "i");
 
 /** A plain-text reply to the conversation's last user message. */
@@ -23,17 +28,17 @@ export function composeText(conversation: Conversation, random: SeededRandom): s
   const facts = readFacts(text);
   const topic = facts.keywords.slice(0, 6);
 
-  const echo = ECHO.exec(text) ?? ECHO_WORD.exec(text);
+  const echo = (hasQuote(text) ? ECHO.exec(text) : null) ?? (THE_WORD.test(text) ? ECHO_WORD.exec(text) : null);
   if (echo) return (echo[1] ?? echo[2] ?? echo[3] ?? "").trim();
   const recalled = recall(conversation);
   if (recalled) return recalled;
   if (/\b(summari[sz]e|summary|tl;?dr|sum up|in a nutshell)\b/i.test(text)) return summarise(conversation, random);
 
-  const words = new RegExp(String.raw`\b${COUNT}[- ]words?\b`, "i").exec(text);
+  const words = WORDS.exec(text);
   if (words) return wordsAbout(topic, Math.min(MAX_REQUESTED_WORDS, count(words[1]!)), random);
-  const paragraphs = new RegExp(String.raw`\b${COUNT}\s+paragraphs?\b`, "i").exec(text);
+  const paragraphs = PARAGRAPHS.exec(text);
   if (paragraphs) return wordsAbout(topic, Math.min(MAX_REQUESTED_WORDS, count(paragraphs[1]!) * 80), random);
-  const sentences = new RegExp(String.raw`\b${COUNT}\s+sentences?\b`, "i").exec(text);
+  const sentences = SENTENCES.exec(text);
   if (sentences) return sentencesAbout(topic, Math.min(500, count(sentences[1]!)), random).join(" ");
   const list = LIST.exec(text);
   if (list) {
@@ -62,6 +67,11 @@ function opener(text: string, topic: readonly string[], random: SeededRandom): s
   return question
     ? random.pick([`Here is a short answer about ${subject}.`, `Good question about ${subject}.`, `On ${subject}: here is what matters.`])
     : random.pick([`You mentioned ${subject}.`, `Let's talk about ${subject}.`, `Here are some thoughts on ${subject}.`]);
+}
+
+// ECHO cannot match without a quote mark, and most prompts have none: cheaper than the pattern's scan.
+function hasQuote(text: string): boolean {
+  return text.includes('"') || text.includes("“") || text.includes("'");
 }
 
 function count(word: string): number {

@@ -153,17 +153,32 @@ class LazyFacts implements PromptFacts {
 }
 
 function findKeywords(text: string, entities: readonly string[]): string[] {
-  const words: string[] = [];
+  const topic = topicPhrase(text);
+  // Most prompts have no topic phrase: then no word is checked against it.
+  const topicWords = topic === undefined ? undefined : ` ${topic.toLowerCase()} `;
+  // One pass that drops repeats as it goes, rather than lists filtered and then deduplicated:
+  // every unique prompt pays for this.
+  const keywords: string[] = [];
+  const seen = new Set<string>();
+  if (topic) addUnique(keywords, seen, topic, topic.toLowerCase());
+  for (const entity of entities) {
+    const lower = entity.toLowerCase();
+    if (!inTopic(lower, topicWords)) addUnique(keywords, seen, entity, lower);
+  }
   for (const match of text.match(WORD_PATTERN) ?? []) {
     const word = trimTrailingMarks(match);
-    if (word.length >= 3 && !STOPWORDS.has(word.toLowerCase())) words.push(word);
+    if (word.length < 3) continue;
+    const lower = word.toLowerCase();
+    if (!STOPWORDS.has(lower) && !inTopic(lower, topicWords)) addUnique(keywords, seen, word, lower);
   }
-  const topic = topicPhrase(text);
-  const topicWords = ` ${topic?.toLowerCase() ?? ""} `;
-  return unique(
-    [...(topic ? [topic] : []), ...entities.filter((entity) => !inTopic(entity, topicWords)), ...words.filter((word) => !inTopic(word, topicWords))],
-    true,
-  );
+  return keywords;
+}
+
+// Keeps the first spelling of a word, ignoring case.
+function addUnique(values: string[], seen: Set<string>, value: string, lower: string): void {
+  if (seen.has(lower)) return;
+  seen.add(lower);
+  values.push(value);
 }
 
 const TRAILING_MARKS = "'’-";
@@ -175,9 +190,8 @@ function trimTrailingMarks(word: string): string {
   return end === word.length ? word : word.slice(0, end);
 }
 
-// A module function, not a closure per prompt: tsx names every closure it keeps (a defineProperty).
-function inTopic(word: string, topicWords: string): boolean {
-  return topicWords.includes(` ${word.toLowerCase()} `);
+function inTopic(lower: string, topicWords: string | undefined): boolean {
+  return topicWords !== undefined && topicWords.includes(` ${lower} `);
 }
 
 // "about solar lanterns" names the topic better than its words apart.
@@ -215,7 +229,8 @@ function findEntities(text: string): string[] {
   for (let match = CAPITALISED.exec(text); match !== null; match = CAPITALISED.exec(text)) {
     const words = match[1]!.split(/\s+/);
     while (words.length > 0 && (STARTERS.has(words[0]!) || STOPWORDS.has(words[0]!.toLowerCase()))) words.shift();
-    if (words.length > 0 && words.join(" ").length >= 2) found.push(words.join(" "));
+    const entity = words.join(" ");
+    if (entity.length >= 2) found.push(entity);
   }
   if (found.length === 0) {
     OBJECT_PATTERN.lastIndex = 0;
@@ -235,10 +250,7 @@ function matches(text: string, pattern: RegExp, group: number): string[] {
 
 function unique(values: readonly string[], ignoreCase = false): string[] {
   const seen = new Set<string>();
-  return values.filter((value) => {
-    const key = ignoreCase ? value.toLowerCase() : value;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const result: string[] = [];
+  for (const value of values) addUnique(result, seen, value, ignoreCase ? value.toLowerCase() : value);
+  return result;
 }
