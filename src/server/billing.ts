@@ -36,7 +36,10 @@ export interface KeyStats {
      * (they are in `total` and `byStatus` too). */
     readonly replayed: number;
   };
+  /** The most recent billed requests (up to 10,000), oldest first. */
   readonly billed: readonly BilledEntry[];
+  /** Billed requests older than those listed (still in `spentYuan`). */
+  readonly billedDropped: number;
 }
 
 /** What `LocalGateway.stats()` returns. */

@@ -16,6 +16,8 @@ export interface QuotaHold {
 }
 
 const WINDOW_MS = 60_000;
+/** Billed requests `stats()` lists per key; older ones are counted, not listed. */
+export const ITEMISED_BILLS = 10_000;
 // No way to know when a slot frees up; a short wait keeps well-behaved clients busy but polite.
 const CONCURRENCY_RETRY_AFTER_S = 0.1;
 
@@ -34,7 +36,13 @@ export class KeyAccount {
   #active: boolean;
   #replayed = 0;
   readonly #counts = new Map<string, number>();
-  readonly #billed: BilledEntry[] = [];
+  // The most recent billed requests, itemised: a gateway left running would otherwise keep every
+  // request it ever billed (and the garbage collector would walk them all). Totals stay exact.
+  #billed: BilledEntry[] = [];
+  #billedDropped = 0;
+  // Music calls not yet refunded, by request id: a refund must find its entry even once the
+  // itemised list has moved past it.
+  readonly #refundable = new Map<string, BilledEntry>();
 
   constructor(config: KeyConfig) {
     this.name = config.name ?? `${config.key.slice(0, 3)}...${config.key.slice(-4)}`;
@@ -126,6 +134,15 @@ export class KeyAccount {
     const billed: BilledEntry = Object.assign({}, entry, { yuan: amount, refunded: false });
     this.#spent = roundYuan(this.#spent + amount);
     this.#billed.push(billed);
+    if (billed.kind === "music") {
+      this.#refundable.set(billed.requestId, billed);
+      if (this.#refundable.size > ITEMISED_BILLS) this.#refundable.delete(this.#refundable.keys().next().value!);
+    }
+    // Trimmed in blocks, so each entry is moved at most once.
+    if (this.#billed.length >= 2 * ITEMISED_BILLS) {
+      this.#billedDropped += this.#billed.length - ITEMISED_BILLS;
+      this.#billed = this.#billed.slice(-ITEMISED_BILLS);
+    }
     const remaining = this.remaining();
     if (remaining !== null && remaining <= 0) this.#active = false;
     return billed;
@@ -133,10 +150,12 @@ export class KeyAccount {
 
   /** Gives back what a failed job was billed; a key deactivated by that charge becomes active again. */
   refund(requestId: string): void {
-    const index = this.#billed.findIndex((entry) => entry.requestId === requestId && !entry.refunded);
-    const entry = this.#billed[index];
+    const entry = this.#refundable.get(requestId);
     if (!entry) return;
-    this.#billed[index] = Object.assign({}, entry, { refunded: true });
+    this.#refundable.delete(requestId);
+    // A failed job is refunded soon after it was billed: its listed entry is near the end, if listed.
+    const index = this.#billed.lastIndexOf(entry);
+    if (index !== -1) this.#billed[index] = Object.assign({}, entry, { refunded: true });
     this.#spent = roundYuan(this.#spent - entry.yuan);
     const remaining = this.remaining();
     if (remaining === null || remaining > 0) this.#active = true;
@@ -169,7 +188,8 @@ export class KeyAccount {
         rateLimited: byStatus["429"] ?? 0,
         replayed: this.#replayed,
       },
-      billed: [...this.#billed],
+      billed: this.#billed.slice(-ITEMISED_BILLS),
+      billedDropped: this.#billedDropped + Math.max(0, this.#billed.length - ITEMISED_BILLS),
     };
   }
 }
