@@ -2,25 +2,14 @@
 // file) exits 2; only a failure of the work itself exits 1.
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { main } from "../src/cli/main.js";
+import { gatewayEnv, runCli } from "./cli-harness.js";
 import { tempDir, useGateway } from "./workflow-harness.js";
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
-    this.text += chunk.toString();
-    callback();
-  }
-}
 
 const gateway = useGateway();
 
 async function cli(argv: string[], cwd: string) {
-  const stderr = new Capture();
-  const env = { SVC_BASE_URL: gateway.current.baseURL, SVC_API_KEY: "sk-local-demo" };
-  const code = await main(argv, { stdout: new Capture(), stderr, env, cwd, signal: new AbortController().signal });
+  const { code, stderr } = await runCli(argv, { env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"), cwd });
   return { code, stderr: stderr.text };
 }
 

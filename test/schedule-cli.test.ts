@@ -1,19 +1,10 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { main } from "../src/cli/main.js";
 import { startLocalGateway, type LocalGateway } from "../src/server/start-local-gateway.js";
 import { resumeWorkflow } from "../src/workflow/run/resume-workflow.js";
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
-    this.text += chunk.toString();
-    callback();
-  }
-}
+import { gatewayEnv, startCli } from "./cli-harness.js";
 
 let dir: string;
 let gateway: LocalGateway | undefined;
@@ -44,12 +35,7 @@ async function until(test: () => boolean, timeoutMs = 15_000): Promise<void> {
 }
 
 function start(argv: string[], baseURL: string) {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const controller = new AbortController();
-  const env = { SVC_BASE_URL: baseURL, SVC_API_KEY: "sk-local-demo" };
-  const exit = main(argv, { stdout, stderr, env, cwd: dir, signal: controller.signal });
-  return { stdout, stderr, controller, exit };
+  return startCli(argv, { env: gatewayEnv(baseURL, "sk-local-demo"), cwd: dir });
 }
 
 describe("svc-flow schedule", () => {
@@ -58,7 +44,7 @@ describe("svc-flow schedule", () => {
     await writeFile(join(dir, "tick.yaml"), WORKFLOW);
     const run = start(["schedule", "tick.yaml", "--runs", "out", "--budget", "1"], gateway.baseURL);
     await until(() => (run.stdout.text.match(/tick: done/g) ?? []).length >= 2);
-    run.controller.abort();
+    run.stop();
     expect(await run.exit).toBe(0);
     expect(run.stdout.text).toMatch(/tick: cron "\* \* \* \* \* \*" \(Europe\/Paris\), overlap skip/);
     expect(run.stdout.text).toMatch(/stopped: \d+ run\(s\) started/);
@@ -88,7 +74,7 @@ describe("svc-flow schedule", () => {
     await writeFile(join(dir, "tick.yaml"), WORKFLOW);
     const run = start(["schedule", "tick.yaml", "--runs", "out"], gateway.baseURL);
     await until(() => run.stdout.text.includes("tick: started"));
-    run.controller.abort();
+    run.stop();
     expect(await run.exit).toBe(0);
     expect(run.stdout.text).toMatch(/stopping: no new firings; waiting for 1 run\(s\)/);
     expect(run.stdout.text).toMatch(/tick: stopped/);

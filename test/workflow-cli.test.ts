@@ -1,26 +1,14 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { main } from "../src/cli/main.js";
 import { describe as describeEvent } from "../src/cli/workflow-progress.js";
+import { gatewayEnv, runCli } from "./cli-harness.js";
 import { readJson, tempDir, useGateway } from "./workflow-harness.js";
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
-    this.text += chunk.toString();
-    callback();
-  }
-}
 
 const gateway = useGateway();
 
 async function cli(argv: string[], cwd: string) {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const env = { SVC_BASE_URL: gateway.current.baseURL, SVC_API_KEY: "sk-local-demo" };
-  const code = await main(argv, { stdout, stderr, env, cwd, signal: new AbortController().signal });
+  const { code, stdout, stderr } = await runCli(argv, { env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"), cwd });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
