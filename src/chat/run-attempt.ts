@@ -17,11 +17,11 @@ export interface OpenReply {
 }
 
 /** An attempt that is already complete, as an OpenReply. */
-function completed(reply: CompletedReply, head: readonly ReplyEvent[] = []): OpenReply {
+function completed(reply: CompletedReply, head: ReplyEvent[] = []): OpenReply {
   return {
     ...(head.length === 0 ? { complete: reply } : {}),
     async *batches() {
-      if (head.length > 0) yield [...head];
+      if (head.length > 0) yield head;
       return reply;
     },
     cancel: async () => {},
