@@ -60,7 +60,7 @@ describe("planRequest", () => {
   it("refuses audio for a model without audio input, naming the models that take it", () => {
     const audio = { role: "user" as const, content: [{ type: "input_audio" as const, input_audio: { data: makeWav(1).toString("base64"), format: "wav" } }] };
     expect(() => planRequest(getModel("beta-4o"), input({ messages: [audio] }))).toThrow(/beta-4o does not take audio input.*gamma-2\.5-pro/);
-    expect(planRequest(getModel("gamma-2.5-flash"), input({ messages: [audio] })).promptTokens).toBeGreaterThan(30);
+    expect(planRequest(getModel("gamma-2.5-flash"), input({ messages: [audio] })).promptTokens()).toBeGreaterThan(30);
   });
 
   it("refuses a prompt larger than the context window before sending", () => {

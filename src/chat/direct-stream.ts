@@ -7,8 +7,11 @@ import { IterableReadableStream } from "@langchain/core/utils/stream";
  * callbacks on every chunk, which costs more than reading the chunk off the wire.
  */
 export class DirectStream<S, T> extends IterableReadableStream<T> {
-  readonly #batches: AsyncGenerator<S[]>;
-  readonly #map: (chunk: S) => T;
+  // Let go of once the stream has ended. Node keeps a web ReadableStream until a full GC (it is
+  // transferable, so tracked from C++); what it still points to would be kept with it: the
+  // generator holds the whole call (reply, connection, parser).
+  #batches: AsyncGenerator<S[]> | undefined;
+  #map: ((chunk: S) => T) | undefined;
   #batch: S[];
   #index = 0;
 
@@ -23,7 +26,7 @@ export class DirectStream<S, T> extends IterableReadableStream<T> {
           else controller.enqueue(next.value);
         },
         cancel: async () => {
-          await this.#batches.return(undefined);
+          await this.#end();
         },
       },
       { highWaterMark: 0 },
@@ -43,27 +46,34 @@ export class DirectStream<S, T> extends IterableReadableStream<T> {
 
   override async next(): Promise<IteratorResult<T>> {
     while (this.#index >= this.#batch.length) {
-      const next = await this.#batches.next();
-      if (next.done === true) {
-        this.#batch = [];
-        this.#index = 0;
+      const next = await this.#batches?.next();
+      if (next === undefined || next.done === true) {
+        await this.#end();
         return { done: true, value: undefined };
       }
       this.#batch = next.value;
       this.#index = 0;
     }
-    return { done: false, value: this.#map(this.#batch[this.#index++]!) };
+    return { done: false, value: this.#map!(this.#batch[this.#index++]!) };
   }
 
   override async return(): Promise<IteratorResult<T>> {
-    this.#batch = [];
-    await this.#batches.return(undefined);
+    await this.#end();
     return { done: true, value: undefined };
   }
 
   override async throw(error: unknown): Promise<IteratorResult<T>> {
-    this.#batch = [];
-    await this.#batches.return(undefined);
+    await this.#end();
     throw error;
+  }
+
+  /** Closes the generator (when it is not done already) and lets go of it. */
+  async #end(): Promise<void> {
+    const batches = this.#batches;
+    this.#batches = undefined;
+    this.#map = undefined;
+    this.#batch = [];
+    this.#index = 0;
+    await batches?.return(undefined);
   }
 }

@@ -23,8 +23,10 @@ export interface RequestPlan {
   readonly request: ChatRequest;
   /** Sent with `stream: true` (asked for, or an output budget above 16K). */
   readonly stream: boolean;
-  /** Counted when first read (the tokenizer is costly to load), once for the whole chain. */
-  readonly promptTokens: number;
+  /** The exact prompt tokens, counted on the first call (the tokenizer is costly to load), once
+   * for the whole chain. A function, not a getter: a getter in an object literal is an accessor
+   * pair V8 keeps in the old generation, which would keep the plan's messages past young GCs. */
+  readonly promptTokens: () => number;
   readonly outputLimit?: number;
   readonly warnings: readonly ParameterWarning[];
 }
@@ -92,9 +94,7 @@ export function planRequest(model: ModelInfo, input: ChatInput, size?: PromptSiz
     model,
     request,
     stream,
-    get promptTokens() {
-      return prompt.exact();
-    },
+    promptTokens: () => prompt.exact(),
     ...(rules.outputLimit === undefined ? {} : { outputLimit: rules.outputLimit }),
     warnings: rules.warnings,
   };

@@ -88,10 +88,14 @@ export class HttpTransport {
     if (request.authorize !== false) headers.authorization = `Bearer ${this.#options.apiKey}`;
     if (request.json !== undefined) headers["content-type"] = "application/json";
 
+    // No spread of the cached target: a copy of a long-lived object lands in the old generation,
+    // and everything it points to (headers, body, signal) then outlives young-generation GCs.
+    const { origin, path } = this.#target(url);
     let response: Dispatcher.ResponseData;
     try {
       response = await this.#options.dispatcher.request({
-        ...this.#target(url),
+        origin,
+        path,
         method: request.method,
         headers,
         ...(request.json === undefined ? {} : { body: JSON.stringify(request.json) }),
