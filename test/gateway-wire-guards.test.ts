@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isChatChunk, isChatResponse, mayBeErrorBody } from "../src/gateway/wire-guards.js";
-import { chatChunkSchema, chatResponseSchema, errorBodySchema } from "../src/gateway/wire.js";
+import { isChatChunk, isChatRequest, isChatResponse, mayBeErrorBody } from "../src/gateway/wire-guards.js";
+import { chatChunkSchema, chatRequestSchema, chatResponseSchema, errorBodySchema } from "../src/gateway/wire.js";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
 
 const KEY = "sk-local-demo";
@@ -97,6 +97,58 @@ describe("wire guards", () => {
         if (errorBodySchema.safeParse(value).success) expect(mayBeErrorBody(value)).toBe(true);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  // Requests with every part the schema knows, so a property can break each of them.
+  const REQUESTS: unknown[] = [
+    { model: "beta-4o-mini", messages: [{ role: "user", content: "Hi" }], stream: false },
+    {
+      model: "gamma-2.5-pro",
+      messages: [
+        { role: "system", content: "Be brief." },
+        {
+          role: "user",
+          name: "ana",
+          content: [
+            { type: "text", text: "What is in these?" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,AAAA", detail: "low" } },
+            { type: "input_audio", input_audio: { data: "AAAA", format: "wav" } },
+            { type: "video_url", video_url: { url: "data:video/mp4;base64,AAAA" } },
+          ],
+        },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] },
+        { role: "tool", tool_call_id: "call_1", content: "12 C" },
+      ],
+      tools: [WEATHER],
+      tool_choice: { type: "function", function: { name: "get_weather" } },
+      parallel_tool_calls: true,
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 4096,
+      temperature: 0.5,
+      top_p: 1,
+      stop: ["\n\n", "END"],
+      response_format: { type: "json_object" },
+      n: 1,
+      user: "u-1",
+    },
+    { model: "beta-5", messages: [{ role: "developer", content: "x" }], max_completion_tokens: 10, tool_choice: "auto", stop: "END" },
+  ];
+
+  it("accept the requests ChatGateway sends, and never a request zod refuses", () => {
+    for (const request of REQUESTS) expect(isChatRequest(request)).toBe(true);
+    const broken = fc
+      .constantFrom(...REQUESTS)
+      .chain((sample) => fc.tuple(fc.constantFrom(...paths(sample)), oddValues).map(([path, value]) => replaceAt(sample, path, value)));
+    fc.assert(
+      fc.property(fc.oneof(broken, fc.jsonValue()), (value) => {
+        if (!isChatRequest(value)) return;
+        const parsed = chatRequestSchema.safeParse(value);
+        expect(parsed.success).toBe(true);
+        expect(parsed.data).toEqual(value);
+      }),
+      { numRuns: 3000 },
     );
   });
 });

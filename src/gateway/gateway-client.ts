@@ -6,7 +6,7 @@ import { wasReplayed } from "./gateway-ids.js";
 import { HttpTransport, invalidResponse } from "./http-transport.js";
 import { positiveInteger, positiveNumber } from "./positive-number.js";
 import { readEnv } from "./read-env.js";
-import { isChatResponse } from "./wire-guards.js";
+import { isChatRequest, isChatResponse } from "./wire-guards.js";
 import { chatRequestSchema, chatResponseSchema, modelListSchema, type ChatRequest, type ChatResponse, type ModelList } from "./wire.js";
 
 /** Options of GatewayClient; every field is optional. */
@@ -133,6 +133,7 @@ export class GatewayClient {
 }
 
 function checkRequest(request: ChatRequest): ChatRequest {
+  if (isChatRequest(request)) return request;
   const parsed = chatRequestSchema.safeParse(request);
   if (!parsed.success) throw new ParameterError(`The chat request is not valid (${firstIssue(parsed.error)}). Fix it before sending.`);
   return parsed.data;

@@ -1,9 +1,10 @@
-import type { ChatChunk, ChatResponse } from "./wire.js";
+import type { ChatChunk, ChatRequest, ChatResponse } from "./wire.js";
 
 // zod is the authority on the wire format, but a stream checks every chunk and zod costs several
-// microseconds per object (more than parsing its JSON). These guards accept a strict subset of
-// what `chatChunkSchema` and `chatResponseSchema` accept, and return the value as it is (the
-// schemas transform nothing); whatever they refuse is handed to zod for the verdict and the message.
+// microseconds per object (more than parsing its JSON), and tens for a request with tools. These
+// guards accept a strict subset of what `chatRequestSchema`, `chatChunkSchema` and
+// `chatResponseSchema` accept, and return the value as it is (the schemas transform nothing);
+// whatever they refuse is handed to zod for the verdict and the message.
 
 type Fields = Record<string, unknown>;
 
@@ -45,6 +46,67 @@ function isToolCall(value: unknown): boolean {
   return isObject(fn) && typeof fn.name === "string" && typeof fn.arguments === "string";
 }
 
+function isFilledString(value: unknown): boolean {
+  return typeof value === "string" && value.length > 0;
+}
+
+function isOptionalBoolean(value: unknown): boolean {
+  return value === undefined || typeof value === "boolean";
+}
+
+function isNullishPositiveCount(value: unknown): boolean {
+  return value == null || (Number.isSafeInteger(value) && (value as number) > 0);
+}
+
+function isNullishNumber(value: unknown): boolean {
+  return value == null || Number.isFinite(value);
+}
+
+function isPlainObject(value: unknown): value is Fields {
+  if (!isObject(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+const ROLES = new Set(["system", "user", "assistant", "tool", "developer"]);
+const TOOL_CHOICES = new Set(["auto", "none", "required"]);
+
+function isContentPart(part: unknown): boolean {
+  if (!isObject(part)) return false;
+  switch (part.type) {
+    case "text":
+      return typeof part.text === "string";
+    case "image_url":
+      return isObject(part.image_url) && isFilledString(part.image_url.url) && isOptionalString(part.image_url.detail);
+    case "input_audio":
+      return isObject(part.input_audio) && typeof part.input_audio.data === "string" && typeof part.input_audio.format === "string";
+    case "video_url":
+      return isObject(part.video_url) && isFilledString(part.video_url.url);
+    default:
+      return false;
+  }
+}
+
+function isMessage(value: unknown): boolean {
+  if (!isObject(value) || !ROLES.has(value.role as string)) return false;
+  const content = value.content;
+  if (!(content == null || typeof content === "string" || (Array.isArray(content) && content.every(isContentPart)))) return false;
+  if (!isOptionalString(value.name) || !isOptionalString(value.tool_call_id)) return false;
+  const calls = value.tool_calls;
+  return calls === undefined || (Array.isArray(calls) && calls.every(isToolCall));
+}
+
+function isTool(value: unknown): boolean {
+  if (!isObject(value) || value.type !== "function") return false;
+  const fn = value.function;
+  return isObject(fn) && isFilledString(fn.name) && isOptionalString(fn.description) && (fn.parameters === undefined || isPlainObject(fn.parameters));
+}
+
+function isToolChoice(value: unknown): boolean {
+  if (value === undefined || (typeof value === "string" && TOOL_CHOICES.has(value))) return true;
+  return isObject(value) && value.type === "function" && isObject(value.function) && typeof value.function.name === "string";
+}
+
 function isChunkChoice(value: unknown): boolean {
   if (!isObject(value) || !Number.isSafeInteger(value.index) || !isNullishString(value.finish_reason)) return false;
   const delta = value.delta;
@@ -61,6 +123,23 @@ function isResponseChoice(value: unknown): boolean {
   if (!(message.content === null || typeof message.content === "string")) return false;
   const calls = message.tool_calls;
   return calls === undefined || (Array.isArray(calls) && calls.every(isToolCall));
+}
+
+/** True when `value` is certainly a valid chat request; false means "ask chatRequestSchema". */
+export function isChatRequest(value: unknown): value is ChatRequest {
+  if (!isObject(value) || !isFilledString(value.model)) return false;
+  const messages = value.messages;
+  if (!Array.isArray(messages) || messages.length === 0 || !messages.every(isMessage)) return false;
+  if (!isOptionalBoolean(value.stream) || !isOptionalBoolean(value.parallel_tool_calls) || !isOptionalString(value.user)) return false;
+  const options = value.stream_options;
+  if (!(options == null || (isObject(options) && isOptionalBoolean(options.include_usage)))) return false;
+  if (!isNullishPositiveCount(value.max_tokens) || !isNullishPositiveCount(value.max_completion_tokens) || !isNullishPositiveCount(value.n)) return false;
+  if (!isNullishNumber(value.temperature) || !isNullishNumber(value.top_p)) return false;
+  const stop = value.stop;
+  if (!(stop == null || typeof stop === "string" || (Array.isArray(stop) && stop.every((entry) => typeof entry === "string")))) return false;
+  if (!(value.tools === undefined || (Array.isArray(value.tools) && value.tools.every(isTool))) || !isToolChoice(value.tool_choice)) return false;
+  const format = value.response_format;
+  return format === undefined || (isObject(format) && typeof format.type === "string");
 }
 
 /** True when `value` is certainly a valid stream chunk; false means "ask chatChunkSchema". */
