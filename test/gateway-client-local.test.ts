@@ -112,6 +112,14 @@ describe("GatewayClient against the local gateway", () => {
     expect(text(batches.flat())).toBe(text(one));
     expect(batches.flat().length).toBe(one.length);
     expect(await stream.nextBatch()).toBeUndefined();
+    // nextRead hands over the same chunks, one read at a time, and says when the stream ended.
+    const visiting = await client().chatStream(request);
+    const visited: ChatChunk[] = [];
+    let reads = 0;
+    while (await visiting.nextRead((chunk) => visited.push(chunk))) reads++;
+    expect(reads).toBeGreaterThan(0);
+    expect(visited).toEqual(batches.flat().map((chunk) => ({ ...chunk, id: visited[0]!.id, created: visited[0]!.created })));
+    expect(await visiting.nextRead(() => expect.unreachable())).toBe(false);
     // The iterator is the other way to read; it may be taken once.
     const again = await client().chatStream(request);
     expect((await drain(again)).length).toBe(one.length);

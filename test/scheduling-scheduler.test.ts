@@ -40,10 +40,16 @@ function steppedStream(count: number): { stream: ChatStream; step: () => void } 
     const next = await iterator.next();
     return next.done === true ? undefined : [next.value];
   };
+  const nextRead = async (visit: (chunk: ChatChunk) => void) => {
+    const batch = await nextBatch();
+    batch?.forEach(visit);
+    return batch !== undefined;
+  };
   return {
     stream: {
       ids: { requestId: "r1" },
       nextBatch,
+      nextRead,
       [Symbol.asyncIterator]: () => iterator,
       cancel: async () => void (await iterator.return(undefined)),
     },

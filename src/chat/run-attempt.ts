@@ -62,9 +62,8 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
     replayed = stream.replayed === true;
     cancelStream = () => stream.cancel();
     while (!collector.started) {
-      const batch = await stream.nextBatch();
-      if (batch === undefined) return completed(hold.complete(collector.finish(ids, replayed)), head);
-      for (const chunk of batch) collector.push(chunk, head);
+      const more = await stream.nextRead((chunk) => collector.push(chunk, head));
+      if (!more) return completed(hold.complete(collector.finish(ids, replayed)), head);
     }
   } catch (error) {
     hold.fail(error);
@@ -106,14 +105,11 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   };
 }
 
-/** The events of the stream's next batch; undefined at its end. A function of its own so that the
- * batch's chunks are not held in the generator's frame while the consumer works on the events. */
+/** The events of the stream's next network read; undefined at its end. The chunks are gone once
+ * read: only the events are held while the consumer works through them. */
 async function nextEvents(stream: ChatStream, collector: ReplyCollector): Promise<ReplyEvent[] | undefined> {
-  const batch = await stream.nextBatch();
-  if (batch === undefined) return undefined;
   const events: ReplyEvent[] = [];
-  for (const chunk of batch) collector.push(chunk, events);
-  return events;
+  return (await stream.nextRead((chunk) => collector.push(chunk, events))) ? events : undefined;
 }
 
 /** One attempt of a plan: streamed when the plan streams, a single response otherwise. */

@@ -22,6 +22,11 @@ export interface ChatStream extends AsyncIterable<ChatChunk> {
    * holds no chunk longer than it wants to. Read the stream this way or by iterating, not both;
    * a reader that stops before the end calls `cancel()`. */
   nextBatch(): Promise<ChatChunk[] | undefined>;
+  /** Like nextBatch, but hands each chunk of the next network read to `visit` as it is parsed, and
+   * resolves to false at the end. A reader that keeps only what it makes of the chunks holds no
+   * chunk past the read: a batch of parsed chunks kept while its consumer works through it
+   * outlives young-generation GCs when many streams are read at once. */
+  nextRead(visit: (chunk: ChatChunk) => void): Promise<boolean>;
   /** Stops the stream and frees its connection; safe to call at any time, also after the end. */
   cancel(): Promise<void>;
 }
@@ -64,33 +69,36 @@ export function createChatStream(opened: OpenResponse, options: ChatStreamOption
   // An error found after good chunks of the same read: thrown once those have been handed over.
   let failure: unknown;
 
-  async function nextBatch(): Promise<ChatChunk[] | undefined> {
+  async function nextRead(visit: (chunk: ChatChunk) => void): Promise<boolean> {
     if (failure !== undefined) {
       const error = failure;
       failure = undefined;
       finish(false);
       throw error;
     }
-    if (done || cancelled) return undefined;
+    if (done || cancelled) return false;
     try {
       body ??= opened.body.iterator({ destroyOnReturn: false });
       while (!sse.done) {
         const events = await readEvents(body);
-        if (events === undefined) return undefined;
-        const chunks: ChatChunk[] = [];
-        try {
-          for (const event of events) {
-            const chunk = readChunk(event.data, received, opened, apiKey);
-            if (hasFinishReason(chunk)) finishReason = true;
-            count++;
-            if (keepPartial) received.push(event.data);
-            chunks.push(chunk);
+        if (events === undefined) return false;
+        let visited = 0;
+        for (const event of events) {
+          let chunk: ChatChunk;
+          try {
+            chunk = readChunk(event.data, received, opened, apiKey);
+          } catch (error) {
+            if (visited === 0) throw error;
+            failure = error;
+            break;
           }
-        } catch (error) {
-          if (chunks.length === 0) throw error;
-          failure = error;
+          if (hasFinishReason(chunk)) finishReason = true;
+          count++;
+          if (keepPartial) received.push(event.data);
+          visited++;
+          visit(chunk);
         }
-        if (chunks.length > 0) return chunks;
+        if (visited > 0) return true;
       }
       if (!finishReason) {
         throw new StreamError(
@@ -99,11 +107,16 @@ export function createChatStream(opened: OpenResponse, options: ChatStreamOption
         );
       }
       finish(true);
-      return undefined;
+      return false;
     } catch (error) {
       finish(false);
       throw error;
     }
+  }
+
+  async function nextBatch(): Promise<ChatChunk[] | undefined> {
+    const chunks: ChatChunk[] = [];
+    return (await nextRead((chunk) => chunks.push(chunk))) ? chunks : undefined;
   }
 
   // The events of the next network read; undefined when the consumer cancelled meanwhile.
@@ -140,6 +153,7 @@ export function createChatStream(opened: OpenResponse, options: ChatStreamOption
     ids: opened.ids,
     replayed: wasReplayed(opened.headers),
     nextBatch,
+    nextRead,
     [Symbol.asyncIterator]() {
       if (started) throw new StreamError("A ChatStream can be iterated only once.", { retryable: false });
       started = true;

@@ -165,16 +165,20 @@ function enter(lane: PQueue | undefined, signal: AbortSignal | undefined): Promi
 }
 
 function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
-  const nextBatch = async (): Promise<ChatChunk[] | undefined> => {
-    let batch: ChatChunk[] | undefined;
+  const nextRead = async (visit: (chunk: ChatChunk) => void): Promise<boolean> => {
+    let more: boolean;
     try {
-      batch = await stream.nextBatch();
+      more = await stream.nextRead(visit);
     } catch (error) {
       slot.release();
       throw error;
     }
-    if (batch === undefined) slot.release();
-    return batch;
+    if (!more) slot.release();
+    return more;
+  };
+  const nextBatch = async (): Promise<ChatChunk[] | undefined> => {
+    const chunks: ChatChunk[] = [];
+    return (await nextRead((chunk) => chunks.push(chunk))) ? chunks : undefined;
   };
   const cancel = async (): Promise<void> => {
     try {
@@ -187,6 +191,7 @@ function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
     ids: stream.ids,
     replayed: stream.replayed === true,
     nextBatch,
+    nextRead,
     [Symbol.asyncIterator]: () => chunksOf({ nextBatch, cancel }),
     cancel,
   };
