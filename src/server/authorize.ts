@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { GatewayContext } from "./gateway-context.js";
-import type { KeyAccount } from "./key-store.js";
+import { KeyStore, type KeyAccount } from "./key-store.js";
 import { sendError } from "./send-response.js";
 
 /** An authenticated request admitted under its key's limits. */
@@ -29,7 +29,8 @@ export function authorize(
   if (!account) return undefined;
   const refusal = !account.active && options.deferDeactivation !== true ? "deactivated" : account.admit(Date.now());
   // One listener per request does the bookkeeping when the response closes: count it, free its slot.
-  response.once("close", () => {
+  // `on`, not `once`: a response emits close once, and once's wrapper costs more than the listener.
+  response.on("close", () => {
     account.count(response.writableFinished ? response.statusCode : "dropped");
     if (refusal === undefined) account.release();
   });
@@ -51,14 +52,13 @@ export function sendKeyDeactivated(response: ServerResponse): void {
 
 function findAccount(context: GatewayContext, request: IncomingMessage, response: ServerResponse): KeyAccount | undefined {
   const header = request.headers.authorization;
-  const match = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const account = match ? context.keys.find(match[1]!) : undefined;
+  const account = header === undefined ? undefined : context.keys.findBearer(header);
   if (account) return account;
   context.unauthenticated++;
   const message =
     header === undefined
       ? "Missing API key. Send the header Authorization: Bearer sk-..."
-      : match
+      : KeyStore.isBearer(header)
         ? "Invalid API key. Check the key you sent (SVC_API_KEY) against the gateway's keys."
         : "Malformed Authorization header. Send Authorization: Bearer sk-...";
   sendError(response, 401, "invalid_api_key", message);

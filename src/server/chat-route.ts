@@ -10,23 +10,26 @@ import { checkChatRequest } from "./check-chat-request.js";
 import { fetchImage } from "./fetch-image.js";
 import { hashString } from "./faults.js";
 import type { GatewayContext } from "./gateway-context.js";
-import { applyIdempotencyKey, hasIdempotencyKey, storingHold } from "./idempotent-request.js";
+import { applyIdempotencyKey, hasIdempotencyKey, storingHold, withoutIdempotencyKey } from "./idempotent-request.js";
 import { readJsonBody } from "./read-json-body.js";
 import { RenderedReply, type CompletionMeta } from "./rendered-reply.js";
-import { assignRequestIds, setBackend } from "./request-ids.js";
+import { deferRequestIds, setBackend } from "./request-ids.js";
 import { sendError, sendJsonText, sendSchemaError } from "./send-response.js";
 import { streamCompletion } from "./stream-completion.js";
 import { simulateChat } from "./simulate/index.js";
 
 /** `POST /v1/chat/completions`: auth, limits, idempotency, validation, faults, simulation, billing, reply. */
 export async function handleChat(context: GatewayContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const { requestId } = assignRequestIds(response);
-  const admission = authorize(context, request, response, { deferDeactivation: hasIdempotencyKey(request) });
+  const { requestId, compactId } = deferRequestIds(response);
+  const keyed = hasIdempotencyKey(request);
+  const admission = authorize(context, request, response, { deferDeactivation: keyed });
   if (!admission) return;
   const { account } = admission;
   const body = await readJsonBody(request, response, context.config.limits.maxBodyBytes);
   if (!body) return;
-  const idempotency = await applyIdempotencyKey(context, account, request, response, "/v1/chat/completions", body.value);
+  const idempotency = keyed
+    ? await applyIdempotencyKey(context, account, request, response, "/v1/chat/completions", body.value)
+    : withoutIdempotencyKey(account, response);
   if (idempotency.done) return;
   const parsed = chatRequestSchema.safeParse(body.value);
   if (!parsed.success) return sendSchemaError(response, parsed.error);
@@ -92,8 +95,17 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
     const message = `This request costs ¥${cost}, more than the ¥${account.remaining()} left on this key. Top up the key or use a cheaper model; retrying will not help.`;
     return sendError(response, 429, "insufficient_quota", message);
   }
-  const entry = { requestId, kind: "chat" as const, model: model.id, ...usage, reasoningTokens: reply.reasoningTokens };
-  const meta: CompletionMeta = { id: `chatcmpl-${requestId.replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model: model.servedAs };
+  // Fields listed, not spread: the ledger keeps this object, and a spread is slower to build.
+  const entry = {
+    requestId,
+    kind: "chat" as const,
+    model: model.id,
+    promptTokens,
+    completionTokens: reply.completionTokens,
+    images: reply.images,
+    reasoningTokens: reply.reasoningTokens,
+  };
+  const meta: CompletionMeta = { id: `chatcmpl-${compactId}`, created: Math.floor(Date.now() / 1000), model: model.servedAs };
   const includeUsage = chat.stream_options?.include_usage === true;
   // Billed means stored: a repeat of the Idempotency-Key replays exactly what this request sent.
   const hold = storingHold(quotaHold, idempotency.claim, response, () =>

@@ -40,6 +40,8 @@ export class FaultInjector {
   readonly #seed: number;
   readonly #latencyMs: number;
   readonly #faults: Readonly<Record<string, ModelFault>>;
+  // The decision of nearly every request, made once.
+  readonly #none: FaultDecision;
   // One sequence per model, so traffic to one model does not shift the faults another one meets.
   readonly #random = new Map<string, () => number>();
 
@@ -47,12 +49,13 @@ export class FaultInjector {
     this.#seed = config.seed;
     this.#latencyMs = config.latencyMs;
     this.#faults = config.models;
+    this.#none = { kind: "none", latencyMs: config.latencyMs, chunkDelayMs: 0 };
   }
 
   /** The fault (or none) for the next request to a model. */
   decide(modelId: string): FaultDecision {
     const fault = this.#faults[modelId] ?? this.#faults["*"];
-    if (!fault) return { kind: "none", latencyMs: this.#latencyMs, chunkDelayMs: 0 };
+    if (!fault) return this.#none;
     const latencyMs = fault.latencyMs ?? this.#latencyMs;
     let random = this.#random.get(modelId);
     if (!random) {

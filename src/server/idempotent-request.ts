@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ID_HEADERS, IDEMPOTENCY_HEADERS } from "../gateway/wire.js";
+import { IDEMPOTENCY_HEADERS } from "../gateway/wire.js";
 import { sendKeyDeactivated } from "./authorize.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { fingerprintOf, type IdempotencyClaim, type StoredResponse } from "./idempotency-store.js";
 import type { KeyAccount, QuotaHold } from "./key-store.js";
+import { flushRequestIds, idHeaders } from "./request-ids.js";
 import { sendError, sendJsonText } from "./send-response.js";
 import { SseWriter } from "./write-sse.js";
 
@@ -12,6 +13,7 @@ export type IdempotencyStep = { readonly done: true } | { readonly done: false; 
 
 const MAX_KEY_LENGTH = 255;
 const DONE: IdempotencyStep = { done: true };
+const UNKEYED: IdempotencyStep = { done: false };
 
 /** True when the request carries an Idempotency-Key header. */
 export function hasIdempotencyKey(request: IncomingMessage): boolean {
@@ -35,7 +37,7 @@ export async function applyIdempotencyKey(
   body: unknown,
 ): Promise<IdempotencyStep> {
   const header = request.headers[IDEMPOTENCY_HEADERS.key];
-  if (header === undefined) return refuseIfDeactivated(account, response) ? DONE : { done: false };
+  if (header === undefined) return withoutIdempotencyKey(account, response);
   const key = (Array.isArray(header) ? header.join(",") : header).trim();
   if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
     if (refuseIfDeactivated(account, response)) return DONE;
@@ -62,6 +64,11 @@ export async function applyIdempotencyKey(
   return { done: false, claim };
 }
 
+/** What `applyIdempotencyKey` does for a request without the header, without its promise: refuse a deactivated key. */
+export function withoutIdempotencyKey(account: KeyAccount, response: ServerResponse): IdempotencyStep {
+  return refuseIfDeactivated(account, response) ? DONE : UNKEYED;
+}
+
 /** A hold that, once committed (billed), stores the response `body` gives for replays under `claim`. */
 export function storingHold(hold: QuotaHold, claim: IdempotencyClaim | undefined, response: ServerResponse, body: () => StoredResponse["body"]): QuotaHold {
   if (claim === undefined) return hold;
@@ -75,15 +82,10 @@ export function storingHold(hold: QuotaHold, claim: IdempotencyClaim | undefined
   };
 }
 
-/** Stores a billed response under `claim`, with the id headers already set on `response`. */
+/** Stores a billed response under `claim`, with the id headers of `response`. */
 export function storeResponse(claim: IdempotencyClaim | undefined, response: ServerResponse, requestId: string, body: StoredResponse["body"]): void {
   if (claim === undefined) return;
-  const headers: Record<string, string> = {};
-  for (const name of Object.values(ID_HEADERS)) {
-    const value = response.getHeader(name);
-    if (value !== undefined) headers[name] = String(value);
-  }
-  claim.store({ requestId, headers, body });
+  claim.store({ requestId, headers: idHeaders(response), body });
 }
 
 function refuseIfDeactivated(account: KeyAccount, response: ServerResponse): boolean {
@@ -93,6 +95,7 @@ function refuseIfDeactivated(account: KeyAccount, response: ServerResponse): boo
 }
 
 async function replay(response: ServerResponse, stored: StoredResponse): Promise<void> {
+  flushRequestIds(response);
   for (const [name, value] of Object.entries(stored.headers)) response.setHeader(name, value);
   response.setHeader(IDEMPOTENCY_HEADERS.replayed, "true");
   if (stored.body.kind === "json") {

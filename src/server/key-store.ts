@@ -11,6 +11,7 @@ export interface LimitRejection {
 
 /** Money set aside for one request until its reply is complete; commit or release exactly once. */
 export interface QuotaHold {
+  /** Bills the hold. The entry, a fresh object, becomes the ledger's record (yuan and refunded added to it). */
   commit(entry: Omit<BilledEntry, "yuan" | "refunded">): BilledEntry;
   release(): void;
 }
@@ -129,9 +130,11 @@ export class KeyAccount {
   }
 
   #bill(amount: number, entry: Omit<BilledEntry, "yuan" | "refunded">): BilledEntry {
-    // Object.assign, not spread: V8 gave every spread copy its own hidden class, ~400 bytes more per
-    // entry the ledger keeps for the gateway's lifetime, and slower to build.
-    const billed: BilledEntry = Object.assign({}, entry, { yuan: amount, refunded: false });
+    // The entry is completed, not copied: a spread copy got a hidden class of its own (~400 bytes more
+    // per entry kept), and Object.assign took ~0.2 µs a request.
+    const billed = entry as { -readonly [Field in keyof BilledEntry]: BilledEntry[Field] };
+    billed.yuan = amount;
+    billed.refunded = false;
     this.#spent = roundYuan(this.#spent + amount);
     this.#billed.push(billed);
     if (billed.kind === "music") {
@@ -194,9 +197,15 @@ export class KeyAccount {
   }
 }
 
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
 /** The gateway's keys, looked up by secret. */
 export class KeyStore {
   readonly #accounts = new Map<string, KeyAccount>();
+  // The last Authorization header that named a key, and that key's account: a client sends the
+  // same header on every request, and comparing it costs less than parsing it and looking it up.
+  #lastHeader: string | undefined;
+  #lastAccount: KeyAccount | undefined;
 
   constructor(keys: readonly KeyConfig[]) {
     for (const key of keys) this.#accounts.set(key.key, new KeyAccount(key));
@@ -205,6 +214,23 @@ export class KeyStore {
   /** The account for a presented key; undefined when unknown. */
   find(key: string): KeyAccount | undefined {
     return this.#accounts.get(key);
+  }
+
+  /** The account an `Authorization: Bearer <key>` header value names; undefined when malformed or unknown. */
+  findBearer(header: string): KeyAccount | undefined {
+    if (header === this.#lastHeader) return this.#lastAccount;
+    const match = BEARER.exec(header);
+    const account = match ? this.#accounts.get(match[1]!) : undefined;
+    if (account) {
+      this.#lastHeader = header;
+      this.#lastAccount = account;
+    }
+    return account;
+  }
+
+  /** True when a header value has the `Bearer <key>` form, whether or not the key exists. */
+  static isBearer(header: string): boolean {
+    return BEARER.test(header);
   }
 
   /** Every account, in config order. */

@@ -9,9 +9,31 @@ export interface CompletionMeta {
   readonly model: string;
 }
 
-// A module function, not a closure per reply: tsx names every closure it keeps (a defineProperty).
-function choice(delta: string, finishReason = "null"): string {
-  return `{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finishReason}}`;
+// A stream chunk's choice is `{"index":0,"delta":<delta>,"logprobs":null,"finish_reason":<reason>}`;
+// replies keep it as pieces (these literals around JSON texts) so that a streamed body is one join.
+const ROLE_CHOICE = '{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}';
+const CONTENT_OPEN = '{"index":0,"delta":{"content":';
+const CONTENT_CLOSE = '},"logprobs":null,"finish_reason":null}';
+const CHOICE_OPEN = '{"index":0,"delta":';
+const CHOICE_CLOSE = ',"logprobs":null,"finish_reason":null}';
+const ARGUMENTS_CLOSE = '}}]},"logprobs":null,"finish_reason":null}';
+const FINISH_OPEN = '{"index":0,"delta":{},"logprobs":null,"finish_reason":';
+
+/** The choices of a reply's stream chunks: chunk i is `pieces[starts[i]]` up to `pieces[starts[i + 1]]`. */
+interface Deltas {
+  readonly pieces: string[];
+  readonly starts: number[];
+  readonly finishIndex: number;
+}
+
+/** A streamed body with its chunks' heads left out: `heads` are the positions to fill. */
+interface SseTemplate {
+  readonly pieces: string[];
+  readonly heads: number[];
+}
+
+function chunkHead(meta: CompletionMeta): string {
+  return `{"id":${JSON.stringify(meta.id)},"object":"chat.completion.chunk","created":${meta.created},"model":${JSON.stringify(meta.model)},"choices":[`;
 }
 
 function toolCallOf(call: SimulatedToolCall) {
@@ -27,8 +49,9 @@ export class RenderedReply {
   readonly reply: SimulatedReply;
   readonly promptTokens: number;
   #jsonTail: string | undefined;
-  #deltas: { deltas: string[]; finishIndex: number } | undefined;
+  #deltas: Deltas | undefined;
   #usage: string | undefined;
+  #sse: [SseTemplate | undefined, SseTemplate | undefined] = [undefined, undefined];
 
   constructor(reply: SimulatedReply, promptTokens: number) {
     this.reply = reply;
@@ -47,14 +70,33 @@ export class RenderedReply {
    * reason, and the usage when asked for. `finishIndex` is the position of the finish chunk.
    */
   chunks(meta: CompletionMeta, includeUsage: boolean): { chunks: string[]; finishIndex: number } {
-    this.#deltas ??= this.#renderDeltas();
-    const head = `{"id":${JSON.stringify(meta.id)},"object":"chat.completion.chunk","created":${meta.created},"model":${JSON.stringify(meta.model)},"choices":[`;
+    const { pieces, starts, finishIndex } = (this.#deltas ??= this.#renderDeltas());
+    const head = chunkHead(meta);
     const end = includeUsage ? ',"usage":null}' : "}";
-    const chunks = this.#deltas.deltas.map((choice) => `${head}${choice}]${end}`);
+    const chunks: string[] = [];
+    for (let index = 0; index + 1 < starts.length; index++) {
+      let chunk = head;
+      for (let at = starts[index]!; at < starts[index + 1]!; at++) chunk += pieces[at];
+      chunks.push(`${chunk}]${end}`);
+    }
     if (includeUsage) {
       chunks.push(`${head}],"usage":${this.#usageJson()}}`);
     }
-    return { chunks, finishIndex: this.#deltas.finishIndex };
+    return { chunks, finishIndex };
+  }
+
+  /**
+   * The whole body of a streamed completion: the `data:` events of `chunks()`, then `data: [DONE]`.
+   * One join of the reply's pieces with this response's head in its places: building each event,
+   * joining them and appending [DONE] made and copied strings the size of the body several times.
+   */
+  sse(meta: CompletionMeta, includeUsage: boolean): string {
+    const index = includeUsage ? 1 : 0;
+    const { pieces, heads } = (this.#sse[index] ??= this.#renderSse(includeUsage));
+    const head = chunkHead(meta);
+    // The template is shared by every response with this reply; filling and joining are synchronous.
+    for (const at of heads) pieces[at] = head;
+    return pieces.join("");
   }
 
   // Templates around JSON.stringify of the strings alone: stringifying whole objects cost most of
@@ -75,18 +117,46 @@ export class RenderedReply {
     return (this.#usage ??= `{"prompt_tokens":${promptTokens},"completion_tokens":${completionTokens},"total_tokens":${promptTokens + completionTokens},"completion_tokens_details":{"reasoning_tokens":${reasoningTokens}}}`);
   }
 
-  #renderDeltas(): { deltas: string[]; finishIndex: number } {
-    const deltas = [choice('{"role":"assistant","content":""}')];
-    for (const text of splitContent(this.reply.content)) deltas.push(choice(`{"content":${JSON.stringify(text)}}`));
+  #renderSse(includeUsage: boolean): SseTemplate {
+    const { pieces: choices, starts } = (this.#deltas ??= this.#renderDeltas());
+    const tail = includeUsage ? '],"usage":null}\n\ndata: ' : "]}\n\ndata: ";
+    const pieces = ["data: "];
+    const heads: number[] = [];
+    for (let index = 0; index + 1 < starts.length; index++) {
+      heads.push(pieces.length);
+      pieces.push("");
+      for (let at = starts[index]!; at < starts[index + 1]!; at++) pieces.push(choices[at]!);
+      pieces.push(tail);
+    }
+    if (includeUsage) {
+      heads.push(pieces.length);
+      pieces.push("", `],"usage":${this.#usageJson()}}\n\ndata: [DONE]\n\n`);
+    } else {
+      pieces.push("[DONE]\n\n");
+    }
+    return { pieces, heads };
+  }
+
+  #renderDeltas(): Deltas {
+    const pieces = [ROLE_CHOICE];
+    const starts = [0];
+    for (const text of splitContent(this.reply.content)) {
+      starts.push(pieces.length);
+      pieces.push(CONTENT_OPEN, JSON.stringify(text), CONTENT_CLOSE);
+    }
     this.reply.toolCalls.forEach((call, index) => {
       const { function: fn, ...fields } = toolCallOf(call);
-      deltas.push(choice(JSON.stringify({ tool_calls: [{ index, ...fields, function: { name: fn.name, arguments: "" } }] })));
+      starts.push(pieces.length);
+      pieces.push(CHOICE_OPEN, JSON.stringify({ tool_calls: [{ index, ...fields, function: { name: fn.name, arguments: "" } }] }), CHOICE_CLOSE);
       for (const fragment of splitArguments(fn.arguments)) {
-        deltas.push(choice(`{"tool_calls":[{"index":${index},"function":{"arguments":${JSON.stringify(fragment)}}}]}`));
+        starts.push(pieces.length);
+        pieces.push(`{"index":0,"delta":{"tool_calls":[{"index":${index},"function":{"arguments":`, JSON.stringify(fragment), ARGUMENTS_CLOSE);
       }
     });
-    const finishIndex = deltas.length;
-    deltas.push(choice("{}", JSON.stringify(this.reply.finishReason)));
-    return { deltas, finishIndex };
+    const finishIndex = starts.length;
+    starts.push(pieces.length);
+    pieces.push(FINISH_OPEN, JSON.stringify(this.reply.finishReason), "}");
+    starts.push(pieces.length);
+    return { pieces, starts, finishIndex };
   }
 }

@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { z } from "zod";
 import type { ERROR_CODES } from "../gateway/wire.js";
+import { writeHeadWithIds } from "./request-ids.js";
 
 /** One of the codes the gateway puts in `error.code`. */
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
@@ -24,6 +25,8 @@ const TYPES: Partial<Record<ErrorCode, string>> = {
   upstream_error: "server_error",
 };
 
+const JSON_TYPE = "application/json; charset=utf-8";
+
 /** Sends a JSON body with its length. */
 export function sendJson(response: ServerResponse, status: number, body: unknown): void {
   sendJsonText(response, status, JSON.stringify(body));
@@ -31,10 +34,7 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 
 /** Sends JSON that is already text. */
 export function sendJsonText(response: ServerResponse, status: number, text: string): void {
-  response.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
-  });
+  writeHeadWithIds(response, status, ["content-type", JSON_TYPE, "content-length", Buffer.byteLength(text)]);
   response.end(text);
 }
 
@@ -50,15 +50,15 @@ export function sendError(
     response.destroy();
     return;
   }
+  const headers: (string | number)[] = [];
   if (options.retryAfterS !== undefined) {
-    response.setHeader("retry-after", String(options.retryAfterS));
-    response.setHeader("retry-after-ms", String(Math.round(options.retryAfterS * 1000)));
+    headers.push("retry-after", String(options.retryAfterS), "retry-after-ms", String(Math.round(options.retryAfterS * 1000)));
   }
   // Clients of the wire format (the openai SDK) retry every 429 unless told otherwise; an
   // exhausted quota or a bad key will not get better by retrying.
-  if (code === "insufficient_quota" || status === 401) response.setHeader("x-should-retry", "false");
-  if (options.close) response.setHeader("connection", "close");
-  sendJson(response, status, {
+  if (code === "insufficient_quota" || status === 401) headers.push("x-should-retry", "false");
+  if (options.close) headers.push("connection", "close");
+  const text = JSON.stringify({
     error: {
       message,
       type: TYPES[code] ?? "invalid_request_error",
@@ -66,6 +66,9 @@ export function sendError(
       param: options.param ?? null,
     },
   });
+  headers.push("content-type", JSON_TYPE, "content-length", Buffer.byteLength(text));
+  writeHeadWithIds(response, status, headers);
+  response.end(text);
 }
 
 /** Sends the 400 for a request that does not match the wire schema, naming the first bad field. */

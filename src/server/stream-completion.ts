@@ -21,25 +21,25 @@ export interface StreamPlan {
  * an injected fault or left by the client before then is not billed.
  */
 export async function streamCompletion(response: ServerResponse, plan: StreamPlan): Promise<void> {
-  const { chunks, finishIndex } = plan.rendered.chunks(plan.meta, plan.includeUsage);
-  // A cut falls after the role chunk and before the finish chunk: the client sees a partial reply.
-  const cutIndex = plan.fault.kind === "drop" ? Math.min(finishIndex, 1 + Math.floor(plan.fault.cutAt * finishIndex)) : -1;
-  const delayMs = plan.fault.kind === "none" || plan.fault.kind === "drop" ? plan.fault.chunkDelayMs : 0;
+  const { fault } = plan;
+  const delayMs = fault.kind === "none" || fault.kind === "drop" ? fault.chunkDelayMs : 0;
   const writer = new SseWriter(response);
   writer.start();
+  if (delayMs === 0 && fault.kind !== "drop") {
+    // The whole reply is known, so the events go out in one write (the client still sees
+    // each event; only the TCP packets are fewer).
+    plan.hold.commit(plan.entry);
+    writer.finish(plan.rendered.sse(plan.meta, plan.includeUsage));
+    return;
+  }
+  const { chunks, finishIndex } = plan.rendered.chunks(plan.meta, plan.includeUsage);
+  // A cut falls after the role chunk and before the finish chunk: the client sees a partial reply.
+  const cutIndex = fault.kind === "drop" ? Math.min(finishIndex, 1 + Math.floor(fault.cutAt * finishIndex)) : -1;
   let settled = false;
   try {
     if (delayMs === 0) {
-      // The whole reply is known, so the events go out in one write (the client still sees
-      // each event; only the TCP packets are fewer).
-      if (cutIndex >= 0) {
-        await writer.events(chunks.slice(0, cutIndex));
-        await writer.cut();
-        return;
-      }
-      plan.hold.commit(plan.entry);
-      settled = true;
-      await writer.events(chunks, true);
+      await writer.events(chunks.slice(0, cutIndex));
+      await writer.cut();
       return;
     }
     for (const [index, chunk] of chunks.entries()) {

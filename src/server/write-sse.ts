@@ -1,5 +1,8 @@
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
+import { writeHeadWithIds } from "./request-ids.js";
+
+const SSE_HEAD: readonly string[] = ["content-type", "text/event-stream; charset=utf-8", "cache-control", "no-cache", "x-accel-buffering", "no"];
 
 /** Writes a server-sent-event stream; every SSE byte the gateway sends goes through here. */
 export class SseWriter {
@@ -16,11 +19,7 @@ export class SseWriter {
 
   /** Sends the 200 head of an event stream. */
   start(): void {
-    this.#response.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      "x-accel-buffering": "no",
-    });
+    writeHeadWithIds(this.#response, 200, SSE_HEAD);
   }
 
   /**
@@ -38,6 +37,11 @@ export class SseWriter {
     if (text !== "" && !this.#response.write(text) && this.open) {
       await Promise.race([once(this.#response, "drain"), once(this.#response, "close")]);
     }
+  }
+
+  /** Ends the stream with a body already in SSE form, `data: [DONE]` included (RenderedReply.sse). */
+  finish(body: string): void {
+    if (this.open) this.#response.end(body);
   }
 
   /** Cuts the connection mid-stream, after what was written has gone out (fault injection). */
