@@ -1,5 +1,7 @@
+import { inspect } from "node:util";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AIMessageChunk } from "@langchain/core/messages";
+import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatGateway } from "../src/chat/chat-gateway.js";
 import { startHarness, type Harness } from "./chat-harness.js";
@@ -100,6 +102,42 @@ describe("ChatGateway stream without callbacks", () => {
     for (let next = await reader.read(); !next.done; next = await reader.read()) read.push(next.value);
     expect(read.length).toBeGreaterThan(2);
     expect(read.map(comparable)).toEqual(await ownLoop(model, prompt, false));
+  });
+
+  it("is a ReadableStream to every use: locked, tee, pipeTo, and a reader after iterating", async () => {
+    const model = harness.model({ model: "beta-4o-mini" });
+    const prompt = "Tell me about tides in three sentences.";
+    const expected = await ownLoop(model, prompt, false);
+
+    const stream = await model.stream(prompt);
+    expect(stream).toBeInstanceOf(IterableReadableStream);
+    expect(stream.locked).toBe(false);
+    expect(inspect(stream)).toContain("ReadableStream");
+    // Iterating first, then a reader: the reader goes on from where iteration stopped.
+    const first = await stream.next();
+    const reader = stream.getReader();
+    expect(stream.locked).toBe(true);
+    const rest: AIMessageChunk[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) rest.push(next.value);
+    expect([first.value as AIMessageChunk, ...rest].map(comparable)).toEqual(expected);
+
+    const [left, right] = (await model.stream(prompt)).tee();
+    const drain = async (branch: ReadableStream<AIMessageChunk>) => {
+      const chunks: AIMessageChunk[] = [];
+      for await (const chunk of branch) chunks.push(chunk);
+      return chunks.map(comparable);
+    };
+    expect(await Promise.all([drain(left), drain(right)])).toEqual([expected, expected]);
+
+    const piped: AIMessageChunk[] = [];
+    await (await model.stream(prompt)).pipeTo(new WritableStream({ write: (chunk) => void piped.push(chunk) }));
+    expect(piped.map(comparable)).toEqual(expected);
+  });
+
+  it("frees the connection when cancelled before any read", async () => {
+    const model = harness.model({ model: "beta-4o-mini", maxConcurrency: 1 });
+    for (let call = 0; call < 3; call++) await (await model.stream("Write a long essay about the sea.")).cancel();
+    expect((await model.invoke("Say hello.")).content).toBeTruthy();
   });
 
   it("rejects stream() itself when the call fails before the first chunk, as LangChain's stream does", async () => {
