@@ -148,7 +148,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
 
   override async invoke(input: BaseLanguageModelInput, options?: ChatGatewayCallOptions): Promise<AIMessageChunk> {
     const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(options);
-    if (!(await this.#unobserved(config, callOptions))) return super.invoke(input, options);
+    if (!this.#unobserved(config, callOptions)) return super.invoke(input, options);
     const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
     const { generations, llmOutput } = await this._generate(messages, callOptions);
     const { message, generationInfo } = generations[0]!;
@@ -158,14 +158,14 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
 
   override async stream(input: BaseLanguageModelInput, options?: Partial<ChatGatewayCallOptions>): Promise<IterableReadableStream<AIMessageChunk>> {
     const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(ensureConfig(options));
-    if (this.disableStreaming || !(await this.#unobserved(config, callOptions))) return super.stream(input, options);
+    if (this.disableStreaming || !this.#unobserved(config, callOptions)) return super.stream(input, options);
     const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
     return DirectStream.of(this.#pieceBatches(messages, callOptions), (piece) => streamedMessage(generationChunk(piece), callOptions.signal));
   }
 
   override async *_streamIterator(input: BaseLanguageModelInput, options?: Partial<ChatGatewayCallOptions>): AsyncGenerator<AIMessageChunk> {
     const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(options);
-    if (this.disableStreaming || !(await this.#unobserved(config, callOptions))) yield* super._streamIterator(input, options);
+    if (this.disableStreaming || !this.#unobserved(config, callOptions)) yield* super._streamIterator(input, options);
     else {
       const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
       for await (const batch of this.#pieceBatches(messages, callOptions)) {
@@ -195,9 +195,9 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
   }
 
   /** True when no callback handler, tracer, cache or v1 output format needs LangChain's own path. */
-  async #unobserved(config: RunnableConfig, callOptions: this["ParsedCallOptions"]): Promise<boolean> {
+  #unobserved(config: RunnableConfig, callOptions: this["ParsedCallOptions"]): boolean {
     if (this.cache !== undefined || (callOptions.outputVersion ?? this.outputVersion) === "v1") return false;
-    const observers = await CallbackManager.configure(config.callbacks, this.callbacks, undefined, undefined, undefined, undefined, { verbose: this.verbose });
+    const observers = CallbackManager.configure(config.callbacks, this.callbacks, undefined, undefined, undefined, undefined, { verbose: this.verbose });
     return observers === undefined;
   }
 

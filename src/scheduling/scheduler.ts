@@ -62,12 +62,15 @@ export class Scheduler {
 
   /** Waits until both the model's lane and the key's lane admit one more request. */
   async acquire(model: string, options: { signal?: AbortSignal } = {}): Promise<Slot> {
+    const { signal } = options;
+    if (signal?.aborted === true) throw toAbortedError(signal.reason);
     // Model lane first: a request waiting on a busy model then holds no key slot that other
-    // models could use.
-    const releaseModel = await enter(this.#modelLane(model), options.signal);
+    // models could use. A lane without limits is entered without waiting a turn.
+    const modelLane = this.#modelLane(model);
+    const releaseModel = modelLane === undefined ? noop : await enter(modelLane, signal);
     let releaseKey: () => void;
     try {
-      releaseKey = await enter(this.#keyLane, options.signal);
+      releaseKey = this.#keyLane === undefined ? noop : await enter(this.#keyLane, signal);
     } catch (error) {
       releaseModel();
       throw error;
@@ -140,9 +143,8 @@ function createLane(prefix: string, limits: LaneLimits): PQueue | undefined {
 // Holds a place in a p-queue lane until the returned function is called. The caller's signal
 // only counts while waiting: once admitted, p-queue would free the place on abort while the
 // request is still running, so a signal of our own is passed and detached on admission.
-function enter(lane: PQueue | undefined, signal: AbortSignal | undefined): Promise<() => void> {
+function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => void> {
   if (signal?.aborted === true) return Promise.reject(toAbortedError(signal.reason));
-  if (lane === undefined) return Promise.resolve(noop);
   // p-queue's abort support costs ~10 us per task: only asked for when there is a signal to follow.
   const waiting = signal === undefined ? undefined : new AbortController();
   const onAbort = (): void => waiting?.abort(signal?.reason);
