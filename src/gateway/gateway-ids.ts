@@ -9,7 +9,17 @@ export function readHeader(headers: HeaderSource | undefined, name: string): str
   if (headers === undefined) return undefined;
   if (headers instanceof Headers) return headers.get(name) ?? undefined;
   const lower = name.toLowerCase();
-  const value = headers[lower] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === lower)?.[1];
+  let value = headers[lower];
+  // undici names headers in lower case; other sources may not. A loop, not Object.entries: the
+  // replay header is absent from almost every response, and entries copied them all each time.
+  if (value === undefined) {
+    for (const key in headers) {
+      if (key.toLowerCase() === lower) {
+        value = headers[key];
+        break;
+      }
+    }
+  }
   const first = Array.isArray(value) ? value[0] : value;
   return first === undefined || first === "" ? undefined : first;
 }

@@ -40,8 +40,6 @@ export interface OpenResponse {
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_TARGETS = 64;
-// Made once: a TextDecoder is costly to construct, and decode() without `stream` keeps no state.
-const utf8 = new TextDecoder();
 const WAITING_FOR_CHUNK = "the next chunk of the response body";
 
 /** Sends requests over undici with the bearer key, timeouts, and typed errors; one attempt each. */
@@ -113,7 +111,7 @@ export class HttpTransport {
     if (response.statusCode < 200 || response.statusCode >= 300) {
       let text = "";
       try {
-        text = utf8.decode(await this.#readAll(opened, MAX_ERROR_BODY_BYTES));
+        text = (await this.#readAll(opened, MAX_ERROR_BODY_BYTES)).toString("utf8");
       } catch {
         // The status already says what failed; a body we could not read only loses detail.
       }
@@ -136,7 +134,7 @@ export class HttpTransport {
     const opened = await this.open(request);
     const bytes = await this.#readAll(opened);
     try {
-      return { value: JSON.parse(utf8.decode(bytes)), ids: opened.ids, status: opened.status, headers: opened.headers };
+      return { value: JSON.parse(bytes.toString("utf8")), ids: opened.ids, status: opened.status, headers: opened.headers };
     } catch (error) {
       throw invalidResponse(`The response from ${opened.url} is not JSON.`, opened.ids, opened.status, error);
     }
@@ -172,7 +170,8 @@ export class HttpTransport {
         watchdog.release();
         body.off("data", onData).off("end", onEnd).off("error", onError);
         if (error !== undefined) reject(watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids }));
-        else resolve(Buffer.concat(chunks, size));
+        // A body of one chunk (most JSON answers) is that chunk, not a copy of it.
+        else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
         if (!body.destroyed) body.on("error", () => undefined).destroy();
       };
       const onData = (chunk: Buffer): void => {
