@@ -51,6 +51,25 @@ export interface RetryOptions {
  */
 export async function withRetry<T>(task: (attempt: number) => Promise<T>, policy: RetryPolicy = {}, options: RetryOptions = {}): Promise<T> {
   const resolved = resolvePolicy(policy);
+  const { signal, budget } = options;
+  try {
+    // Most calls succeed at once, and p-retry costs ~9 us a call even then (measured), so the
+    // first attempt runs on its own, and p-retry (with its closures) is set up only for retries.
+    signal?.throwIfAborted();
+    if (budget !== undefined && !budget.tryTake()) throw asError(budget.exhaustedError());
+    try {
+      return await task(1);
+    } catch (error) {
+      return await retry(task, resolved, options, error);
+    }
+  } catch (error) {
+    if (signal?.aborted === true && !(error instanceof SvcFlowError)) throw toAbortedError(signal.reason);
+    throw error;
+  }
+}
+
+/** The retries after a failed first attempt: throws `firstError` when it is not to be retried. */
+async function retry<T>(task: (attempt: number) => Promise<T>, resolved: Readonly<Required<RetryPolicy>>, options: RetryOptions, firstError: unknown): Promise<T> {
   const { signal, budget, onRetry } = options;
   const sleep = options.sleep ?? abortableSleep;
   let previousDelayMs: number | undefined;
@@ -81,28 +100,14 @@ export async function withRetry<T>(task: (attempt: number) => Promise<T>, policy
     await sleep(delayMs, signal);
   };
 
-  try {
-    // Most calls succeed at once, and p-retry costs ~9 us a call even then (measured), so the
-    // first attempt runs on its own and p-retry drives only the retries.
-    signal?.throwIfAborted();
-    try {
-      return await attempt(1);
-    } catch (error) {
-      // An exhausted retry budget ends the call as it would inside p-retry.
-      if (error instanceof AbortError) throw error.originalError;
-      await afterFailure(error, 1, resolved.attempts - 1);
-    }
-    return await pRetry((number) => attempt(number + 1), {
-      retries: resolved.attempts - 2,
-      // p-retry's own wait cannot see Retry-After, so it waits 0 and the wait happens in afterFailure.
-      minTimeout: 0,
-      ...(signal === undefined ? {} : { signal }),
-      onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => afterFailure(error, attemptNumber + 1, retriesLeft),
-    });
-  } catch (error) {
-    if (signal?.aborted === true && !(error instanceof SvcFlowError)) throw toAbortedError(signal.reason);
-    throw error;
-  }
+  await afterFailure(firstError, 1, resolved.attempts - 1);
+  return await pRetry((number) => attempt(number + 1), {
+    retries: resolved.attempts - 2,
+    // p-retry's own wait cannot see Retry-After, so it waits 0 and the wait happens in afterFailure.
+    minTimeout: 0,
+    ...(signal === undefined ? {} : { signal }),
+    onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => afterFailure(error, attemptNumber + 1, retriesLeft),
+  });
 }
 
 // Policies resolvePolicy returned (frozen), so a caller that resolves once is not checked per call.
