@@ -73,6 +73,14 @@ describe("toWireTool", () => {
       parameters: weatherParameters,
     });
   });
+
+  it("hands back a tool it converted as it is, and copies a user's definition", () => {
+    const definition = { type: "function" as const, function: { name: "w", parameters: weatherParameters } };
+    const wire = toWireTool(definition);
+    expect(wire).not.toBe(definition);
+    expect(toWireTool(wire)).toBe(wire);
+    expect(toWireTool(definition)).not.toBe(wire);
+  });
 });
 
 describe("toWireToolChoice", () => {

@@ -53,9 +53,21 @@ export function toJsonSchema(schema: unknown, what: string): JsonSchema {
   return rest;
 }
 
+// Tools toWireTool made: `bindTools` converts once, and every call then passes the same objects
+// back. Copying them again per call cost time, and copies of long-lived objects made per call
+// outlived young-generation GCs.
+const CONVERTED = new WeakSet<Tool>();
+
 /** A tool LangChain accepts (StructuredTool, `tool()`, OpenAI-style definition, `{ name, schema }`)
- * as a wire tool. */
+ * as a wire tool; one it made already is returned as it is. */
 export function toWireTool(tool: BindToolsInput): Tool {
+  if (CONVERTED.has(tool as Tool)) return tool as Tool;
+  const converted = convertTool(tool);
+  CONVERTED.add(converted);
+  return converted;
+}
+
+function convertTool(tool: BindToolsInput): Tool {
   const record = tool as Record<string, unknown>;
   if (record.type === "function" && typeof record.function === "object" && record.function !== null) {
     const fn = record.function as Record<string, unknown>;
