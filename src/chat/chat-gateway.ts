@@ -24,7 +24,7 @@ import { toWireTool } from "./convert-tools.js";
 import { modelProfile } from "./model-profile.js";
 import { openChatCall } from "./open-chat-call.js";
 import type { OpenReply } from "./run-attempt.js";
-import { finalPiece, generationChunk, streamedMessage, type StreamPiece } from "./stream-piece.js";
+import { finalPiece, generationChunk, pieceMessage, type StreamPiece } from "./stream-piece.js";
 import { structuredOutput } from "./structured-output.js";
 
 /** A schema for structured output: zod 4, zod 3, a Standard JSON Schema, or JSON Schema. */
@@ -160,7 +160,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(ensureConfig(options));
     if (this.disableStreaming || !this.#unobserved(config, callOptions)) return super.stream(input, options);
     const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
-    return DirectStream.of(this.#pieceBatches(messages, callOptions), (piece) => streamedMessage(generationChunk(piece), callOptions.signal));
+    return DirectStream.of(this.#pieceBatches(messages, callOptions), (piece) => pieceMessage(piece, callOptions.signal));
   }
 
   override async *_streamIterator(input: BaseLanguageModelInput, options?: Partial<ChatGatewayCallOptions>): AsyncGenerator<AIMessageChunk> {
@@ -169,7 +169,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     else {
       const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
       for await (const batch of this.#pieceBatches(messages, callOptions)) {
-        for (const piece of batch) yield streamedMessage(generationChunk(piece), callOptions.signal);
+        for (const piece of batch) yield pieceMessage(piece, callOptions.signal);
       }
       callOptions.signal?.throwIfAborted();
     }

@@ -19,6 +19,15 @@ export function finalPiece(reply: CompletedReply, origin: ReplyOrigin): StreamPi
   return { type: "final", chunk: new ChatGenerationChunk({ message: final, text, generationInfo: { finish_reason: reply.finishReason } }) };
 }
 
+/** The message `stream()` yields for a piece: what LangChain's streaming loop makes of its chunk,
+ * minus the run id only a run manager has. An event's message is made without a generation chunk
+ * around it, which nobody would see. */
+export function pieceMessage(piece: StreamPiece, signal: AbortSignal | undefined): AIMessageChunk {
+  if (piece.type === "final") return streamedMessage(piece.chunk, signal);
+  signal?.throwIfAborted();
+  return toEventChunk(piece);
+}
+
 /** What LangChain's streaming loop makes of a chunk, minus the run id only a run manager has. */
 export function streamedMessage(chunk: ChatGenerationChunk, signal: AbortSignal | undefined): AIMessageChunk {
   signal?.throwIfAborted();
