@@ -40,7 +40,7 @@ export class DirectStream<S, T> extends IterableReadableStream<T> {
     while (source.index >= source.batch.length) {
       const next = await source.batches?.next();
       if (next === undefined || next.done === true) {
-        await end(this.source as Source<unknown, unknown>);
+        await end(source as Source<unknown, unknown>);
         return { done: true, value: undefined };
       }
       source.batch = next.value;
