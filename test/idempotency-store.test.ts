@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { IdempotencyStore, fingerprintOf, type StoredResponse } from "../src/server/idempotency-store.js";
-import { KeyAccount } from "../src/server/key-store.js";
+import { KeyAccount } from "../src/server/key-account.js";
 
 const never = new Promise<void>(() => undefined);
 const account = () => new KeyAccount({ key: "sk-store-test", models: "*" });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { keyConfigSchema } from "../src/server/config.js";
-import { KeyAccount } from "../src/server/key-store.js";
+import { KeyAccount } from "../src/server/key-account.js";
 import { postJson, useGateway } from "./server-helpers.js";
 
 describe("a billed entry", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { keyConfigSchema } from "../src/server/config.js";
-import { ITEMISED_BILLS, KeyAccount } from "../src/server/key-store.js";
+import { ITEMISED_BILLS, KeyAccount } from "../src/server/key-account.js";
 
 function bill(account: KeyAccount, requestId: string, yuan: number, kind: "chat" | "music" = "chat") {
   const hold = account.hold(yuan);

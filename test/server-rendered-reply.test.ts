@@ -80,4 +80,17 @@ describe("RenderedReply", () => {
       }),
     );
   });
+
+  it("renders a reply's first streamed body, built without a template, as every later one", () => {
+    const parts = fc.constantFrom("Hello", " world", ".", " ", "\n", '"', "\\", "\t", "é", "😀", "\u0001", "x".repeat(40));
+    fc.assert(
+      fc.property(fc.array(parts, { maxLength: 30 }), meta, fc.boolean(), (pieces, at, includeUsage) => {
+        const simulated: SimulatedReply = { content: pieces.join(""), toolCalls: [], finishReason: "stop", completionTokens: 9, reasoningTokens: 0, images: 0 };
+        const events = expectedChunks(simulated, 7, at, includeUsage).map((chunk) => `data: ${chunk}\n\n`);
+        const rendered = new RenderedReply(simulated, 7);
+        expect(rendered.sse(at, includeUsage)).toBe(`${events.join("")}data: [DONE]\n\n`);
+        expect(rendered.sse(at, includeUsage)).toBe(`${events.join("")}data: [DONE]\n\n`);
+      }),
+    );
+  });
 });

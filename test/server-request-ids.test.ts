@@ -50,6 +50,19 @@ describe("request ids", () => {
     expect(seen.size).toBe(10_000);
   });
 
+  it("count up by one in their last twelve hex digits, shared by all three ids", () => {
+    let previous = BigInt(`0x${deferRequestIds({} as never).requestId.slice(-12)}`);
+    for (let index = 0; index < 2000; index++) {
+      const ids = deferRequestIds({} as never);
+      const tail = ids.requestId.slice(-12);
+      expect(ids.auditId.slice(-12)).toBe(tail);
+      expect(ids.compactId.slice(-12)).toBe(tail);
+      const next = BigInt(`0x${tail}`);
+      expect(next).toBe((previous + 1n) % 2n ** 48n);
+      previous = next;
+    }
+  });
+
   it("are set as headers at once by assignRequestIds", () => {
     const headers = new Map<string, string>();
     const response = { setHeader: (name: string, value: string) => headers.set(name, value) };

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { GatewayContext } from "./gateway-context.js";
-import { KeyStore, type KeyAccount } from "./key-store.js";
+import type { KeyAccount } from "./key-account.js";
+import { KeyStore } from "./key-store.js";
 import { sendError } from "./send-response.js";
 
 /** An authenticated request admitted under its key's limits. */

@@ -3,7 +3,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { findModel, suggestModels, type ModelInfo } from "../catalog/models.js";
 import { countPromptTokens } from "../catalog/tokens.js";
 import { SvcFlowError } from "../errors.js";
-import { chatRequestSchema } from "../gateway/wire.js";
 import { authorize } from "./authorize.js";
 import { chatCost } from "./billing.js";
 import { checkChatRequest } from "./check-chat-request.js";
@@ -11,6 +10,7 @@ import { fetchImage } from "./fetch-image.js";
 import { hashString } from "./faults.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { applyIdempotencyKey, hasIdempotencyKey, storingHold, withoutIdempotencyKey } from "./idempotent-request.js";
+import { parseChatRequest } from "./parse-chat-request.js";
 import { readJsonBody } from "./read-json-body.js";
 import { RenderedReply, type CompletionMeta } from "./rendered-reply.js";
 import { deferRequestIds, setBackend } from "./request-ids.js";
@@ -31,7 +31,7 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
     ? await applyIdempotencyKey(context, account, request, response, "/v1/chat/completions", body.value)
     : withoutIdempotencyKey(account, response);
   if (idempotency.done) return;
-  const parsed = chatRequestSchema.safeParse(body.value);
+  const parsed = parseChatRequest(body.value);
   if (!parsed.success) return sendSchemaError(response, parsed.error);
   const chat = parsed.data;
   const model = findModel(chat.model);

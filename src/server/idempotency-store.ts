@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { KeyAccount } from "./key-store.js";
+import type { KeyAccount } from "./key-account.js";
 
 /** A billed response, kept so a repeat of its idempotency key gets it again instead of a new bill. */
 export interface StoredResponse {

@@ -3,7 +3,7 @@ import { IDEMPOTENCY_HEADERS } from "../gateway/wire.js";
 import { sendKeyDeactivated } from "./authorize.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { fingerprintOf, type IdempotencyClaim, type StoredResponse } from "./idempotency-store.js";
-import type { KeyAccount, QuotaHold } from "./key-store.js";
+import type { KeyAccount, QuotaHold } from "./key-account.js";
 import { flushRequestIds, idHeaders } from "./request-ids.js";
 import { sendError, sendJsonText } from "./send-response.js";
 import { SseWriter } from "./write-sse.js";

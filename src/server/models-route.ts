@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { findModel, listModels, type ModelInfo } from "../catalog/models.js";
 import { authorize } from "./authorize.js";
 import type { GatewayContext } from "./gateway-context.js";
-import type { KeyAccount } from "./key-store.js";
+import type { KeyAccount } from "./key-account.js";
 import { assignRequestIds } from "./request-ids.js";
 import { sendError, sendJson } from "./send-response.js";
 

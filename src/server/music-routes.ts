@@ -5,7 +5,7 @@ import { MUSIC_PATHS } from "../gateway/wire.js";
 import { authorize } from "./authorize.js";
 import { musicCost } from "./billing.js";
 import type { GatewayContext } from "./gateway-context.js";
-import type { KeyAccount, QuotaHold } from "./key-store.js";
+import type { KeyAccount, QuotaHold } from "./key-account.js";
 import { hashString } from "./faults.js";
 import type { IdempotencyClaim } from "./idempotency-store.js";
 import { applyIdempotencyKey, hasIdempotencyKey, storeResponse } from "./idempotent-request.js";

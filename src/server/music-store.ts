@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { MusicOperation } from "../catalog/prices.js";
 import type { GatewayConfig } from "./config.js";
 import { hashString, mulberry32 } from "./faults.js";
-import type { KeyAccount } from "./key-store.js";
+import type { KeyAccount } from "./key-account.js";
 
 /** What a clip is, as given when it is submitted. */
 export interface ClipSpec {

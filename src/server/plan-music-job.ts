@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { MusicOperation } from "../catalog/prices.js";
 import { MUSIC_PATHS } from "../gateway/wire.js";
-import type { KeyAccount } from "./key-store.js";
+import type { KeyAccount } from "./key-account.js";
 import { concatWav } from "./concat-wav.js";
 import { MUSIC_CREDITS, type ClipRecord, type ClipSpec, type MusicStore } from "./music-store.js";
 import { synthesizeMusic } from "./simulate/index.js";

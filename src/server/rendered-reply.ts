@@ -18,6 +18,16 @@ const CHOICE_OPEN = '{"index":0,"delta":';
 const CHOICE_CLOSE = ',"logprobs":null,"finish_reason":null}';
 const ARGUMENTS_CLOSE = '}}]},"logprobs":null,"finish_reason":null}';
 const FINISH_OPEN = '{"index":0,"delta":{},"logprobs":null,"finish_reason":';
+// What ends a chunk and starts the next event, without and with `"usage":null`.
+const TAIL = "]}\n\ndata: ";
+const USAGE_TAIL = '],"usage":null}\n\ndata: ';
+const ROLE_TAIL = ROLE_CHOICE + TAIL;
+const ROLE_USAGE_TAIL = ROLE_CHOICE + USAGE_TAIL;
+// A content delta without characters to escape: its JSON text is itself in quotes.
+const PLAIN_CONTENT_OPEN = `${CONTENT_OPEN}"`;
+const PLAIN_CONTENT_TAIL = `"${CONTENT_CLOSE}${TAIL}`;
+const PLAIN_CONTENT_USAGE_TAIL = `"${CONTENT_CLOSE}${USAGE_TAIL}`;
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** The choices of a reply's stream chunks: chunk i is `pieces[starts[i]]` up to `pieces[starts[i + 1]]`. */
 interface Deltas {
@@ -52,6 +62,7 @@ export class RenderedReply {
   #deltas: Deltas | undefined;
   #usage: string | undefined;
   #sse: [SseTemplate | undefined, SseTemplate | undefined] = [undefined, undefined];
+  #streamed = false;
 
   constructor(reply: SimulatedReply, promptTokens: number) {
     this.reply = reply;
@@ -91,6 +102,12 @@ export class RenderedReply {
    * joining them and appending [DONE] made and copied strings the size of the body several times.
    */
   sse(meta: CompletionMeta, includeUsage: boolean): string {
+    // Most replies are streamed once: the first body is built directly, and only a reply streamed
+    // again (from the reply cache) keeps a template.
+    if (!this.#streamed && this.reply.toolCalls.length === 0) {
+      this.#streamed = true;
+      return this.#renderSseOnce(meta, includeUsage);
+    }
     const index = includeUsage ? 1 : 0;
     const { pieces, heads } = (this.#sse[index] ??= this.#renderSse(includeUsage));
     const head = chunkHead(meta);
@@ -117,9 +134,31 @@ export class RenderedReply {
     return (this.#usage ??= `{"prompt_tokens":${promptTokens},"completion_tokens":${completionTokens},"total_tokens":${promptTokens + completionTokens},"completion_tokens_details":{"reasoning_tokens":${reasoningTokens}}}`);
   }
 
+  // What `#renderSse` and a fill give, in one join, for a reply without tool calls. Each content
+  // delta is three parts (head and opening, text, closing and tail): the join's cost is per part.
+  #renderSseOnce(meta: CompletionMeta, includeUsage: boolean): string {
+    const { content, finishReason } = this.reply;
+    const head = chunkHead(meta);
+    const tail = includeUsage ? USAGE_TAIL : TAIL;
+    const parts = ["data: ", head, includeUsage ? ROLE_USAGE_TAIL : ROLE_TAIL];
+    if (!NEEDS_ESCAPE.test(content)) {
+      const open = head + PLAIN_CONTENT_OPEN;
+      const close = includeUsage ? PLAIN_CONTENT_USAGE_TAIL : PLAIN_CONTENT_TAIL;
+      for (const text of splitContent(content)) parts.push(open, text, close);
+    } else {
+      const open = head + CONTENT_OPEN;
+      const close = CONTENT_CLOSE + tail;
+      for (const text of splitContent(content)) parts.push(open, JSON.stringify(text), close);
+    }
+    parts.push(head, `${FINISH_OPEN}${JSON.stringify(finishReason)}}${tail}`);
+    if (includeUsage) parts.push(head, `],"usage":${this.#usageJson()}}\n\ndata: [DONE]\n\n`);
+    else parts.push("[DONE]\n\n");
+    return parts.join("");
+  }
+
   #renderSse(includeUsage: boolean): SseTemplate {
     const { pieces: choices, starts } = (this.#deltas ??= this.#renderDeltas());
-    const tail = includeUsage ? '],"usage":null}\n\ndata: ' : "]}\n\ndata: ";
+    const tail = includeUsage ? USAGE_TAIL : TAIL;
     const pieces = ["data: "];
     const heads: number[] = [];
     for (let index = 0; index + 1 < starts.length; index++) {

@@ -22,12 +22,26 @@ export type HeaderList = readonly OutgoingHttpHeader[];
 const REQUEST_PREFIX = randomUUID().slice(0, 24);
 const COMPACT_PREFIX = REQUEST_PREFIX.replaceAll("-", "");
 const AUDIT_PREFIX = `audit-${randomBytes(10).toString("hex")}`;
-const TAIL_SPAN = 2 ** 48;
-let tail = randomBytes(6).readUIntBE(0, 6);
+// The counter is 48 bits kept as two 24-bit halves, so both stay small integers: the hex text of a
+// 48-bit number (a double) took ~0.25 µs, the low half's alone a tenth of that.
+const HALF_SPAN = 2 ** 24;
+const start = randomBytes(6);
+let high = start.readUIntBE(0, 3);
+let low = start.readUIntBE(3, 3);
+let highHex = hexOf(high);
+
+function hexOf(half: number): string {
+  return half.toString(16).padStart(6, "0");
+}
 
 function newIds(): RequestIds {
-  tail = (tail + 1) % TAIL_SPAN;
-  const hex = tail.toString(16).padStart(12, "0");
+  low++;
+  if (low === HALF_SPAN) {
+    low = 0;
+    high = (high + 1) % HALF_SPAN;
+    highHex = hexOf(high);
+  }
+  const hex = highHex + hexOf(low);
   return { requestId: REQUEST_PREFIX + hex, auditId: AUDIT_PREFIX + hex, compactId: COMPACT_PREFIX + hex };
 }
 

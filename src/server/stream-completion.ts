@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BilledEntry } from "./billing.js";
 import type { FaultDecision } from "./faults.js";
-import type { QuotaHold } from "./key-store.js";
+import type { QuotaHold } from "./key-account.js";
 import type { CompletionMeta, RenderedReply } from "./rendered-reply.js";
 import { SseWriter } from "./write-sse.js";
 

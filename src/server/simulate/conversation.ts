@@ -45,22 +45,36 @@ function mediaParts(content: Message["content"]): ContentPart[] {
   return Array.isArray(content) ? content.filter((part) => part.type !== "text") : [];
 }
 
+function hasMedia(content: Message["content"]): boolean {
+  return Array.isArray(content) && content.some((part) => part.type !== "text");
+}
+
+const NO_MEDIA: readonly ContentPart[] = [];
+
 /** Reads what the simulation needs from a validated request. */
 export function readConversation(request: Pick<ChatRequest, "messages">): Conversation {
   const { messages } = request;
+  // Loops rather than filters, maps and copies of the messages: every new request is read.
   let lastUser = -1;
-  for (let index = messages.length - 1; index >= 0; index--) {
-    if (messages[index]!.role === "user") {
+  let withMedia: Message | undefined;
+  const userTexts: string[] = [];
+  let systemText: string | undefined;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    if (message.role === "user") {
       lastUser = index;
-      break;
+      userTexts.push(contentText(message.content));
+      if (hasMedia(message.content)) withMedia = message;
+    } else if (message.role === "system" || message.role === "developer") {
+      const text = contentText(message.content);
+      systemText = systemText === undefined ? text : `${systemText}\n${text}`;
     }
   }
-  const userMessages = messages.filter((message) => message.role === "user");
-  const withMedia = [...userMessages].reverse().find((message) => mediaParts(message.content).length > 0);
   const calls: ToolCall[] = [];
   const results: ToolResult[] = [];
   let toolRounds = 0;
-  for (const message of messages.slice(lastUser + 1)) {
+  for (let index = lastUser + 1; index < messages.length; index++) {
+    const message = messages[index]!;
     if (message.role === "assistant" && message.tool_calls?.length) {
       toolRounds++;
       calls.push(...message.tool_calls);
@@ -76,13 +90,10 @@ export function readConversation(request: Pick<ChatRequest, "messages">): Conver
     }
   }
   return {
-    systemText: messages
-      .filter((message) => message.role === "system" || message.role === "developer")
-      .map((message) => contentText(message.content))
-      .join("\n"),
-    userText: lastUser >= 0 ? contentText(messages[lastUser]!.content) : "",
-    userTexts: userMessages.map((message) => contentText(message.content)),
-    media: withMedia ? mediaParts(withMedia.content) : [],
+    systemText: systemText ?? "",
+    userText: lastUser >= 0 ? userTexts[userTexts.length - 1]! : "",
+    userTexts,
+    media: withMedia ? mediaParts(withMedia.content) : NO_MEDIA,
     mediaIsNew: withMedia !== undefined && withMedia === messages[lastUser],
     lastRole: messages.at(-1)?.role ?? "user",
     callsSinceUser: calls,

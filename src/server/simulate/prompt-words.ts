@@ -1,4 +1,5 @@
 // The word-level readers of prompt facts: keywords, named entities and places.
+import { isSpace } from "./is-space.js";
 import { STOPWORDS, STARTERS } from "./stopwords.js";
 
 const WORD_PATTERN = /[\p{L}][\p{L}\p{N}'’-]*/gu;
@@ -20,13 +21,36 @@ export function findKeywords(text: string, entities: readonly string[]): string[
     const lower = entity.toLowerCase();
     if (!inTopic(lower, topicWords)) addUnique(keywords, seen, entity, lower);
   }
-  for (const match of text.match(WORD_PATTERN) ?? []) {
+  for (const match of wordsOf(text)) {
+    // Trimming only shortens a word: a short match needs no trimming to be skipped.
+    if (match.length < 3) continue;
     const word = trimTrailingMarks(match);
     if (word.length < 3) continue;
     const lower = word.toLowerCase();
     if (!STOPWORDS.has(lower) && !inTopic(lower, topicWords)) addUnique(keywords, seen, word, lower);
   }
   return keywords;
+}
+
+/** The words of a text: a letter, then letters, digits, apostrophes and hyphens (`WORD_PATTERN`'s matches). */
+export function wordsOf(text: string): string[] {
+  // Scanned by hand in ASCII text, where the pattern's classes are a few ranges: several times
+  // faster than the Unicode pattern, which text with other characters still goes through.
+  const words: string[] = [];
+  let start = -1;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code > 0x7f) return text.match(WORD_PATTERN) ?? [];
+    const letter = (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a;
+    if (start < 0) {
+      if (letter) start = index;
+    } else if (!letter && !(code >= 0x30 && code <= 0x39) && code !== 0x27 && code !== 0x2d) {
+      words.push(text.slice(start, index));
+      start = -1;
+    }
+  }
+  if (start >= 0) words.push(text.slice(start));
+  return words;
 }
 
 // Keeps the first spelling of a word, ignoring case.
@@ -36,13 +60,16 @@ function addUnique(values: string[], seen: Set<string>, value: string, lower: st
   values.push(value);
 }
 
-const TRAILING_MARKS = "'’-";
-
 // A loop rather than `replace(/['’-]+$/, "")`: most words end in a letter, and this runs per word.
 function trimTrailingMarks(word: string): string {
   let end = word.length;
-  while (end > 0 && TRAILING_MARKS.includes(word[end - 1]!)) end--;
+  while (end > 0 && isTrailingMark(word.charCodeAt(end - 1))) end--;
   return end === word.length ? word : word.slice(0, end);
+}
+
+// ' ’ -
+function isTrailingMark(code: number): boolean {
+  return code === 0x27 || code === 0x2019 || code === 0x2d;
 }
 
 function inTopic(lower: string, topicWords: string | undefined): boolean {
@@ -84,7 +111,8 @@ export function findEntities(text: string): string[] {
   // exec over the shared pattern rather than matchAll, which clones the pattern on every call.
   CAPITALISED.lastIndex = 0;
   for (let match = CAPITALISED.exec(text); match !== null; match = CAPITALISED.exec(text)) {
-    const words = match[1]!.split(/\s+/);
+    // Most names are one word: splitting it would give it back alone.
+    const words = hasSpace(match[1]!) ? match[1]!.split(/\s+/) : [match[1]!];
     while (words.length > 0 && (STARTERS.has(words[0]!) || STOPWORDS.has(words[0]!.toLowerCase()))) words.shift();
     const entity = words.join(" ");
     if (entity.length >= 2) found.push(entity);
@@ -112,4 +140,9 @@ export function unique(values: readonly string[], ignoreCase = false): string[] 
   const result: string[] = [];
   for (const value of values) addUnique(result, seen, value, ignoreCase ? value.toLowerCase() : value);
   return result;
+}
+
+function hasSpace(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (isSpace(text.charCodeAt(index))) return true;
+  return false;
 }
