@@ -23,14 +23,10 @@ export function finalPiece(reply: CompletedReply, origin: ReplyOrigin): StreamPi
  * minus the run id only a run manager has. An event's message is made without a generation chunk
  * around it, which nobody would see. */
 export function pieceMessage(piece: StreamPiece, signal: AbortSignal | undefined): AIMessageChunk {
-  if (piece.type === "final") return streamedMessage(piece.chunk, signal);
   signal?.throwIfAborted();
-  return toEventChunk(piece);
-}
-
-/** What LangChain's streaming loop makes of a chunk, minus the run id only a run manager has. */
-export function streamedMessage(chunk: ChatGenerationChunk, signal: AbortSignal | undefined): AIMessageChunk {
-  signal?.throwIfAborted();
-  if (chunk.generationInfo !== undefined) chunk.message.response_metadata = { ...chunk.generationInfo, ...chunk.message.response_metadata };
-  return chunk.message as AIMessageChunk;
+  if (piece.type !== "final") return toEventChunk(piece);
+  // LangChain's loop puts the generation info (the finish reason) into the message's metadata.
+  const { message, generationInfo } = piece.chunk;
+  message.response_metadata = { ...generationInfo, ...message.response_metadata };
+  return message as AIMessageChunk;
 }

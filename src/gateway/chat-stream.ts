@@ -114,10 +114,7 @@ export function createChatStream(opened: OpenResponse, options: ChatStreamOption
     }
   }
 
-  async function nextBatch(): Promise<ChatChunk[] | undefined> {
-    const chunks: ChatChunk[] = [];
-    return (await nextRead((chunk) => chunks.push(chunk))) ? chunks : undefined;
-  }
+  const nextBatch = (): Promise<ChatChunk[] | undefined> => batchOf(nextRead);
 
   // The events of the next network read; undefined when the consumer cancelled meanwhile.
   async function readEvents(source: AsyncIterator<unknown>): Promise<SseEvent[] | undefined> {
@@ -161,6 +158,12 @@ export function createChatStream(opened: OpenResponse, options: ChatStreamOption
     },
     cancel,
   };
+}
+
+/** nextBatch made of nextRead: the next read's chunks gathered, or undefined at the end. */
+export async function batchOf(nextRead: ChatStream["nextRead"]): Promise<ChatChunk[] | undefined> {
+  const chunks: ChatChunk[] = [];
+  return (await nextRead((chunk) => chunks.push(chunk))) ? chunks : undefined;
 }
 
 /** A stream's chunks one by one; leaving early cancels it. */

@@ -1,5 +1,5 @@
 import PQueue from "p-queue";
-import { chunksOf, type ChatStream } from "../gateway/chat-stream.js";
+import { batchOf, chunksOf, type ChatStream } from "../gateway/chat-stream.js";
 import type { ChatChunk } from "../gateway/wire.js";
 import { positiveInteger } from "../gateway/positive-number.js";
 import { toAbortedError } from "../gateway/to-aborted-error.js";
@@ -178,10 +178,7 @@ function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
     if (!more) slot.release();
     return more;
   };
-  const nextBatch = async (): Promise<ChatChunk[] | undefined> => {
-    const chunks: ChatChunk[] = [];
-    return (await nextRead((chunk) => chunks.push(chunk))) ? chunks : undefined;
-  };
+  const nextBatch = (): Promise<ChatChunk[] | undefined> => batchOf(nextRead);
   const cancel = async (): Promise<void> => {
     try {
       await stream.cancel();

@@ -24,7 +24,7 @@ export class KeyStore {
   findBearer(header: string): KeyAccount | undefined {
     if (header === this.#lastHeader) return this.#lastAccount;
     const match = BEARER.exec(header);
-    const account = match ? this.#accounts.get(match[1]!) : undefined;
+    const account = match ? this.find(match[1]!) : undefined;
     if (account) {
       this.#lastHeader = header;
       this.#lastAccount = account;

@@ -56,10 +56,8 @@ type Deferring = ServerResponse & { [PENDING]?: PendingIds | undefined };
 
 /** Creates a request's ids and sets all three id headers on its response. */
 export function assignRequestIds(response: ServerResponse): RequestIds {
-  const ids = newIds();
-  response.setHeader(ID_HEADERS.requestId, ids.requestId);
-  response.setHeader(ID_HEADERS.auditId, ids.auditId);
-  response.setHeader(ID_HEADERS.backendId, EDGE_BACKEND_ID);
+  const ids = deferRequestIds(response);
+  flushRequestIds(response);
   return ids;
 }
 
