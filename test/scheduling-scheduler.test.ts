@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AbortedError, ConfigError } from "../src/errors.js";
-import type { ChatStream } from "../src/gateway/chat-stream.js";
+import { chatStreamOf, type ChatStream } from "../src/gateway/chat-stream.js";
 import type { ChatChunk } from "../src/gateway/wire.js";
 import { Scheduler, type Slot } from "../src/scheduling/scheduler.js";
 
@@ -36,23 +36,19 @@ function steppedStream(count: number): { stream: ChatStream; step: () => void } 
     }
   }
   const iterator = chunks();
-  const nextBatch = async () => {
+  let pending: ChatChunk | undefined;
+  const read = async () => {
     const next = await iterator.next();
-    return next.done === true ? undefined : [next.value];
+    pending = next.done === true ? undefined : next.value;
+    return next.done !== true;
   };
-  const nextRead = async (visit: (chunk: ChatChunk) => void) => {
-    const batch = await nextBatch();
-    batch?.forEach(visit);
-    return batch !== undefined;
+  const take = () => {
+    const taken = pending;
+    pending = undefined;
+    return taken;
   };
   return {
-    stream: {
-      ids: { requestId: "r1" },
-      nextBatch,
-      nextRead,
-      [Symbol.asyncIterator]: () => iterator,
-      cancel: async () => void (await iterator.return(undefined)),
-    },
+    stream: chatStreamOf({ take, read, cancel: async () => void (await iterator.return(undefined)) }, { requestId: "r1" }, false),
     step: () => {
       permits++;
       wake?.();

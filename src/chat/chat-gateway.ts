@@ -17,9 +17,9 @@ import { invalidToolCallError } from "./broken-stream.js";
 import { buildChatInput, type ChatCallFields } from "./build-chat-input.js";
 import { toAIMessage } from "./build-reply-message.js";
 import { callDeadline, type CallDeadline } from "./call-deadline.js";
-import { DirectStream } from "./direct-stream.js";
+import { DirectStream, piecesOf, type PieceSource } from "./direct-stream.js";
 import { resolveChatGatewayOptions, type ChatGatewayOptions, type ResolvedChatGatewayOptions } from "./chat-gateway-options.js";
-import type { CompletedReply, ReplyEvent } from "./collect-reply.js";
+import type { CompletedReply } from "./collect-reply.js";
 import { toWireTool } from "./convert-tools.js";
 import { modelProfile } from "./model-profile.js";
 import { openChatCall } from "./open-chat-call.js";
@@ -160,7 +160,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(ensureConfig(options));
     if (this.disableStreaming || !this.#unobserved(config, callOptions)) return super.stream(input, options);
     const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
-    return DirectStream.of(this.#pieceBatches(messages, callOptions), (piece) => pieceMessage(piece, callOptions.signal));
+    return DirectStream.of(await this.#pieces(messages, callOptions), (piece) => pieceMessage(piece, callOptions.signal));
   }
 
   override async *_streamIterator(input: BaseLanguageModelInput, options?: Partial<ChatGatewayCallOptions>): AsyncGenerator<AIMessageChunk> {
@@ -168,9 +168,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     if (this.disableStreaming || !this.#unobserved(config, callOptions)) yield* super._streamIterator(input, options);
     else {
       const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
-      for await (const batch of this.#pieceBatches(messages, callOptions)) {
-        for (const piece of batch) yield pieceMessage(piece, callOptions.signal);
-      }
+      for await (const piece of piecesOf(await this.#pieces(messages, callOptions))) yield pieceMessage(piece, callOptions.signal);
       callOptions.signal?.throwIfAborted();
     }
   }
@@ -180,12 +178,10 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    for await (const batch of this.#pieceBatches(messages, options)) {
-      for (const piece of batch) {
-        const chunk = generationChunk(piece);
-        if (piece.type === "text") await runManager?.handleLLMNewToken(piece.text, undefined, undefined, undefined, undefined, { chunk });
-        yield chunk;
-      }
+    for await (const piece of piecesOf(await this.#pieces(messages, options))) {
+      const chunk = generationChunk(piece);
+      if (piece.type === "text") await runManager?.handleLLMNewToken(piece.text, undefined, undefined, undefined, undefined, { chunk });
+      yield chunk;
     }
   }
 
@@ -201,42 +197,59 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     return observers === undefined;
   }
 
-  /** A streamed call's events, grouped as they arrived, then the final piece with the metadata,
-   * usage and finish reason. Messages are made from them one at a time, as they are read: made
-   * for a whole network read at once, they would outlive a young-generation GC and be copied. */
-  async *#pieceBatches(messages: BaseMessage[], options: this["ParsedCallOptions"]): AsyncGenerator<StreamPiece[]> {
+  /** A streamed call's events, each made when it is taken, then the final piece with the
+   * metadata, usage and finish reason. Resolves once the call has shown its first output. */
+  async #pieces(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<PieceSource<StreamPiece>> {
     const deadline = callDeadline(this.model, options.signal, this.#resolved.timeoutMs);
-    try {
-      const { open, origin } = await this.#open(messages, options, true, deadline);
-      const batches = open.batches();
-      let next: IteratorResult<ReplyEvent[], CompletedReply>;
-      try {
-        for (next = await batches.next(); next.done !== true; next = await batches.next()) yield next.value;
-      } finally {
-        // A consumer that stops early lands here too: its connection and slot are freed.
-        await batches.return(undefined as never);
-      }
-      const reply = next.value;
-      const invalid = invalidToolCallError(reply);
-      if (invalid) throw invalid;
-      yield [finalPiece(reply, origin)];
-    } catch (error) {
+    const { open, origin } = await this.#open(messages, options, true, deadline).catch((error: unknown) => {
       throw deadline.explain(error);
-    }
+    });
+    let final: StreamPiece | undefined;
+    let ended = false;
+    return {
+      take() {
+        if (final !== undefined) {
+          const piece = final;
+          final = undefined;
+          return piece;
+        }
+        try {
+          return open.take();
+        } catch (error) {
+          throw deadline.explain(error);
+        }
+      },
+      async read() {
+        if (ended) return false;
+        try {
+          const reply = await open.read();
+          if (reply === undefined) return true;
+          const invalid = invalidToolCallError(reply);
+          if (invalid) throw invalid;
+          final = finalPiece(reply, origin);
+          ended = true;
+          return true;
+        } catch (error) {
+          throw deadline.explain(error);
+        }
+      },
+      close: () => open.cancel(),
+    };
   }
 
   /** Reads a reply that streams (an output budget above 16K) to its end, passing its text on. */
   async #readReply(open: OpenReply, runManager?: CallbackManagerForLLMRun): Promise<CompletedReply> {
-    const batches = open.batches();
-    let next: IteratorResult<ReplyEvent[], CompletedReply>;
     try {
-      for (next = await batches.next(); next.done !== true; next = await batches.next()) {
-        for (const event of next.value) if (event.type === "text") await runManager?.handleLLMNewToken(event.text);
+      for (;;) {
+        const event = open.take();
+        if (event === undefined) {
+          const reply = await open.read();
+          if (reply !== undefined) return reply;
+        } else if (event.type === "text") await runManager?.handleLLMNewToken(event.text);
       }
     } finally {
-      await batches.return(undefined as never);
+      await open.cancel();
     }
-    return next.value;
   }
 
   #open(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean, deadline: CallDeadline) {

@@ -1,19 +1,28 @@
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 
+/** Where a DirectStream's chunks come from: `take` the next one at hand, `read` to wait for more. */
+export interface PieceSource<S> {
+  /** The next piece already received, or undefined when none is left: then `read()`. */
+  take(): S | undefined;
+  /** Waits for more pieces; resolves to false at the end, once every piece was taken. */
+  read(): Promise<boolean>;
+  /** Stops early, freeing what the source holds; safe to call at any time, also after the end. */
+  close(): Promise<void>;
+}
+
 /** What a DirectStream reads from, and the real ReadableStream once one is needed. */
-interface Source<S, T> {
-  batches: AsyncGenerator<S[]> | undefined;
-  map: ((chunk: S) => T) | undefined;
-  batch: S[];
-  index: number;
+interface State<S, T> {
+  source: PieceSource<S> | undefined;
+  map: ((piece: S) => T) | undefined;
   real: ReadableStream<T> | undefined;
 }
 
 /**
  * The stream `ChatGateway.stream()` returns when no callback handler or tracer watches the call:
- * an `IterableReadableStream` whose `for await` reads the chunk generator directly. LangChain's own
- * wrapper re-enters AsyncLocalStorage and re-configures callbacks on every chunk, which costs more
- * than reading the chunk off the wire.
+ * an `IterableReadableStream` whose `for await` takes each piece from the source and maps it into
+ * a chunk only when asked: nothing parsed waits in between. LangChain's own wrapper re-enters
+ * AsyncLocalStorage and re-configures callbacks on every chunk, which costs more than reading the
+ * chunk off the wire.
  *
  * Node's ReadableStream costs tens of microseconds to construct (it is made transferable) and is
  * then kept until a full GC, with what it points to. Most callers only iterate, so the real stream
@@ -22,52 +31,51 @@ interface Source<S, T> {
  */
 export class DirectStream<S, T> extends IterableReadableStream<T> {
   // Never constructed (see `of`): its state is set there, not by field initialisers.
-  declare private source: Source<S, T>;
+  declare private state: State<S, T>;
 
-  /** Reads the first batch of chunks (so errors before the first chunk reject `stream()`, as
-   * LangChain's do), then hands back the stream of them and the rest, one by one and each through
-   * `map`. Batches (the chunks of one network read) and a function rather than more generators:
-   * each generator in a chain costs a promise per item. */
-  static async of<S, T>(batches: AsyncGenerator<S[]>, map: (chunk: S) => T): Promise<DirectStream<S, T>> {
-    const first = await batches.next();
+  /** The stream of the source's pieces, each through `map`. A source and a function rather than
+   * generators: each generator in a chain costs a promise per item. */
+  static of<S, T>(source: PieceSource<S>, map: (piece: S) => T): DirectStream<S, T> {
     const stream = Object.create(DirectStream.prototype) as DirectStream<S, T>;
-    stream.source = { batches, map, batch: first.done === true ? [] : first.value, index: 0, real: undefined };
+    stream.state = { source, map, real: undefined };
     return stream;
   }
 
   override async next(): Promise<IteratorResult<T>> {
-    const source = this.source;
-    while (source.index >= source.batch.length) {
-      const next = await source.batches?.next();
-      if (next === undefined || next.done === true) {
-        await end(source as Source<unknown, unknown>);
-        return { done: true, value: undefined };
+    const state = this.state;
+    try {
+      for (let source = state.source; source !== undefined; source = state.source) {
+        const piece = source.take();
+        if (piece !== undefined) return { done: false, value: state.map!(piece) };
+        if (!(await source.read())) break;
       }
-      source.batch = next.value;
-      source.index = 0;
+    } catch (error) {
+      await end(state as State<unknown, unknown>);
+      throw error;
     }
-    return { done: false, value: source.map!(source.batch[source.index++]!) };
+    await end(state as State<unknown, unknown>);
+    return { done: true, value: undefined };
   }
 
   override async return(): Promise<IteratorResult<T>> {
-    await end(this.source as Source<unknown, unknown>);
+    await end(this.state as State<unknown, unknown>);
     return { done: true, value: undefined };
   }
 
   override async throw(error: unknown): Promise<IteratorResult<T>> {
-    await end(this.source as Source<unknown, unknown>);
+    await end(this.state as State<unknown, unknown>);
     throw error;
   }
 
   /** Whether the real stream (if made yet) is locked to a reader. */
   static lockedOf(stream: DirectStream<unknown, unknown>): boolean {
-    return stream.source.real?.locked ?? false;
+    return stream.state.real?.locked ?? false;
   }
 
   /** The real ReadableStream, pulling from this one: made on first use. */
   static realOf<T>(stream: DirectStream<unknown, T>): ReadableStream<T> {
     // highWaterMark 0: a reader pulls on demand, so nothing is read ahead.
-    return (stream.source.real ??= new ReadableStream<T>(
+    return (stream.state.real ??= new ReadableStream<T>(
       {
         pull: async (controller) => {
           const next = await stream.next();
@@ -83,15 +91,13 @@ export class DirectStream<S, T> extends IterableReadableStream<T> {
   }
 }
 
-/** Closes the generator (when it is not done already) and lets go of it and the chunks. (A
- * function, not a private method: a DirectStream is never constructed, so it has no brand.) */
-async function end(source: Source<unknown, unknown>): Promise<void> {
-  const batches = source.batches;
-  source.batches = undefined;
-  source.map = undefined;
-  source.batch = [];
-  source.index = 0;
-  await batches?.return(undefined);
+/** Closes the source (a no-op when it has ended) and lets go of it. (A function, not a private
+ * method: a DirectStream is never constructed, so it has no brand.) */
+async function end(state: State<unknown, unknown>): Promise<void> {
+  const source = state.source;
+  state.source = undefined;
+  state.map = undefined;
+  await source?.close();
 }
 
 // ReadableStream's own members (getReader, cancel, pipeTo, pipeThrough, tee, values, locked, and
@@ -116,5 +122,19 @@ function forward(key: PropertyKey, descriptor: PropertyDescriptor): void {
   } else if (descriptor.get !== undefined) {
     const get = descriptor.get;
     Object.defineProperty(DirectStream.prototype, key, { ...descriptor, get: function (this: unknown) { return get.call(real(this)); } });
+  }
+}
+
+/** A source's pieces as a generator, for the paths where a promise per piece does not matter;
+ * leaving early closes the source. */
+export async function* piecesOf<S>(source: PieceSource<S>): AsyncGenerator<S> {
+  try {
+    for (;;) {
+      const piece = source.take();
+      if (piece !== undefined) yield piece;
+      else if (!(await source.read())) return;
+    }
+  } finally {
+    await source.close();
   }
 }

@@ -1,15 +1,18 @@
 import { SvcFlowError, type GatewayIds } from "../errors.js";
 import type { ChatStream } from "../gateway/chat-stream.js";
+import type { ChatChunk } from "../gateway/wire.js";
 import { AttemptHold, attemptCallOptions, type AttemptContext } from "./attempt-hold.js";
 import { ReplyCollector, type CompletedReply, type PartialReply, type ReplyEvent } from "./collect-reply.js";
 import type { RequestPlan } from "./plan-request.js";
 
 /** A streamed attempt that has shown its first output (or ended): from here it may not fall back. */
 export interface OpenReply {
-  /** Every event, grouped as they arrived (the ones already read first); returns the complete
-   * reply. Throws a stream failure with the partial. Leaving early (return, throw) cancels the
-   * reply. Iterate once. */
-  batches(): AsyncGenerator<ReplyEvent[], CompletedReply>;
+  /** The next event of what was read (those read while opening first), made now; undefined when
+   * none is left: then `read()`. Throws a stream failure with the partial. */
+  take(): ReplyEvent | undefined;
+  /** Waits for more of the reply: resolves to the complete reply at its end (once every event was
+   * taken), undefined when there is more to take. Throws a stream failure with the partial. */
+  read(): Promise<CompletedReply | undefined>;
   /** Stops reading: frees the connection and the slot (safe to call at any time, also after the end). */
   cancel(): Promise<void>;
   /** The reply, when it was complete before anything was shown (a single response). */
@@ -18,12 +21,11 @@ export interface OpenReply {
 
 /** An attempt that is already complete, as an OpenReply. */
 function completed(reply: CompletedReply, head: ReplyEvent[] = []): OpenReply {
+  let next = 0;
   return {
     ...(head.length === 0 ? { complete: reply } : {}),
-    async *batches() {
-      if (head.length > 0) yield head;
-      return reply;
-    },
+    take: () => head[next++],
+    read: async () => reply,
     cancel: async () => {},
   };
 }
@@ -54,16 +56,21 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   let replayed = false;
   let stream: ChatStream;
   let cancelStream: () => Promise<void> = async () => {};
-  const head: ReplyEvent[] = [];
+  // The events of the last chunk taken (a chunk can show text and tool calls), one array reused.
+  const events: ReplyEvent[] = [];
+  let next = 0;
+  let reply: CompletedReply | undefined;
   try {
     // The collector keeps what a broken stream's error needs; the chunks themselves are not kept.
     stream = await context.client.chatStream(plan.request, { ...attemptCallOptions(context, plan), keepPartial: false });
     ids = stream.ids;
     replayed = stream.replayed === true;
     cancelStream = () => stream.cancel();
-    while (!collector.started) {
-      const more = await stream.nextRead((chunk) => collector.push(chunk, head));
-      if (!more) return completed(hold.complete(collector.finish(ids, replayed)), head);
+    for (;;) {
+      const chunk = stream.take();
+      if (chunk !== undefined) collector.push(chunk, events);
+      else if (!(await stream.read())) return completed(hold.complete(collector.finish(ids, replayed)), events);
+      if (collector.started) break;
     }
   } catch (error) {
     hold.fail(error);
@@ -76,6 +83,10 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
     hold.fail(new SvcFlowError("cancelled", "The consumer stopped reading the stream."));
     await cancelStream();
   };
+  const fail = (error: unknown): never => {
+    hold.fail(error);
+    throw broken(error, collector.partial());
+  };
   // A consumer that aborts may never pull again (LangChain answers the abort itself), so the
   // slot and connection are freed on the signal rather than on the next read.
   const signal = context.signal;
@@ -86,30 +97,32 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   }
   return {
     cancel,
-    async *batches() {
-      let ended = false;
-      try {
-        if (head.length > 0) yield head;
-        for (let events = await nextEvents(stream, collector); events !== undefined; events = await nextEvents(stream, collector)) {
-          if (events.length > 0) yield events;
+    take() {
+      while (next >= events.length) {
+        events.length = next = 0;
+        let chunk: ChatChunk | undefined;
+        try {
+          chunk = stream.take();
+        } catch (error) {
+          return fail(error);
         }
-        ended = true;
-      } catch (error) {
-        hold.fail(error);
-        throw broken(error, collector.partial());
-      } finally {
-        if (!ended) await cancel();
+        if (chunk === undefined) return undefined;
+        collector.push(chunk, events);
       }
-      return hold.complete(collector.finish(ids, replayed));
+      return events[next++];
+    },
+    async read() {
+      let more: boolean;
+      try {
+        more = await stream.read();
+      } catch (error) {
+        return fail(error);
+      }
+      if (more) return undefined;
+      reply ??= hold.complete(collector.finish(ids, replayed));
+      return reply;
     },
   };
-}
-
-/** The events of the stream's next network read; undefined at its end. The chunks are gone once
- * read: only the events are held while the consumer works through them. */
-async function nextEvents(stream: ChatStream, collector: ReplyCollector): Promise<ReplyEvent[] | undefined> {
-  const events: ReplyEvent[] = [];
-  return (await stream.nextRead((chunk) => collector.push(chunk, events))) ? events : undefined;
 }
 
 /** One attempt of a plan: streamed when the plan streams, a single response otherwise. */

@@ -11,22 +11,31 @@ import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
  * (malformed event, or ended without a finish reason; `partial` holds the chunks that came),
  * TimeoutError (no event in time), UpstreamError (connection cut), AbortedError (signal).
  */
-export interface ChatStream extends AsyncIterable<ChatChunk> {
+export interface ChatStream extends AsyncIterable<ChatChunk>, ChunkSource {
   /** The ids of the response headers. */
   readonly ids: GatewayIds;
   /** True when the gateway replayed a stored stream for the call's idempotency key (billed once,
    * earlier); absent means false. */
   readonly replayed?: boolean;
   /** The next chunks, grouped as they arrived (all those of one network read, at least one), or
-   * undefined at the end. A busy reader pays one await per read instead of one per chunk, and
-   * holds no chunk longer than it wants to. Read the stream this way or by iterating, not both;
-   * a reader that stops before the end calls `cancel()`. */
+   * undefined at the end. A busy reader pays one await per read instead of one per chunk. Read
+   * the stream one way only (iterating, batches, reads, or take and read); a reader that stops
+   * before the end calls `cancel()`. */
   nextBatch(): Promise<ChatChunk[] | undefined>;
   /** Like nextBatch, but hands each chunk of the next network read to `visit` as it is parsed, and
-   * resolves to false at the end. A reader that keeps only what it makes of the chunks holds no
-   * chunk past the read: a batch of parsed chunks kept while its consumer works through it
-   * outlives young-generation GCs when many streams are read at once. */
+   * resolves to false at the end. */
   nextRead(visit: (chunk: ChatChunk) => void): Promise<boolean>;
+}
+
+/** The pull interface under every way of reading a ChatStream: `take` parses the next chunk of
+ * the bytes already read, `read` waits for more. A reader that keeps nothing holds no parsed
+ * chunk while it waits: only the bytes not parsed yet. (With many streams read at once, parsed
+ * chunks held across a young-generation GC are copied, then kept until a full one.) */
+export interface ChunkSource {
+  /** The next chunk of what was read, parsed now; undefined when none is left: then `read()`. */
+  take(): ChatChunk | undefined;
+  /** Waits for the next network read; resolves to false at the end, once every chunk was taken. */
+  read(): Promise<boolean>;
   /** Stops the stream and frees its connection; safe to call at any time, also after the end. */
   cancel(): Promise<void>;
 }
@@ -41,9 +50,12 @@ export interface ChatStreamOptions {
 
 /** Wraps an open `text/event-stream` response as a ChatStream. */
 export function createChatStream(opened: OpenResponse, options: ChatStreamOptions): ChatStream {
+  return chatStreamOf(chunkSource(opened, options), opened.ids, wasReplayed(opened.headers));
+}
+
+function chunkSource(opened: OpenResponse, options: ChatStreamOptions): ChunkSource {
   const { chunkTimeoutMs, apiKey } = options;
   const keepPartial = options.keepPartial ?? true;
-  let started = false;
   let done = false;
   let cancelled = false;
   const finish = (complete: boolean): void => {
@@ -63,42 +75,65 @@ export function createChatStream(opened: OpenResponse, options: ChatStreamOption
   let count = 0;
   const sse = new SseDecoder();
   let body: AsyncIterator<unknown> | undefined;
+  // The last event, when the body ended without its blank line.
+  let tail: SseEvent[] = [];
+  let ended = false;
   let finishReason = false;
   // The first wait is the first-byte timer's, armed when the request was sent.
   let armed = true;
-  // An error found after good chunks of the same read: thrown once those have been handed over.
-  let failure: unknown;
 
-  async function nextRead(visit: (chunk: ChatChunk) => void): Promise<boolean> {
-    if (failure !== undefined) {
-      const error = failure;
-      failure = undefined;
+  const take = (): ChatChunk | undefined => {
+    if (done) return undefined;
+    try {
+      let event: SseEvent | undefined;
+      try {
+        event = sse.take() ?? tail.shift();
+      } catch (error) {
+        throw error instanceof StreamError ? withPartial(error, received, opened.ids) : error;
+      }
+      if (event === undefined) return undefined;
+      // The timer runs from the last event, so keep-alive comments cannot hide a stalled stream;
+      // it is stopped while the consumer works on the chunk.
+      if (armed) {
+        opened.watchdog.disarm();
+        armed = false;
+      }
+      const chunk = readChunk(event.data, received, opened, apiKey);
+      if (hasFinishReason(chunk)) finishReason = true;
+      count++;
+      if (keepPartial) received.push(event.data);
+      return chunk;
+    } catch (error) {
       finish(false);
       throw error;
     }
-    if (done || cancelled) return false;
+  };
+
+  const read = async (): Promise<boolean> => {
+    if (done) return false;
     try {
-      body ??= opened.body.iterator({ destroyOnReturn: false });
-      while (!sse.done) {
-        const events = await readEvents(body);
-        if (events === undefined) return false;
-        let visited = 0;
-        for (const event of events) {
-          let chunk: ChatChunk;
-          try {
-            chunk = readChunk(event.data, received, opened, apiKey);
-          } catch (error) {
-            if (visited === 0) throw error;
-            failure = error;
-            break;
-          }
-          if (hasFinishReason(chunk)) finishReason = true;
-          count++;
-          if (keepPartial) received.push(event.data);
-          visited++;
-          visit(chunk);
+      if (!sse.done && !ended) {
+        if (!armed) opened.watchdog.arm(chunkTimeoutMs, "the next stream event");
+        armed = true;
+        body ??= opened.body.iterator({ destroyOnReturn: false });
+        let next: IteratorResult<unknown>;
+        try {
+          next = await body.next();
+        } catch (error) {
+          // The consumer chose to stop: ending quietly is what it asked for.
+          if (cancelled) return false;
+          throw opened.watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids });
         }
-        if (visited > 0) return true;
+        if (cancelled) return false;
+        try {
+          if (next.done === true) {
+            ended = true;
+            tail = sse.end();
+          } else sse.push(next.value as Buffer);
+        } catch (error) {
+          throw error instanceof StreamError ? withPartial(error, received, opened.ids) : error;
+        }
+        return true;
       }
       if (!finishReason) {
         throw new StreamError(
@@ -112,32 +147,7 @@ export function createChatStream(opened: OpenResponse, options: ChatStreamOption
       finish(false);
       throw error;
     }
-  }
-
-  const nextBatch = (): Promise<ChatChunk[] | undefined> => batchOf(nextRead);
-
-  // The events of the next network read; undefined when the consumer cancelled meanwhile.
-  async function readEvents(source: AsyncIterator<unknown>): Promise<SseEvent[] | undefined> {
-    try {
-      // The timer runs from the last event, so keep-alive comments cannot hide a stalled
-      // stream; it is stopped while the consumer works on the events.
-      if (!armed) opened.watchdog.arm(chunkTimeoutMs, "the next stream event");
-      armed = true;
-      const next = await source.next();
-      if (cancelled) return undefined;
-      const events = next.done === true ? sse.end() : sse.feed(next.value as Buffer);
-      if (events.length > 0) {
-        opened.watchdog.disarm();
-        armed = false;
-      }
-      return events;
-    } catch (error) {
-      // The consumer chose to stop: ending quietly is what it asked for.
-      if (cancelled) return undefined;
-      if (error instanceof StreamError) throw withPartial(error, received, opened.ids);
-      throw opened.watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids });
-    }
-  }
+  };
 
   const cancel = async (): Promise<void> => {
     if (done) return;
@@ -146,15 +156,56 @@ export function createChatStream(opened: OpenResponse, options: ChatStreamOption
     finish(false);
   };
 
+  return { take, read, cancel };
+}
+
+/** A ChatStream made of its pull interface: batches, reads and iteration all come from `take` and
+ * `read`. */
+export function chatStreamOf(source: ChunkSource, ids: GatewayIds, replayed: boolean): ChatStream {
+  let started = false;
+  // An error found after good chunks of the same read: thrown once those have been handed over.
+  let failure: unknown;
+  const { take, read, cancel } = source;
+
+  async function nextRead(visit: (chunk: ChatChunk) => void): Promise<boolean> {
+    if (failure !== undefined) {
+      const error = failure;
+      failure = undefined;
+      throw error;
+    }
+    for (;;) {
+      let visited = 0;
+      for (;;) {
+        let chunk: ChatChunk | undefined;
+        try {
+          chunk = take();
+        } catch (error) {
+          if (visited === 0) throw error;
+          failure = error;
+          break;
+        }
+        if (chunk === undefined) break;
+        visited++;
+        visit(chunk);
+      }
+      if (visited > 0) return true;
+      if (!(await read())) return false;
+    }
+  }
+
+  const nextBatch = (): Promise<ChatChunk[] | undefined> => batchOf(nextRead);
+
   return {
-    ids: opened.ids,
-    replayed: wasReplayed(opened.headers),
+    ids,
+    replayed,
+    take,
+    read,
     nextBatch,
     nextRead,
     [Symbol.asyncIterator]() {
       if (started) throw new StreamError("A ChatStream can be iterated only once.", { retryable: false });
       started = true;
-      return chunksOf({ nextBatch, cancel });
+      return chunksOf(source);
     },
     cancel,
   };
@@ -166,16 +217,18 @@ export async function batchOf(nextRead: ChatStream["nextRead"]): Promise<ChatChu
   return (await nextRead((chunk) => chunks.push(chunk))) ? chunks : undefined;
 }
 
-/** A stream's chunks one by one; leaving early cancels it. */
-export async function* chunksOf(stream: Pick<ChatStream, "nextBatch" | "cancel">): AsyncGenerator<ChatChunk> {
+/** A stream's chunks one by one, each parsed when it is asked for; leaving early cancels it. */
+export async function* chunksOf(source: ChunkSource): AsyncGenerator<ChatChunk> {
   let ended = false;
   try {
-    for (let batch = await stream.nextBatch(); batch !== undefined; batch = await stream.nextBatch()) {
-      for (const chunk of batch) yield chunk;
+    for (;;) {
+      const chunk = source.take();
+      if (chunk !== undefined) yield chunk;
+      else if (!(await source.read())) break;
     }
     ended = true;
   } finally {
-    if (!ended) await stream.cancel();
+    if (!ended) await source.cancel();
   }
 }
 

@@ -34,16 +34,21 @@ export async function* parseSse(source: AsyncIterable<Uint8Array | string>): Asy
 }
 
 /**
- * The SSE parser without the async iteration: feed it each chunk of the body as it arrives and
- * take the events that chunk completed. Readers of a busy stream use it to handle all the events
- * of one network read in one pass.
+ * The SSE parser without the async iteration: `push` each chunk of the body as it arrives, then
+ * `take` the events it completed one at a time. A reader that falls behind holds the bytes it has
+ * not parsed yet, not a batch of parsed events: with many streams read at once, parsed events
+ * kept across a young-generation GC are copied, and then kept until a full one.
  */
 export class SseDecoder {
   readonly #utf8 = new Utf8Decoder();
   readonly #state = new EventBuilder();
   #buffer = "";
+  // Where the next line starts: what comes before it has been parsed.
+  #start = 0;
   // Where the scan for line ends resumes, so a long line split into many chunks is scanned once.
   #scanFrom = 0;
+  // Gateways end lines with "\n", which indexOf finds fastest; a "\r" anywhere needs the general scan.
+  #lineEnd: RegExp | undefined;
   // A chunk ending in "\r" may be the first half of "\r\n"; the "\n" must then not end a second line.
   #skipLeadingLf = false;
   #done = false;
@@ -53,21 +58,28 @@ export class SseDecoder {
     return this.#done;
   }
 
-  /** Takes the next chunk of the body; returns the events it completed (none after [DONE]). */
-  feed(chunk: Uint8Array | string): SseEvent[] {
-    const events: SseEvent[] = [];
-    if (this.#done) return events;
+  /** Takes the next chunk of the body (nothing is parsed until `take`). */
+  push(chunk: Uint8Array | string): void {
+    if (this.#done) return;
     let text = typeof chunk === "string" ? chunk : this.#utf8.decode(chunk);
     if (this.#skipLeadingLf && text.length > 0) {
       if (text.startsWith("\n")) text = text.slice(1);
       this.#skipLeadingLf = false;
     }
-    const buffer = this.#buffer + text;
-    let start = 0;
-    // Gateways end lines with "\n"; indexOf finds those fastest. "\r" needs the general scan.
-    const lineEnd = text.includes("\r") || this.#buffer.includes("\r") ? /[\r\n]/g : undefined;
+    if (this.#lineEnd === undefined && text.includes("\r")) this.#lineEnd = /[\r\n]/g;
+    const rest = this.#start === 0 ? this.#buffer : this.#buffer.slice(this.#start);
+    this.#scanFrom -= this.#start;
+    this.#start = 0;
+    this.#buffer = rest + text;
+  }
+
+  /** The next event the pushed bytes complete, or undefined when they hold no more (or `[DONE]`
+   * came). A line that is not a known field, a comment or empty is thrown as StreamError. */
+  take(): SseEvent | undefined {
+    const buffer = this.#buffer;
+    const lineEnd = this.#lineEnd;
     let index = this.#scanFrom;
-    for (;;) {
+    while (!this.#done) {
       let after: number;
       if (lineEnd === undefined) {
         index = buffer.indexOf("\n", index);
@@ -87,27 +99,36 @@ export class SseDecoder {
           }
         }
       }
-      const event = this.#state.line(buffer, start, index);
-      start = after;
-      index = after;
+      const event = this.#state.line(buffer, this.#start, index);
+      this.#start = this.#scanFrom = index = after;
       if (event === undefined) continue;
       if (event.data === DONE_MARKER) {
         this.#done = true;
         break;
       }
-      events.push(event);
+      return event;
     }
-    this.#buffer = buffer.slice(start);
-    this.#scanFrom = this.#buffer.length;
+    this.#scanFrom = buffer.length;
+    return undefined;
+  }
+
+  /** Pushes `chunk` and returns all the events it completed (none after [DONE]). */
+  feed(chunk: Uint8Array | string): SseEvent[] {
+    const events: SseEvent[] = [];
+    this.push(chunk);
+    for (let event = this.take(); event !== undefined; event = this.take()) events.push(event);
     return events;
   }
 
-  /** The body ended: returns the last event, when it lacked its blank line. */
+  /** The body ended: returns the last event, when it lacked its blank line. Events pushed before
+   * and not taken yet are not among them: take those first. */
   end(): SseEvent[] {
     if (this.#done) return [];
     this.#utf8.end();
     this.#done = true;
-    const buffer = this.#buffer;
+    const buffer = this.#buffer.slice(this.#start);
+    this.#buffer = "";
+    this.#start = this.#scanFrom = 0;
     // The last event may lack its blank line; dispatching it keeps its data, and a consumer that
     // cannot parse a truncated event then reports that instead of losing it silently.
     if (buffer.length > 0) this.#state.line(buffer, 0, buffer.length);

@@ -1,5 +1,5 @@
 import PQueue from "p-queue";
-import { batchOf, chunksOf, type ChatStream } from "../gateway/chat-stream.js";
+import { chatStreamOf, type ChatStream } from "../gateway/chat-stream.js";
 import type { ChatChunk } from "../gateway/wire.js";
 import { positiveInteger } from "../gateway/positive-number.js";
 import { toAbortedError } from "../gateway/to-aborted-error.js";
@@ -167,10 +167,18 @@ function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => voi
 }
 
 function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
-  const nextRead = async (visit: (chunk: ChatChunk) => void): Promise<boolean> => {
+  const take = (): ChatChunk | undefined => {
+    try {
+      return stream.take();
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+  };
+  const read = async (): Promise<boolean> => {
     let more: boolean;
     try {
-      more = await stream.nextRead(visit);
+      more = await stream.read();
     } catch (error) {
       slot.release();
       throw error;
@@ -178,7 +186,6 @@ function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
     if (!more) slot.release();
     return more;
   };
-  const nextBatch = (): Promise<ChatChunk[] | undefined> => batchOf(nextRead);
   const cancel = async (): Promise<void> => {
     try {
       await stream.cancel();
@@ -186,12 +193,5 @@ function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
       slot.release();
     }
   };
-  return {
-    ids: stream.ids,
-    replayed: stream.replayed === true,
-    nextBatch,
-    nextRead,
-    [Symbol.asyncIterator]: () => chunksOf({ nextBatch, cancel }),
-    cancel,
-  };
+  return chatStreamOf({ take, read, cancel }, stream.ids, stream.replayed === true);
 }
