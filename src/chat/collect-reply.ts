@@ -25,6 +25,32 @@ export type ReplyEvent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "tool_call_chunks"; readonly chunks: ToolCallChunk[] };
 
+/** The events a stream has shown and its consumer not yet taken, first in first out. Its storage
+ * is reused once empty: a fresh array per chunk, or one emptied with `length = 0` (which drops its
+ * storage), cost an allocation per chunk. */
+export class EventQueue {
+  readonly #items: (ReplyEvent | undefined)[] = [];
+  #head = 0;
+  #tail = 0;
+
+  get length(): number {
+    return this.#tail - this.#head;
+  }
+
+  push(event: ReplyEvent): void {
+    this.#items[this.#tail++] = event;
+  }
+
+  /** The oldest event, or undefined when the queue is empty. */
+  shift(): ReplyEvent | undefined {
+    if (this.#head === this.#tail) return undefined;
+    const event = this.#items[this.#head];
+    this.#items[this.#head++] = undefined;
+    if (this.#head === this.#tail) this.#head = this.#tail = 0;
+    return event;
+  }
+}
+
 /** What had arrived when a stream broke, for the error the caller gets. */
 export interface PartialReply {
   readonly model: string;
@@ -53,8 +79,8 @@ export class ReplyCollector {
     return this.#shown;
   }
 
-  /** Takes one stream chunk; appends what to show now to `events`, and returns it. */
-  push(chunk: ChatChunk, events: ReplyEvent[] = []): ReplyEvent[] {
+  /** Takes one stream chunk; appends what to show now to `events`. */
+  push(chunk: ChatChunk, events: { push(event: ReplyEvent): unknown }): void {
     this.#servedModel = chunk.model || this.#servedModel;
     this.#responseId ??= chunk.id;
     // Usage comes in the final chunk; a gateway that repeats it must not be counted twice.
@@ -66,13 +92,17 @@ export class ReplyCollector {
       if (text) {
         this.#content += text;
         // An image model's reply is one Markdown image: decoded when complete, not shown in pieces.
-        if (!this.#model.capabilities.imageGeneration) events.push({ type: "text", text });
+        if (!this.#model.capabilities.imageGeneration) {
+          events.push({ type: "text", text });
+          this.#shown = true;
+        }
       }
       const calls = choice.delta.tool_calls;
-      if (calls?.length) events.push({ type: "tool_call_chunks", chunks: this.#assembler.add(calls) });
+      if (calls?.length) {
+        events.push({ type: "tool_call_chunks", chunks: this.#assembler.add(calls) });
+        this.#shown = true;
+      }
     }
-    if (events.length > 0) this.#shown = true;
-    return events;
   }
 
   /** Takes a complete non-streamed response. */

@@ -41,29 +41,26 @@ export class DirectStream<S, T> extends IterableReadableStream<T> {
     return stream;
   }
 
-  override async next(): Promise<IteratorResult<T>> {
+  override next(): Promise<IteratorResult<T>> {
     const state = this.state;
+    // A piece at hand (most of them, when a read brings many) is handed over without the frame an
+    // async function allocates on every call.
     try {
-      for (let source = state.source; source !== undefined; source = state.source) {
-        const piece = source.take();
-        if (piece !== undefined) return { done: false, value: state.map!(piece) };
-        if (!(await source.read())) break;
-      }
+      const piece = state.source?.take();
+      if (piece !== undefined) return Promise.resolve({ done: false, value: state.map!(piece) });
     } catch (error) {
-      await end(state as State<unknown, unknown>);
-      throw error;
+      return endWith(state, error);
     }
-    await end(state as State<unknown, unknown>);
-    return { done: true, value: undefined };
+    return waitForPiece(state);
   }
 
   override async return(): Promise<IteratorResult<T>> {
-    await end(this.state as State<unknown, unknown>);
+    await end(this.state);
     return { done: true, value: undefined };
   }
 
   override async throw(error: unknown): Promise<IteratorResult<T>> {
-    await end(this.state as State<unknown, unknown>);
+    await end(this.state);
     throw error;
   }
 
@@ -91,9 +88,28 @@ export class DirectStream<S, T> extends IterableReadableStream<T> {
   }
 }
 
+/** The next chunk once the source has read more, or the end. */
+async function waitForPiece<S, T>(state: State<S, T>): Promise<IteratorResult<T>> {
+  try {
+    for (let source = state.source; source !== undefined && (await source.read()); source = state.source) {
+      const piece = source.take();
+      if (piece !== undefined) return { done: false, value: state.map!(piece) };
+    }
+  } catch (error) {
+    return endWith(state, error);
+  }
+  await end(state);
+  return { done: true, value: undefined };
+}
+
+async function endWith<S, T>(state: State<S, T>, error: unknown): Promise<never> {
+  await end(state);
+  throw error;
+}
+
 /** Closes the source (a no-op when it has ended) and lets go of it. (A function, not a private
  * method: a DirectStream is never constructed, so it has no brand.) */
-async function end(state: State<unknown, unknown>): Promise<void> {
+async function end<S, T>(state: State<S, T>): Promise<void> {
   const source = state.source;
   state.source = undefined;
   state.map = undefined;

@@ -2,7 +2,7 @@ import { SvcFlowError, type GatewayIds } from "../errors.js";
 import type { ChatStream } from "../gateway/chat-stream.js";
 import type { ChatChunk } from "../gateway/wire.js";
 import { AttemptHold, attemptCallOptions, type AttemptContext } from "./attempt-hold.js";
-import { ReplyCollector, type CompletedReply, type PartialReply, type ReplyEvent } from "./collect-reply.js";
+import { EventQueue, ReplyCollector, type CompletedReply, type PartialReply, type ReplyEvent } from "./collect-reply.js";
 import type { RequestPlan } from "./plan-request.js";
 
 /** A streamed attempt that has shown its first output (or ended): from here it may not fall back. */
@@ -20,11 +20,10 @@ export interface OpenReply {
 }
 
 /** An attempt that is already complete, as an OpenReply. */
-function completed(reply: CompletedReply, head: ReplyEvent[] = []): OpenReply {
-  let next = 0;
+function completed(reply: CompletedReply, head?: EventQueue): OpenReply {
   return {
-    ...(head.length === 0 ? { complete: reply } : {}),
-    take: () => head[next++],
+    ...(head === undefined || head.length === 0 ? { complete: reply } : {}),
+    take: () => head?.shift(),
     read: async () => reply,
     cancel: async () => {},
   };
@@ -56,9 +55,8 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   let replayed = false;
   let stream: ChatStream;
   let cancelStream: () => Promise<void> = async () => {};
-  // The events of the last chunk taken (a chunk can show text and tool calls), one array reused.
-  const events: ReplyEvent[] = [];
-  let next = 0;
+  // What the chunks taken so far show, and the consumer has not taken yet.
+  const shown = new EventQueue();
   let reply: CompletedReply | undefined;
   try {
     // The collector keeps what a broken stream's error needs; the chunks themselves are not kept.
@@ -68,8 +66,8 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
     cancelStream = () => stream.cancel();
     for (;;) {
       const chunk = stream.take();
-      if (chunk !== undefined) collector.push(chunk, events);
-      else if (!(await stream.read())) return completed(hold.complete(collector.finish(ids, replayed)), events);
+      if (chunk !== undefined) collector.push(chunk, shown);
+      else if (!(await stream.read())) return completed(hold.complete(collector.finish(ids, replayed)), shown);
       if (collector.started) break;
     }
   } catch (error) {
@@ -98,8 +96,9 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   return {
     cancel,
     take() {
-      while (next >= events.length) {
-        events.length = next = 0;
+      for (;;) {
+        const event = shown.shift();
+        if (event !== undefined) return event;
         let chunk: ChatChunk | undefined;
         try {
           chunk = stream.take();
@@ -107,9 +106,8 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
           return fail(error);
         }
         if (chunk === undefined) return undefined;
-        collector.push(chunk, events);
+        collector.push(chunk, shown);
       }
-      return events[next++];
     },
     async read() {
       let more: boolean;
