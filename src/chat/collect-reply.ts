@@ -25,6 +25,17 @@ export type ReplyEvent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "tool_call_chunks"; readonly chunks: ToolCallChunk[] };
 
+// Classes, not literals, for what every chunk makes: see plain-object.ts.
+class TextEvent {
+  readonly type = "text";
+  constructor(readonly text: string) {}
+}
+
+class ToolCallChunksEvent {
+  readonly type = "tool_call_chunks";
+  constructor(readonly chunks: ToolCallChunk[]) {}
+}
+
 /** The events a stream has shown and its consumer not yet taken, first in first out. Its storage
  * is reused once empty: a fresh array per chunk, or one emptied with `length = 0` (which drops its
  * storage), cost an allocation per chunk. */
@@ -93,13 +104,13 @@ export class ReplyCollector {
         this.#content += text;
         // An image model's reply is one Markdown image: decoded when complete, not shown in pieces.
         if (!this.#model.capabilities.imageGeneration) {
-          events.push({ type: "text", text });
+          events.push(new TextEvent(text));
           this.#shown = true;
         }
       }
       const calls = choice.delta.tool_calls;
       if (calls?.length) {
-        events.push({ type: "tool_call_chunks", chunks: this.#assembler.add(calls) });
+        events.push(new ToolCallChunksEvent(this.#assembler.add(calls)));
         this.#shown = true;
       }
     }

@@ -1,4 +1,5 @@
 import { IterableReadableStream } from "@langchain/core/utils/stream";
+import { IteratorStep } from "./plain-object.js";
 
 /** Where a DirectStream's chunks come from: `take` the next one at hand, `read` to wait for more. */
 export interface PieceSource<S> {
@@ -47,7 +48,7 @@ export class DirectStream<S, T> extends IterableReadableStream<T> {
     // async function allocates on every call.
     try {
       const piece = state.source?.take();
-      if (piece !== undefined) return Promise.resolve({ done: false, value: state.map!(piece) });
+      if (piece !== undefined) return Promise.resolve(new IteratorStep(state.map!(piece)));
     } catch (error) {
       return endWith(state, error);
     }
@@ -93,7 +94,7 @@ async function waitForPiece<S, T>(state: State<S, T>): Promise<IteratorResult<T>
   try {
     for (let source = state.source; source !== undefined && (await source.read()); source = state.source) {
       const piece = source.take();
-      if (piece !== undefined) return { done: false, value: state.map!(piece) };
+      if (piece !== undefined) return new IteratorStep(state.map!(piece));
     }
   } catch (error) {
     return endWith(state, error);
@@ -154,3 +155,4 @@ export async function* piecesOf<S>(source: PieceSource<S>): AsyncGenerator<S> {
     await source.close();
   }
 }
+

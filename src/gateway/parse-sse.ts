@@ -108,7 +108,11 @@ export class SseDecoder {
       }
       return event;
     }
-    this.#scanFrom = buffer.length;
+    if (this.#done) {
+      // Whatever follows [DONE] is ignored; a decoder kept past its stream must not keep the text.
+      this.#buffer = "";
+      this.#start = this.#scanFrom = 0;
+    } else this.#scanFrom = buffer.length;
     return undefined;
   }
 
@@ -177,7 +181,9 @@ function completeLength(bytes: Buffer): number {
 
 /** Accumulates field lines until a blank line dispatches them. */
 class EventBuilder {
-  #data: string[] = [];
+  // The data lines so far, joined with "\n" (undefined: none). A string, not an array: emptying
+  // an array with `length = 0` drops its storage, which then costs an allocation per event.
+  #data: string | undefined;
   #event: string | undefined;
   #id: string | undefined;
   #retryMs: number | undefined;
@@ -188,7 +194,7 @@ class EventBuilder {
     if (start === end) return this.#dispatch();
     // The line nearly every event has, read without slicing it twice.
     if (text.startsWith("data: ", start)) {
-      this.#data.push(text.slice(start + 6, end));
+      this.#addData(text.slice(start + 6, end));
       return undefined;
     }
     const line = text.slice(start, end);
@@ -202,7 +208,7 @@ class EventBuilder {
     if (!KNOWN_FIELDS.has(field)) {
       throw new StreamError(`Malformed SSE line (unknown field "${field.slice(0, 40)}"): ${line.slice(0, 120)}`);
     }
-    if (field === "data") this.#data.push(value);
+    if (field === "data") this.#addData(value);
     else if (field === "event") this.#event = value;
     else if (field === "id") {
       if (!value.includes("\0")) this.#id = value;
@@ -210,21 +216,24 @@ class EventBuilder {
     return undefined;
   }
 
+  #addData(value: string): void {
+    this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
+  }
+
   #dispatch(): SseEvent | undefined {
-    const lines = this.#data;
-    if (lines.length === 0) {
+    const data = this.#data;
+    if (data === undefined) {
       this.#event = undefined;
       this.#retryMs = undefined;
       return undefined;
     }
-    const data = lines.length === 1 ? lines[0]! : lines.join("\n");
-    lines.length = 0;
+    this.#data = undefined;
     const event = this.#event !== undefined && this.#event !== "" ? this.#event : undefined;
     const id = this.#id;
     const retryMs = this.#retryMs;
     this.#event = undefined;
     this.#retryMs = undefined;
-    if (event === undefined && id === undefined && retryMs === undefined) return { data };
+    if (event === undefined && id === undefined && retryMs === undefined) return new DataEvent(data);
     return {
       data,
       ...(event === undefined ? {} : { event }),
@@ -232,4 +241,11 @@ class EventBuilder {
       ...(retryMs === undefined ? {} : { retryMs }),
     };
   }
+}
+
+/** The event nearly every stream sends: data only. A class, not a literal: a literal made for every
+ * event can be pretenured by V8, and would then keep the text it was sliced from alive until a
+ * full GC (see src/chat/plain-object.ts). */
+class DataEvent implements SseEvent {
+  constructor(readonly data: string) {}
 }
