@@ -36,24 +36,31 @@ export class ToolCallAssembler {
 
   /** Takes the `tool_calls` of one delta; returns them as LangChain chunks with stable indices. */
   add(deltas: readonly ToolCallDelta[]): ToolCallChunk[] {
-    return deltas.map((delta, position) => {
-      const { slot, isNew } = this.#slotFor(delta, position);
+    // A loop, `for in` and one literal per shape: this runs for every fragment of a streamed
+    // call, and map's closure, Object.entries' pairs and conditional spreads cost more than the rest.
+    const chunks: ToolCallChunk[] = [];
+    for (let position = 0; position < deltas.length; position++) {
+      const delta = deltas[position]!;
+      const wireIndex = delta.index ?? position;
+      let slot = delta.id ? this.#byId.get(delta.id) : this.#byWireIndex.get(wireIndex);
+      const isNew = slot === undefined;
+      // A new id is a new call, even when its index was used before (a reused index).
+      slot ??= this.#open(wireIndex, delta.id || `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`);
       const name = delta.function?.name;
       const args = delta.function?.arguments ?? "";
       const nameIsNew = Boolean(name) && !slot.name;
       if (nameIsNew) slot.name = name!;
       slot.args += args;
-      for (const [key, value] of Object.entries(delta)) {
+      for (const key in delta) {
+        const value = delta[key];
         if (!KNOWN_FIELDS.has(key) && value !== undefined && value !== null) slot.extras[key] = value;
       }
-      return {
-        type: "tool_call_chunk",
-        index: slot.index,
-        ...(isNew ? { id: slot.id } : {}),
-        ...(nameIsNew ? { name } : {}),
-        args,
-      };
-    });
+      const index = slot.index;
+      const type = "tool_call_chunk";
+      if (isNew) chunks.push(nameIsNew ? { type, index, id: slot.id, name, args } : { type, index, id: slot.id, args });
+      else chunks.push(nameIsNew ? { type, index, name, args } : { type, index, args });
+    }
+    return chunks;
   }
 
   /** Takes the complete `tool_calls` of a non-streamed reply. */
@@ -78,19 +85,6 @@ export class ToolCallAssembler {
       }
     }
     return { toolCalls, invalidToolCalls, extras };
-  }
-
-  #slotFor(delta: ToolCallDelta, position: number): { slot: Slot; isNew: boolean } {
-    const wireIndex = delta.index ?? position;
-    if (delta.id) {
-      const known = this.#byId.get(delta.id);
-      if (known) return { slot: known, isNew: false };
-      // A new id: a new call, even when its index was used before (a reused index).
-      return { slot: this.#open(wireIndex, delta.id), isNew: true };
-    }
-    const existing = this.#byWireIndex.get(wireIndex);
-    if (existing) return { slot: existing, isNew: false };
-    return { slot: this.#open(wireIndex, `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`), isNew: true };
   }
 
   #open(wireIndex: number, id: string): Slot {

@@ -9,7 +9,7 @@ export interface CallDeadline {
 
 /** Merges the caller's signal with a timer of `timeoutMs` (when set). */
 export function callDeadline(model: string, callerSignal?: AbortSignal, timeoutMs?: number): CallDeadline {
-  if (timeoutMs === undefined) return { ...(callerSignal === undefined ? {} : { signal: callerSignal }), explain: (error) => error };
+  if (timeoutMs === undefined) return callerSignal === undefined ? UNLIMITED : { signal: callerSignal, explain: unchanged };
   const timer = AbortSignal.timeout(timeoutMs);
   const signal = callerSignal === undefined ? timer : AbortSignal.any([callerSignal, timer]);
   return {
@@ -24,6 +24,9 @@ export function callDeadline(model: string, callerSignal?: AbortSignal, timeoutM
     },
   };
 }
+
+const unchanged = (error: unknown): unknown => error;
+const UNLIMITED: CallDeadline = { explain: unchanged };
 
 function isDomAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");

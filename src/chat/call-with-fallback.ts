@@ -47,7 +47,9 @@ export async function callWithFallback<T>(
     try {
       const value = await withRetry(() => attempt(plan), options.retry, {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
-        onRetry: (error, number, delayMs) => options.onRetry?.(plan, error, number, delayMs),
+        onRetry(error, number, delayMs) {
+          options.onRetry?.(plan, error, number, delayMs);
+        },
       });
       return { value, plan, fallbackFrom };
     } catch (error) {

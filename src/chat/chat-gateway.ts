@@ -233,7 +233,9 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
           throw deadline.explain(error);
         }
       },
-      close: () => open.cancel(),
+      close() {
+        return open.cancel();
+      },
     };
   }
 

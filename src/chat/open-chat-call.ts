@@ -26,7 +26,9 @@ export async function openChatCall(
     slots: options.scheduler,
     ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
     ...(options.usageTags === undefined ? {} : { usageTags: options.usageTags }),
-    onWarning: (warning) => warnings.emit(warning),
+    onWarning(warning) {
+      warnings.emit(warning);
+    },
     ...signal,
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   };
@@ -39,10 +41,9 @@ export async function openChatCall(
     {
       retry: options.retry,
       ...signal,
-      onFallback: (from, to, error) =>
-        warnings.emit(
-          new ChatWarning("fallback_used", from.model.id, `${from.model.id} failed (${error.code}: ${error.message}); moved to ${to.model.id}.`),
-        ),
+      onFallback(from, to, error) {
+        warnings.emit(new ChatWarning("fallback_used", from.model.id, `${from.model.id} failed (${error.code}: ${error.message}); moved to ${to.model.id}.`));
+      },
     },
   );
   const requested = options.chain[0]!.id;

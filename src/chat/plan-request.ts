@@ -52,8 +52,12 @@ export function promptSize(input: Pick<ChatInput, "messages" | "tools" | "respon
   let bound: number | undefined;
   let tokens: number | undefined;
   return {
-    atMost: () => (bound ??= promptTokensAtMost(counted)),
-    exact: () => (tokens ??= countPromptTokens(counted)),
+    atMost() {
+      return (bound ??= promptTokensAtMost(counted));
+    },
+    exact() {
+      return (tokens ??= countPromptTokens(counted));
+    },
   };
 }
 
@@ -94,7 +98,9 @@ export function planRequest(model: ModelInfo, input: ChatInput, size?: PromptSiz
     model,
     request,
     stream,
-    promptTokens: () => prompt.exact(),
+    promptTokens() {
+      return prompt.exact();
+    },
     ...(rules.outputLimit === undefined ? {} : { outputLimit: rules.outputLimit }),
     warnings: rules.warnings,
   };

@@ -23,9 +23,13 @@ export interface OpenReply {
 function completed(reply: CompletedReply, head?: EventQueue): OpenReply {
   return {
     ...(head === undefined || head.length === 0 ? { complete: reply } : {}),
-    take: () => head?.shift(),
-    read: async () => reply,
-    cancel: async () => {},
+    take() {
+      return head?.shift();
+    },
+    async read() {
+      return reply;
+    },
+    async cancel() {},
   };
 }
 
@@ -53,8 +57,7 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   const collector = new ReplyCollector(plan.model);
   let ids: GatewayIds = {};
   let replayed = false;
-  let stream: ChatStream;
-  let cancelStream: () => Promise<void> = async () => {};
+  let stream: ChatStream | undefined;
   // What the chunks taken so far show, and the consumer has not taken yet.
   const shown = new EventQueue();
   let reply: CompletedReply | undefined;
@@ -63,7 +66,6 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
     stream = await context.client.chatStream(plan.request, { ...attemptCallOptions(context, plan), keepPartial: false });
     ids = stream.ids;
     replayed = stream.replayed === true;
-    cancelStream = () => stream.cancel();
     for (;;) {
       const chunk = stream.take();
       if (chunk !== undefined) collector.push(chunk, shown);
@@ -72,38 +74,35 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
     }
   } catch (error) {
     hold.fail(error);
-    await cancelStream();
+    await stream?.cancel();
     throw error;
   }
-  const cancel = async (): Promise<void> => {
-    if (hold.done) return;
-    // The consumer stopped early (break, abort): an unfinished reply is not billed.
-    hold.fail(new SvcFlowError("cancelled", "The consumer stopped reading the stream."));
-    await cancelStream();
-  };
-  const fail = (error: unknown): never => {
-    hold.fail(error);
-    throw broken(error, collector.partial());
-  };
+  const opened = stream;
   // A consumer that aborts may never pull again (LangChain answers the abort itself), so the
   // slot and connection are freed on the signal rather than on the next read.
   const signal = context.signal;
   if (signal) {
-    const onAbort = (): void => void cancel();
+    const onAbort = (): void => void open.cancel();
     signal.addEventListener("abort", onAbort, { once: true });
     hold.onEnd(() => signal.removeEventListener("abort", onAbort));
   }
-  return {
-    cancel,
+  // Methods, not arrow functions: see ChunkSource in chat-stream.ts (the cost of a named closure).
+  const open: OpenReply = {
+    async cancel() {
+      if (hold.done) return;
+      // The consumer stopped early (break, abort): an unfinished reply is not billed.
+      hold.fail(new SvcFlowError("cancelled", "The consumer stopped reading the stream."));
+      await opened.cancel();
+    },
     take() {
       for (;;) {
         const event = shown.shift();
         if (event !== undefined) return event;
         let chunk: ChatChunk | undefined;
         try {
-          chunk = stream.take();
+          chunk = opened.take();
         } catch (error) {
-          return fail(error);
+          return failBroken(hold, broken, collector, error);
         }
         if (chunk === undefined) return undefined;
         collector.push(chunk, shown);
@@ -112,15 +111,21 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
     async read() {
       let more: boolean;
       try {
-        more = await stream.read();
+        more = await opened.read();
       } catch (error) {
-        return fail(error);
+        return failBroken(hold, broken, collector, error);
       }
       if (more) return undefined;
       reply ??= hold.complete(collector.finish(ids, replayed));
       return reply;
     },
   };
+  return open;
+}
+
+function failBroken(hold: AttemptHold, broken: BrokenStream, collector: ReplyCollector, error: unknown): never {
+  hold.fail(error);
+  throw broken(error, collector.partial());
 }
 
 /** One attempt of a plan: streamed when the plan streams, a single response otherwise. */

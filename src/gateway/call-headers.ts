@@ -27,7 +27,10 @@ export function checkIdempotencyKey(key: string): string {
 /** The extra headers of one call, names lower-cased; throws ParameterError for a reserved or malformed header. */
 export function callHeaders(options: CallHeaderOptions): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(options.headers ?? {})) {
+  const headers = options.headers;
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const value = headers[name];
     const lower = name.toLowerCase();
     if (RESERVED.has(lower)) {
       const fix = lower === "authorization" ? "Pass apiKey to the client instead" : "The client sets it itself";

@@ -77,13 +77,15 @@ export class Scheduler {
     }
     this.#held++;
     let released = false;
+    // A method, not an arrow: see ChunkSource in chat-stream.ts (the cost of a named closure).
+    const scheduler = this;
     return {
-      release: () => {
+      release(): void {
         if (released) return;
         released = true;
         releaseKey();
         releaseModel();
-        if (--this.#held === 0 && this.waiting === 0) for (const resolve of this.#idle.splice(0)) resolve();
+        if (--scheduler.#held === 0 && scheduler.waiting === 0) for (const resolve of scheduler.#idle.splice(0)) resolve();
       },
     };
   }
@@ -167,31 +169,33 @@ function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => voi
 }
 
 function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
-  const take = (): ChatChunk | undefined => {
-    try {
-      return stream.take();
-    } catch (error) {
-      slot.release();
-      throw error;
-    }
+  const source = {
+    take(): ChatChunk | undefined {
+      try {
+        return stream.take();
+      } catch (error) {
+        slot.release();
+        throw error;
+      }
+    },
+    async read(): Promise<boolean> {
+      let more: boolean;
+      try {
+        more = await stream.read();
+      } catch (error) {
+        slot.release();
+        throw error;
+      }
+      if (!more) slot.release();
+      return more;
+    },
+    async cancel(): Promise<void> {
+      try {
+        await stream.cancel();
+      } finally {
+        slot.release();
+      }
+    },
   };
-  const read = async (): Promise<boolean> => {
-    let more: boolean;
-    try {
-      more = await stream.read();
-    } catch (error) {
-      slot.release();
-      throw error;
-    }
-    if (!more) slot.release();
-    return more;
-  };
-  const cancel = async (): Promise<void> => {
-    try {
-      await stream.cancel();
-    } finally {
-      slot.release();
-    }
-  };
-  return chatStreamOf({ take, read, cancel }, stream.ids, stream.replayed === true);
+  return chatStreamOf(source, stream.ids, stream.replayed === true);
 }
