@@ -1,20 +1,11 @@
-import { inspect } from "node:util";
 import { load } from "@langchain/core/load";
-import {
-  AIMessage,
-  AIMessageChunk,
-  BaseMessage,
-  BaseMessageChunk,
-  isAIMessageChunk,
-  isBaseMessageChunk,
-  mapChatMessagesToStoredMessages,
-  mapStoredMessagesToChatMessages,
-} from "@langchain/core/messages";
+import { AIMessageChunk } from "@langchain/core/messages";
 import { concat } from "@langchain/core/utils/stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { toEventChunk } from "../src/chat/build-reply-message.js";
 import { textChunkMessage } from "../src/chat/text-chunk-message.js";
+import { messageFacts, serializedForms, shapeOf } from "./message-shape.js";
 
 // Every comparison is against a message LangChain builds now, so a LangChain upgrade that adds,
 // drops or reorders a field of its constructor fails here rather than going unnoticed.
@@ -26,71 +17,6 @@ const text = fc.oneof(
   fc.string({ unit: "grapheme" }),
   fc.string({ unit: fc.constantFrom("a", " ", "\u0000", "\uD800", "\uDC00", "👋", "\n", '"') }),
 );
-
-const PROTOTYPES = new Map<object | null, string>([
-  [AIMessageChunk.prototype, "AIMessageChunk"],
-  [Object.prototype, "Object"],
-  [Array.prototype, "Array"],
-  [null, "null"],
-]);
-
-// Everything a consumer can read of an object graph: each object's prototype, extensibility and
-// own properties in order with their full descriptors, and which paths lead to the same object.
-function shapeOf(root: unknown): unknown {
-  const seen = new Map<object, number>();
-  const visit = (value: unknown): unknown => {
-    if (typeof value !== "object" || value === null) return { primitive: value };
-    const seenAs = seen.get(value);
-    if (seenAs !== undefined) return { sameObjectAs: seenAs };
-    seen.set(value, seen.size);
-    return {
-      object: seen.size - 1,
-      prototype: PROTOTYPES.get(Object.getPrototypeOf(value)) ?? "another prototype",
-      extensible: Object.isExtensible(value),
-      properties: Reflect.ownKeys(value).map((key) => {
-        const { value: property, get, set, ...attributes } = Reflect.getOwnPropertyDescriptor(value, key)!;
-        return { key: typeof key === "symbol" ? `symbol ${Symbol.keyFor(key)}` : key, ...attributes, get, set, value: visit(property) };
-      }),
-    };
-  };
-  return visit(root);
-}
-
-function facts(message: AIMessageChunk) {
-  return {
-    instanceOfAIMessageChunk: message instanceof AIMessageChunk,
-    instanceOfBaseMessageChunk: message instanceof BaseMessageChunk,
-    instanceOfBaseMessage: message instanceof BaseMessage,
-    aiMessageChunk: AIMessageChunk.isInstance(message),
-    aiMessage: AIMessage.isInstance(message),
-    baseMessage: BaseMessage.isInstance(message),
-    baseMessageChunk: BaseMessageChunk.isInstance(message),
-    isAIMessageChunk: isAIMessageChunk(message),
-    isBaseMessageChunk: isBaseMessageChunk(message),
-    constructor: message.constructor,
-    prototype: Object.getPrototypeOf(message),
-    getType: message._getType(),
-    type: message.type,
-    text: message.text,
-    contentBlocks: shapeOf(message.contentBlocks),
-    lcId: message.lc_id,
-    tag: Object.prototype.toString.call(message),
-    inspected: inspect(message, { depth: 5 }),
-    formatted: message.toFormattedString(),
-    cloned: shapeOf(structuredClone(message)),
-  };
-}
-
-function serialized(message: AIMessageChunk) {
-  const stored = mapChatMessagesToStoredMessages([message]);
-  return {
-    json: JSON.stringify(message),
-    toJSON: shapeOf(message.toJSON()),
-    toDict: shapeOf(message.toDict()),
-    stored: JSON.stringify(stored),
-    restored: shapeOf(mapStoredMessagesToChatMessages(stored)),
-  };
-}
 
 describe("textChunkMessage", () => {
   it("builds LangChain's own message: the same own properties in order, descriptors and identities", () => {
@@ -114,7 +40,7 @@ describe("textChunkMessage", () => {
   it("answers every type guard and getter as LangChain's own message does", () => {
     fc.assert(
       fc.property(text, (value) => {
-        expect(facts(textChunkMessage(value))).toStrictEqual(facts(langchains(value)));
+        expect(messageFacts(textChunkMessage(value))).toStrictEqual(messageFacts(langchains(value)));
       }),
       { numRuns: 200 },
     );
@@ -123,7 +49,7 @@ describe("textChunkMessage", () => {
   it("serializes and round-trips through stored messages as LangChain's own message does", () => {
     fc.assert(
       fc.property(text, (value) => {
-        expect(serialized(textChunkMessage(value))).toStrictEqual(serialized(langchains(value)));
+        expect(serializedForms(textChunkMessage(value))).toStrictEqual(serializedForms(langchains(value)));
       }),
       { numRuns: 200 },
     );
@@ -144,7 +70,7 @@ describe("textChunkMessage", () => {
         const mixes = texts.map((value, index) => (mixed[index] ? textChunkMessage(value) : langchains(value))).reduce((left, right) => concat(left, right));
         expect(shapeOf(ours)).toStrictEqual(shapeOf(theirs));
         expect(shapeOf(mixes)).toStrictEqual(shapeOf(theirs));
-        expect(serialized(ours)).toStrictEqual(serialized(theirs));
+        expect(serializedForms(ours)).toStrictEqual(serializedForms(theirs));
       }),
       { numRuns: 200 },
     );

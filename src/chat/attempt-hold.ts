@@ -129,9 +129,10 @@ export function signalOf(context: AttemptContext): { signal?: AbortSignal } {
 }
 
 /** The client call options of one attempt: the signal, and the plan's model's idempotency key. */
-export function attemptCallOptions(context: AttemptContext, plan: RequestPlan): { signal?: AbortSignal; idempotencyKey?: string } {
-  return {
-    ...signalOf(context),
-    ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: modelIdempotencyKey(context.idempotencyKey, plan.model.id) }),
-  };
+export function attemptCallOptions(context: AttemptContext, plan: RequestPlan): { signal?: AbortSignal; idempotencyKey?: string; keepPartial?: boolean } {
+  // Assigned, not spread: see pieceMessage (stream-piece.ts) for what spreads cost per call.
+  const options: { signal?: AbortSignal; idempotencyKey?: string; keepPartial?: boolean } = {};
+  if (context.signal !== undefined) options.signal = context.signal;
+  if (context.idempotencyKey !== undefined) options.idempotencyKey = modelIdempotencyKey(context.idempotencyKey, plan.model.id);
+  return options;
 }

@@ -35,7 +35,7 @@ export function buildChatInput(
       format === undefined || schema === undefined
         ? format
         : { ...format, json_schema: { ...format.json_schema, schema: toJsonSchema(schema, "response_format") } },
-    settings: { ...settings, ...(call.stop === undefined ? {} : { stop: call.stop }) },
+    settings: call.stop === undefined ? settings : Object.assign({}, settings, { stop: call.stop }),
     stream,
   };
 }

@@ -1,9 +1,10 @@
-import { AIMessage, AIMessageChunk, collapseToolCallChunks, type AIMessageChunkFields, type MessageContent } from "@langchain/core/messages";
+import { AIMessage, collapseToolCallChunks, type AIMessageChunk, type AIMessageChunkFields, type MessageContent } from "@langchain/core/messages";
 import type { InvalidToolCall, ToolCall, ToolCallChunk } from "@langchain/core/messages/tool";
 import type { ModelInfo } from "../catalog/models.js";
 import type { CompletedReply, ReplyEvent } from "./collect-reply.js";
 import { TOOL_CALL_EXTRAS_KEY } from "./convert-messages.js";
 import { countReplyImages, decodeImageReply } from "./decode-image-reply.js";
+import { finalChunkMessage } from "./final-chunk-message.js";
 import { replyMetadata, usageMetadataOf } from "./reply-metadata.js";
 import { textChunkMessage } from "./text-chunk-message.js";
 
@@ -49,42 +50,38 @@ function toolCallChunkMessage(chunks: ToolCallChunk[]): AIMessageChunk {
   return message;
 }
 
-// LangChain's chunk constructor adds fields to the object it is given; given every field up front
-// (the same shape each time) it runs several times faster (measured: 7.6 us to 1.6 us a chunk).
-function chunkFields(fields: AIMessageChunkFields): AIMessageChunkFields {
-  return {
-    content: fields.content,
-    additional_kwargs: fields.additional_kwargs ?? {},
-    response_metadata: fields.response_metadata ?? {},
-    tool_call_chunks: fields.tool_call_chunks ?? [],
-    usage_metadata: fields.usage_metadata,
-    id: fields.id,
-    name: fields.name,
-  };
-}
-
 // What collapseToolCallChunks gives for one event's chunks, without parsing the fragments it
 // throws away: LangChain takes a fragment without an id (every fragment but a call's first) for an
 // invalid call whatever it holds, and parsing them all eagerly cost more than the whole stream.
 // Fragments with an id are LangChain's to parse; anything but one fragment per call, LangChain's whole.
 function collapseEventChunks(chunks: ToolCallChunk[]): Pick<AIMessageChunkFields, "tool_calls" | "invalid_tool_calls"> {
-  const indices = new Set(chunks.map((chunk) => chunk.index));
-  if (indices.size !== chunks.length || chunks.some((chunk) => chunk.index === undefined || "isCustomTool" in chunk)) {
-    return collapseToolCallChunks(chunks);
-  }
+  if (!oneFragmentPerCall(chunks)) return collapseToolCallChunks(chunks);
   const tool_calls: ToolCall[] = [];
   const invalid_tool_calls: InvalidToolCall[] = [];
   for (const chunk of chunks) {
-    if (chunk.id) {
+    const args = (chunk.args ?? "").trim();
+    if (!chunk.id) {
+      invalid_tool_calls.push({ name: chunk.name ?? "", args: args || "{}", id: chunk.id, error: "Malformed args.", type: "invalid_tool_call" });
+    } else if (args === "") {
+      // A call's first fragment usually has no arguments yet: LangChain parses "{}" for it.
+      tool_calls.push({ name: chunk.name ?? "", args: {}, id: chunk.id, type: "tool_call" });
+    } else {
       const collapsed = collapseToolCallChunks([chunk]);
       tool_calls.push(...collapsed.tool_calls);
       invalid_tool_calls.push(...collapsed.invalid_tool_calls);
-    } else {
-      const args = (chunk.args ?? "").trim();
-      invalid_tool_calls.push({ name: chunk.name ?? "", args: args || "{}", id: chunk.id, error: "Malformed args.", type: "invalid_tool_call" });
     }
   }
   return { tool_calls, invalid_tool_calls };
+}
+
+/** True when each fragment has its own index, and none is a custom tool's (raw input). */
+function oneFragmentPerCall(chunks: ToolCallChunk[]): boolean {
+  for (let i = 0; i < chunks.length; i++) {
+    const chunk = chunks[i]!;
+    if (chunk.index === undefined || "isCustomTool" in chunk) return false;
+    for (let j = 0; j < i; j++) if (chunks[j]!.index === chunk.index) return false;
+  }
+  return true;
 }
 
 /** The last chunk of a streamed reply: metadata, usage and tool-call extras once (LangChain adds
@@ -93,14 +90,8 @@ export function toFinalChunk(reply: CompletedReply, origin: ReplyOrigin): AIMess
   const { content, images } = origin.model.capabilities.imageGeneration
     ? contentOf(reply, origin.model)
     : { content: "", images: 0 };
-  return new AIMessageChunk(
-    chunkFields({
-      content,
-      additional_kwargs: extrasOf(reply),
-      response_metadata: metadataOf(reply, origin, images),
-      ...(reply.usage === undefined ? {} : { usage_metadata: usageMetadataOf(reply.usage) }),
-    }),
-  );
+  const usage = reply.usage === undefined ? undefined : usageMetadataOf(reply.usage);
+  return finalChunkMessage(content, extrasOf(reply), metadataOf(reply, origin, images), usage);
 }
 
 /** Images a reply carries (image models bill per image). */

@@ -152,7 +152,8 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
     const { generations, llmOutput } = await this._generate(messages, callOptions);
     const { message, generationInfo } = generations[0]!;
-    message.response_metadata = { ...llmOutput, ...generationInfo, ...message.response_metadata };
+    // Object.assign, not spreads: see pieceMessage (stream-piece.ts).
+    message.response_metadata = Object.assign({}, llmOutput, generationInfo, message.response_metadata);
     return message as AIMessageChunk;
   }
 

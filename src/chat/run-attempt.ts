@@ -63,7 +63,9 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   let reply: CompletedReply | undefined;
   try {
     // The collector keeps what a broken stream's error needs; the chunks themselves are not kept.
-    stream = await context.client.chatStream(plan.request, { ...attemptCallOptions(context, plan), keepPartial: false });
+    const options = attemptCallOptions(context, plan);
+    options.keepPartial = false;
+    stream = await context.client.chatStream(plan.request, options);
     ids = stream.ids;
     replayed = stream.replayed === true;
     for (;;) {
