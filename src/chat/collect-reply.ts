@@ -135,8 +135,8 @@ export class ReplyCollector {
 
   /** The complete reply, tool calls validated. */
   finish(ids: GatewayIds, replayed = false): CompletedReply {
+    // Starts with a property, not a spread: see pieceMessage in stream-piece.ts.
     return {
-      ...(replayed ? { replayed } : {}),
       content: this.#content,
       toolCalls: this.#assembler.finish(),
       finishReason: this.#finishReason,
@@ -144,6 +144,7 @@ export class ReplyCollector {
       servedModel: this.#servedModel,
       ...(this.#responseId === undefined ? {} : { responseId: this.#responseId }),
       ids,
+      ...(replayed ? { replayed } : {}),
     };
   }
 }

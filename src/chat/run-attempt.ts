@@ -21,8 +21,8 @@ export interface OpenReply {
 
 /** An attempt that is already complete, as an OpenReply. */
 function completed(reply: CompletedReply, head?: EventQueue): OpenReply {
+  // Starts with a method, not a spread: see pieceMessage in stream-piece.ts.
   return {
-    ...(head === undefined || head.length === 0 ? { complete: reply } : {}),
     take() {
       return head?.shift();
     },
@@ -30,6 +30,7 @@ function completed(reply: CompletedReply, head?: EventQueue): OpenReply {
       return reply;
     },
     async cancel() {},
+    ...(head === undefined || head.length === 0 ? { complete: reply } : {}),
   };
 }
 
