@@ -72,7 +72,8 @@ export interface PartialReply {
 /** Gathers one reply from stream chunks (or one response) and says what to show as it comes. */
 export class ReplyCollector {
   readonly #model: ModelInfo;
-  readonly #assembler = new ToolCallAssembler();
+  // Made at the first tool call: most replies have none, and it holds two Maps.
+  #assembler: ToolCallAssembler | undefined;
   #content = "";
   #finishReason: string | null = null;
   #usage: Usage | undefined;
@@ -110,7 +111,7 @@ export class ReplyCollector {
       }
       const calls = choice.delta.tool_calls;
       if (calls?.length) {
-        events.push(new ToolCallChunksEvent(this.#assembler.add(calls)));
+        events.push(new ToolCallChunksEvent((this.#assembler ??= new ToolCallAssembler()).add(calls)));
         this.#shown = true;
       }
     }
@@ -125,12 +126,16 @@ export class ReplyCollector {
     if (!choice) return;
     this.#finishReason = choice.finish_reason;
     this.#content = choice.message.content ?? "";
-    if (choice.message.tool_calls?.length) this.#assembler.addComplete(choice.message.tool_calls);
+    if (choice.message.tool_calls?.length) (this.#assembler ??= new ToolCallAssembler()).addComplete(choice.message.tool_calls);
+  }
+
+  #toolCalls(): AssembledToolCalls {
+    return this.#assembler?.finish() ?? { toolCalls: [], invalidToolCalls: [], extras: {} };
   }
 
   /** What arrived so far, for an error after the stream broke. */
   partial(): PartialReply {
-    return { model: this.#servedModel, content: this.#content, toolCalls: this.#assembler.finish() };
+    return { model: this.#servedModel, content: this.#content, toolCalls: this.#toolCalls() };
   }
 
   /** The complete reply, tool calls validated. */
@@ -138,7 +143,7 @@ export class ReplyCollector {
     // Starts with a property, not a spread: see pieceMessage in stream-piece.ts.
     return {
       content: this.#content,
-      toolCalls: this.#assembler.finish(),
+      toolCalls: this.#toolCalls(),
       finishReason: this.#finishReason,
       ...(this.#usage === undefined ? {} : { usage: this.#usage }),
       servedModel: this.#servedModel,

@@ -159,34 +159,51 @@ export class HttpTransport {
   }
 
   // Listeners rather than `for await`: a Readable's async iterator costs more than a whole small
-  // JSON body. Each chunk must come within the chunk timeout, as in `chunks()`.
+  // JSON body. Each chunk must come within the chunk timeout, as in `chunks()`. The listeners are
+  // unnamed arrows, left in place (the body is ended or destroyed once settled): under tsx, every
+  // named closure made per call also costs a defineProperty of its name.
   #readAll(opened: OpenResponse, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
     const { body, watchdog } = opened;
     const chunkTimeoutMs = this.#options.chunkTimeoutMs;
     return new Promise<Buffer>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const settle = (error?: unknown): void => {
-        watchdog.release();
-        body.off("data", onData).off("end", onEnd).off("error", onError);
-        if (error !== undefined) reject(watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids }));
-        // A body of one chunk (most JSON answers) is that chunk, not a copy of it.
-        else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-        if (!body.destroyed) body.on("error", () => undefined).destroy();
-      };
-      const onData = (chunk: Buffer): void => {
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size >= limit) settle();
-        else watchdog.arm(chunkTimeoutMs, WAITING_FOR_CHUNK);
-      };
-      const onEnd = (): void => settle();
-      const onError = (error: unknown): void => settle(error);
+      const read: BodyRead = { opened, chunks: [], size: 0, settled: false, resolve, reject };
       watchdog.arm(chunkTimeoutMs, WAITING_FOR_CHUNK);
-      body.on("data", onData).once("end", onEnd).once("error", onError);
+      body
+        .on("data", (chunk: Buffer) => {
+          read.chunks.push(chunk);
+          read.size += chunk.length;
+          if (read.size >= limit) settleRead(read);
+          else watchdog.arm(chunkTimeoutMs, WAITING_FOR_CHUNK);
+        })
+        .once("end", () => settleRead(read))
+        .once("error", (error: unknown) => settleRead(read, error));
     });
   }
 }
+
+/** A body being read whole by HttpTransport. */
+interface BodyRead {
+  readonly opened: OpenResponse;
+  readonly chunks: Buffer[];
+  size: number;
+  settled: boolean;
+  readonly resolve: (bytes: Buffer) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+function settleRead(read: BodyRead, error?: unknown): void {
+  if (read.settled) return;
+  read.settled = true;
+  const { body, watchdog, url, ids } = read.opened;
+  watchdog.release();
+  if (error !== undefined) read.reject(watchdog.failure(error, { url, responseStarted: true, ...ids }));
+  // A body of one chunk (most JSON answers) is that chunk, not a copy of it.
+  else read.resolve(read.chunks.length === 1 ? read.chunks[0]! : Buffer.concat(read.chunks, read.size));
+  // Destroying emits "error" on the body, which nobody waits for any more.
+  if (!body.destroyed) body.on("error", ignore).destroy();
+}
+
+function ignore(): void {}
 
 /** A 2xx response whose body is not what the wire format promises. Not retried: it may be billed. */
 export function invalidResponse(message: string, ids: GatewayIds, status: number | undefined, cause?: unknown): UpstreamError {
