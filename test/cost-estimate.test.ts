@@ -40,6 +40,28 @@ describe("estimate", () => {
     expect(estimate.yuan).toBe(roundYuan(tokenCost(prompt, 0.032) + tokenCost(300, 0.1598)));
   });
 
+  it("serialises whole, the prompt counted, though it is counted only when read", () => {
+    const chat = request("alpha-sonnet-4-6", { max_tokens: 300 });
+    const estimate = ledger.estimate({ kind: "chat", request: chat });
+    const json = JSON.parse(JSON.stringify(estimate)) as Record<string, unknown>;
+    expect(json).toEqual({
+      kind: "chat",
+      model: "alpha-sonnet-4-6",
+      yuan: estimate.yuan,
+      priced: true,
+      priceSource: estimate.priceSource,
+      promptTokens: countPromptTokens(chat),
+      maxOutputTokens: 300,
+      images: 0,
+      upperBound: true,
+      assumptions: [],
+    });
+    // An unpriced call with an output limit never needs the count; reading it still gives it.
+    const unpriced = ledger.estimate({ kind: "chat", request: request("beta-4o-mini", { max_tokens: 10 }) });
+    expect(unpriced.priced).toBe(false);
+    expect(unpriced.promptTokens).toBe(countPromptTokens(request("beta-4o-mini", { max_tokens: 10 })));
+  });
+
   it("takes max_completion_tokens over max_tokens, as the gateway does", () => {
     const chat = request("alpha-sonnet-4-6", { max_tokens: 300, max_completion_tokens: 50 });
     expect(ledger.estimate({ kind: "chat", request: chat }).maxOutputTokens).toBe(50);

@@ -63,11 +63,8 @@ function estimateMusic(operation: MusicOperation, prices: PriceTable): Operation
 
 function estimateChat(request: ChatRequest, options: EstimateOptions): OperationEstimate {
   const assumptions: string[] = [];
-  // Counted on first read: the tokenizer costs ~100 MB and a fraction of a second to load, and an
-  // unpriced call with an output limit (most workflow calls) never needs the count.
-  let counted: number | undefined;
-  const promptTokens = (): number => (counted ??= countPromptTokens(request));
-  const output = outputBudget(request, promptTokens, options.defaultOutputTokens);
+  const prompt = new PromptCount(request);
+  const output = outputBudget(request, prompt, options.defaultOutputTokens);
   const imageModel = isImageModel(request.model, options.prices);
   // Image models bill per image, so their output budget does not bear on the bound.
   if (output.assumption && !imageModel) assumptions.push(output.assumption);
@@ -78,33 +75,90 @@ function estimateChat(request: ChatRequest, options: EstimateOptions): Operation
   const images = imageModel ? choices : 0;
   // The spec returns the image inline in the reply's content: one image per reply.
   if (imageModel) assumptions.push(`one image per reply, as the spec returns them (${images} priced)`);
-  const quantities = {
-    get promptTokens() {
-      return promptTokens();
-    },
-    completionTokens: maxOutputTokens,
-    images,
-  };
-  const cost = priceChat(request.model, quantities, options.prices);
-  return {
-    kind: imageModel ? "image" : "chat",
-    model: request.model,
-    yuan: cost.yuan,
-    priced: cost.yuan !== undefined,
-    priceSource: cost.source,
-    get promptTokens() {
-      return promptTokens();
-    },
+  const cost = priceChat(request.model, new CountedQuantities(prompt, maxOutputTokens, images), options.prices);
+  return new ChatEstimate(
+    imageModel ? "image" : "chat",
+    request.model,
+    cost.yuan,
+    cost.source,
+    prompt,
     maxOutputTokens,
     images,
-    upperBound: imageModel || output.upperBound,
+    imageModel || output.upperBound,
     assumptions,
-  };
+  );
+}
+
+// Counted on first read: the tokenizer costs ~100 MB and a fraction of a second to load, and an
+// unpriced call with an output limit (most workflow calls) never needs the count. Classes with
+// getters on their prototype, not object literals with getters: V8 allocates a literal's accessor
+// pair in the old generation, and its closure would keep the request alive until a full GC.
+class PromptCount {
+  #request: ChatRequest | undefined;
+  #tokens: number | undefined;
+
+  constructor(request: ChatRequest) {
+    this.#request = request;
+  }
+
+  get tokens(): number {
+    if (this.#tokens === undefined) {
+      this.#tokens = countPromptTokens(this.#request!);
+      this.#request = undefined;
+    }
+    return this.#tokens;
+  }
+}
+
+class CountedQuantities {
+  readonly #prompt: PromptCount;
+
+  constructor(
+    prompt: PromptCount,
+    readonly completionTokens: number,
+    readonly images: number,
+  ) {
+    this.#prompt = prompt;
+  }
+
+  get promptTokens(): number {
+    return this.#prompt.tokens;
+  }
+}
+
+class ChatEstimate implements OperationEstimate {
+  readonly #prompt: PromptCount;
+  readonly priced: boolean;
+
+  constructor(
+    readonly kind: "chat" | "image",
+    readonly model: string,
+    readonly yuan: number | undefined,
+    readonly priceSource: EntryPriceSource,
+    prompt: PromptCount,
+    readonly maxOutputTokens: number,
+    readonly images: number,
+    readonly upperBound: boolean,
+    readonly assumptions: readonly string[],
+  ) {
+    this.#prompt = prompt;
+    this.priced = yuan !== undefined;
+  }
+
+  get promptTokens(): number {
+    return this.#prompt.tokens;
+  }
+
+  /** The estimate as plain data, the prompt counted (a getter on the prototype is not serialised). */
+  toJSON(): Record<string, unknown> {
+    const { kind, model, yuan, priced, priceSource, promptTokens, maxOutputTokens, images, upperBound, assumptions } = this;
+    return { kind, model, yuan, priced, priceSource, promptTokens, maxOutputTokens, images, upperBound, assumptions };
+  }
 }
 
 function outputBudget(
   request: ChatRequest,
-  promptTokens: () => number,
+  prompt: PromptCount,
   defaultOutputTokens: number | undefined,
 ): { tokens: number; upperBound: boolean; assumption?: string } {
   // The gateway's own order: max_completion_tokens wins over max_tokens. Reasoning and thinking
@@ -113,7 +167,7 @@ function outputBudget(
   if (limit != null) return { tokens: limit, upperBound: true };
   const info = findModel(catalogueId(request.model));
   const contextWindow = info?.contextWindow;
-  const room = contextWindow === undefined ? undefined : Math.max(0, contextWindow - promptTokens());
+  const room = contextWindow === undefined ? undefined : Math.max(0, contextWindow - prompt.tokens);
   if (defaultOutputTokens !== undefined) {
     const tokens = room === undefined ? defaultOutputTokens : Math.min(room, defaultOutputTokens);
     return {
