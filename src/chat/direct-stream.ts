@@ -155,4 +155,3 @@ export async function* piecesOf<S>(source: PieceSource<S>): AsyncGenerator<S> {
     await source.close();
   }
 }
-
