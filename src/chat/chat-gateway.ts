@@ -13,11 +13,12 @@ import type { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { SerializableSchema } from "@langchain/core/utils/standard_schema";
 import type { InteropZodType } from "@langchain/core/utils/types";
 import { ParameterError } from "../errors.js";
+import { chunksOf, type PullSource } from "../gateway/chat-stream.js";
 import { invalidToolCallError } from "./broken-stream.js";
 import { buildChatInput, type ChatCallFields } from "./build-chat-input.js";
 import { toAIMessage } from "./build-reply-message.js";
 import { callDeadline, type CallDeadline } from "./call-deadline.js";
-import { DirectStream, piecesOf, type PieceSource } from "./direct-stream.js";
+import { DirectStream } from "./direct-stream.js";
 import { resolveChatGatewayOptions, type ChatGatewayOptions, type ResolvedChatGatewayOptions } from "./chat-gateway-options.js";
 import type { CompletedReply } from "./collect-reply.js";
 import { toWireTool } from "./convert-tools.js";
@@ -169,7 +170,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     if (this.disableStreaming || !this.#unobserved(config, callOptions)) yield* super._streamIterator(input, options);
     else {
       const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
-      for await (const piece of piecesOf(await this.#pieces(messages, callOptions))) yield pieceMessage(piece, callOptions.signal);
+      for await (const piece of chunksOf(await this.#pieces(messages, callOptions))) yield pieceMessage(piece, callOptions.signal);
       callOptions.signal?.throwIfAborted();
     }
   }
@@ -179,7 +180,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    for await (const piece of piecesOf(await this.#pieces(messages, options))) {
+    for await (const piece of chunksOf(await this.#pieces(messages, options))) {
       const chunk = generationChunk(piece);
       if (piece.type === "text") await runManager?.handleLLMNewToken(piece.text, undefined, undefined, undefined, undefined, { chunk });
       yield chunk;
@@ -200,7 +201,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
 
   /** A streamed call's events, each made when it is taken, then the final piece with the
    * metadata, usage and finish reason. Resolves once the call has shown its first output. */
-  async #pieces(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<PieceSource<StreamPiece>> {
+  async #pieces(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<PullSource<StreamPiece>> {
     const deadline = callDeadline(this.model, options.signal, this.#resolved.timeoutMs);
     const { open, origin } = await this.#open(messages, options, true, deadline).catch((error: unknown) => {
       throw deadline.explain(error);
@@ -234,7 +235,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
           throw deadline.explain(error);
         }
       },
-      close() {
+      cancel() {
         return open.cancel();
       },
     };

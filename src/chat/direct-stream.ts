@@ -1,19 +1,10 @@
 import { IterableReadableStream } from "@langchain/core/utils/stream";
+import type { PullSource } from "../gateway/chat-stream.js";
 import { IteratorStep } from "./plain-object.js";
-
-/** Where a DirectStream's chunks come from: `take` the next one at hand, `read` to wait for more. */
-export interface PieceSource<S> {
-  /** The next piece already received, or undefined when none is left: then `read()`. */
-  take(): S | undefined;
-  /** Waits for more pieces; resolves to false at the end, once every piece was taken. */
-  read(): Promise<boolean>;
-  /** Stops early, freeing what the source holds; safe to call at any time, also after the end. */
-  close(): Promise<void>;
-}
 
 /** What a DirectStream reads from, and the real ReadableStream once one is needed. */
 interface State<S, T> {
-  source: PieceSource<S> | undefined;
+  source: PullSource<S> | undefined;
   map: ((piece: S) => T) | undefined;
   real: ReadableStream<T> | undefined;
 }
@@ -36,7 +27,7 @@ export class DirectStream<S, T> extends IterableReadableStream<T> {
 
   /** The stream of the source's pieces, each through `map`. A source and a function rather than
    * generators: each generator in a chain costs a promise per item. */
-  static of<S, T>(source: PieceSource<S>, map: (piece: S) => T): DirectStream<S, T> {
+  static of<S, T>(source: PullSource<S>, map: (piece: S) => T): DirectStream<S, T> {
     const stream = Object.create(DirectStream.prototype) as DirectStream<S, T>;
     stream.state = { source, map, real: undefined };
     return stream;
@@ -108,13 +99,13 @@ async function endWith<S, T>(state: State<S, T>, error: unknown): Promise<never>
   throw error;
 }
 
-/** Closes the source (a no-op when it has ended) and lets go of it. (A function, not a private
+/** Cancels the source (a no-op when it has ended) and lets go of it. (A function, not a private
  * method: a DirectStream is never constructed, so it has no brand.) */
 async function end<S, T>(state: State<S, T>): Promise<void> {
   const source = state.source;
   state.source = undefined;
   state.map = undefined;
-  await source?.close();
+  await source?.cancel();
 }
 
 // ReadableStream's own members (getReader, cancel, pipeTo, pipeThrough, tee, values, locked, and
@@ -139,19 +130,5 @@ function forward(key: PropertyKey, descriptor: PropertyDescriptor): void {
   } else if (descriptor.get !== undefined) {
     const get = descriptor.get;
     Object.defineProperty(DirectStream.prototype, key, { ...descriptor, get: function (this: unknown) { return get.call(real(this)); } });
-  }
-}
-
-/** A source's pieces as a generator, for the paths where a promise per piece does not matter;
- * leaving early closes the source. */
-export async function* piecesOf<S>(source: PieceSource<S>): AsyncGenerator<S> {
-  try {
-    for (;;) {
-      const piece = source.take();
-      if (piece !== undefined) yield piece;
-      else if (!(await source.read())) return;
-    }
-  } finally {
-    await source.close();
   }
 }

@@ -27,18 +27,21 @@ export interface ChatStream extends AsyncIterable<ChatChunk>, ChunkSource {
   nextRead(visit: (chunk: ChatChunk) => void): Promise<boolean>;
 }
 
-/** The pull interface under every way of reading a ChatStream: `take` parses the next chunk of
- * the bytes already read, `read` waits for more. A reader that keeps nothing holds no parsed
- * chunk while it waits: only the bytes not parsed yet. (With many streams read at once, parsed
- * chunks held across a young-generation GC are copied, then kept until a full one.) */
-export interface ChunkSource {
-  /** The next chunk of what was read, parsed now; undefined when none is left: then `read()`. */
-  take(): ChatChunk | undefined;
-  /** Waits for the next network read; resolves to false at the end, once every chunk was taken. */
+/** A stream read by pulling: `take` the next item of what was read, made now; `read` to wait
+ * for more. A reader that keeps nothing holds nothing made while it waits. */
+export interface PullSource<T> {
+  /** The next item of what was read, made now; undefined when none is left: then `read()`. */
+  take(): T | undefined;
+  /** Waits for the next network read; resolves to false at the end, once every item was taken. */
   read(): Promise<boolean>;
-  /** Stops the stream and frees its connection; safe to call at any time, also after the end. */
+  /** Stops the stream and frees what it holds; safe to call at any time, also after the end. */
   cancel(): Promise<void>;
 }
+
+/** The pull interface under every way of reading a ChatStream: `take` parses the next chunk of
+ * the bytes already read. Only the bytes not parsed yet wait: with many streams read at once,
+ * parsed chunks held across a young-generation GC are copied, then kept until a full one. */
+export type ChunkSource = PullSource<ChatChunk>;
 
 /** How createChatStream reads: the chunk timeout, the key to keep out of errors, and whether to
  * keep the chunks for a StreamError's `partial`. */
@@ -217,13 +220,13 @@ export function chatStreamOf(source: ChunkSource, ids: GatewayIds, replayed: boo
 }
 
 /** nextBatch made of nextRead: the next read's chunks gathered, or undefined at the end. */
-export async function batchOf(nextRead: ChatStream["nextRead"]): Promise<ChatChunk[] | undefined> {
+async function batchOf(nextRead: ChatStream["nextRead"]): Promise<ChatChunk[] | undefined> {
   const chunks: ChatChunk[] = [];
   return (await nextRead((chunk) => chunks.push(chunk))) ? chunks : undefined;
 }
 
-/** A stream's chunks one by one, each parsed when it is asked for; leaving early cancels it. */
-export async function* chunksOf(source: ChunkSource): AsyncGenerator<ChatChunk> {
+/** A source's items one by one, each made when it is asked for; leaving early cancels it. */
+export async function* chunksOf<T>(source: PullSource<T>): AsyncGenerator<T> {
   let ended = false;
   try {
     for (;;) {
