@@ -126,6 +126,30 @@ describe("GatewayClient against the local gateway", () => {
     expect(() => again[Symbol.asyncIterator]()).toThrow(/only once/);
   });
 
+  it("hands text chunks over as their text with takeDelta, the rest as chunks, with the same reply", async () => {
+    const request = ask("alpha-sonnet-4-6", { max_tokens: 300, messages: [{ role: "user", content: "Write a detailed essay on unit tests." }] });
+    const chunks = await drain(await client().chatStream(request));
+    const stream = await client().chatStream(request);
+    const deltas: (ChatChunk | string)[] = [];
+    for (;;) {
+      const delta = stream.takeDelta();
+      if (delta !== undefined) deltas.push(delta);
+      else if (!(await stream.read())) break;
+    }
+    expect(stream.takeDelta()).toBeUndefined();
+    expect(deltas.length).toBe(chunks.length);
+    // Each string stands for the chunk at its place, which only added that text.
+    deltas.forEach((delta, index) => {
+      if (typeof delta === "string") expect(chunks[index]!.choices[0]!.delta).toEqual({ content: delta });
+      else expect(delta).toEqual({ ...chunks[index], id: delta.id, created: delta.created });
+    });
+    const strings = deltas.filter((delta) => typeof delta === "string");
+    expect(strings.length).toBeGreaterThan(chunks.length / 2);
+    // The role chunk, the finish and the usage come as chunks.
+    expect(deltas[0]).toMatchObject({ choices: [{ delta: { role: "assistant" } }] });
+    expect(deltas.at(-1)).toMatchObject({ usage: { total_tokens: expect.any(Number) } });
+  });
+
   it("lets go of a long-lived caller signal after each request, streamed or not", async () => {
     const controller = new AbortController();
     for (let call = 0; call < 5; call++) await client().chat(ask("beta-4o-mini"), { signal: controller.signal });

@@ -48,7 +48,7 @@ function steppedStream(count: number): { stream: ChatStream; step: () => void } 
     return taken;
   };
   return {
-    stream: chatStreamOf({ take, read, cancel: async () => void (await iterator.return(undefined)) }, { requestId: "r1" }, false),
+    stream: chatStreamOf({ take, takeDelta: take, read, cancel: async () => void (await iterator.return(undefined)) }, { requestId: "r1" }, false),
     step: () => {
       permits++;
       wake?.();

@@ -91,6 +91,12 @@ export class ReplyCollector {
     return this.#shown;
   }
 
+  /** Takes what `ChatStream.takeDelta` gave: a chunk, or the text of one that only adds text. */
+  pushDelta(delta: ChatChunk | string, events: { push(event: ReplyEvent): unknown }): void {
+    if (typeof delta === "string") this.#addText(delta, events);
+    else this.push(delta, events);
+  }
+
   /** Takes one stream chunk; appends what to show now to `events`. */
   push(chunk: ChatChunk, events: { push(event: ReplyEvent): unknown }): void {
     this.#servedModel = chunk.model || this.#servedModel;
@@ -101,19 +107,22 @@ export class ReplyCollector {
       if (choice.index !== 0) continue;
       if (choice.finish_reason) this.#finishReason = choice.finish_reason;
       const text = choice.delta.content;
-      if (text) {
-        this.#content += text;
-        // An image model's reply is one Markdown image: decoded when complete, not shown in pieces.
-        if (!this.#model.capabilities.imageGeneration) {
-          events.push(new TextEvent(text));
-          this.#shown = true;
-        }
-      }
+      if (text) this.#addText(text, events);
       const calls = choice.delta.tool_calls;
       if (calls?.length) {
         events.push(new ToolCallChunksEvent((this.#assembler ??= new ToolCallAssembler()).add(calls)));
         this.#shown = true;
       }
+    }
+  }
+
+  #addText(text: string, events: { push(event: ReplyEvent): unknown }): void {
+    if (text === "") return;
+    this.#content += text;
+    // An image model's reply is one Markdown image: decoded when complete, not shown in pieces.
+    if (!this.#model.capabilities.imageGeneration) {
+      events.push(new TextEvent(text));
+      this.#shown = true;
     }
   }
 

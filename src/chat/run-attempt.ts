@@ -70,8 +70,8 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
     ids = stream.ids;
     replayed = stream.replayed === true;
     for (;;) {
-      const chunk = stream.take();
-      if (chunk !== undefined) collector.push(chunk, shown);
+      const delta = stream.takeDelta();
+      if (delta !== undefined) collector.pushDelta(delta, shown);
       else if (!(await stream.read())) return completed(hold.complete(collector.finish(ids, replayed)), shown);
       if (collector.started) break;
     }
@@ -101,14 +101,14 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
       for (;;) {
         const event = shown.shift();
         if (event !== undefined) return event;
-        let chunk: ChatChunk | undefined;
+        let delta: ChatChunk | string | undefined;
         try {
-          chunk = opened.take();
+          delta = opened.takeDelta();
         } catch (error) {
           return failBroken(hold, broken, collector, error);
         }
-        if (chunk === undefined) return undefined;
-        collector.push(chunk, shown);
+        if (delta === undefined) return undefined;
+        collector.pushDelta(delta, shown);
       }
     },
     async read() {

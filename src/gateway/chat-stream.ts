@@ -3,6 +3,7 @@ import { errorFromResponse } from "./error-from-response.js";
 import { wasReplayed } from "./gateway-ids.js";
 import type { OpenResponse } from "./http-transport.js";
 import { SseDecoder, type SseEvent } from "./parse-sse.js";
+import { TextDeltaShape } from "./text-delta-shape.js";
 import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
 import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
 
@@ -41,7 +42,12 @@ export interface PullSource<T> {
 /** The pull interface under every way of reading a ChatStream: `take` parses the next chunk of
  * the bytes already read. Only the bytes not parsed yet wait: with many streams read at once,
  * parsed chunks held across a young-generation GC are copied, then kept until a full one. */
-export type ChunkSource = PullSource<ChatChunk>;
+export interface ChunkSource extends PullSource<ChatChunk> {
+  /** Like `take`, but a chunk that only adds text to choice 0, and is the same as the chunk before
+   * it but for that text, comes as the text alone: read by comparing strings, not parsed into an
+   * object. The way to read a stream for its text, fastest; other chunks come as from `take`. */
+  takeDelta(): ChatChunk | string | undefined;
+}
 
 /** How createChatStream reads: the chunk timeout, the key to keep out of errors, and whether to
  * keep the chunks for a StreamError's `partial`. */
@@ -85,34 +91,50 @@ function chunkSource(opened: OpenResponse, options: ChatStreamOptions): ChunkSou
   // The first wait is the first-byte timer's, armed when the request was sent.
   let armed = true;
 
+  // Made once per stream; the chunks of text are read by comparing strings once their shape is known.
+  let shape: TextDeltaShape | undefined;
+  function next(delta: boolean): ChatChunk | string | undefined {
+    if (done) return undefined;
+    try {
+      let event: SseEvent | undefined;
+      try {
+        event = sse.take() ?? tail.shift();
+      } catch (error) {
+        throw error instanceof StreamError ? withPartial(error, received, opened.ids) : error;
+      }
+      if (event === undefined) return undefined;
+      // The timer runs from the last event, so keep-alive comments cannot hide a stalled stream;
+      // it is stopped while the consumer works on the chunk.
+      if (armed) {
+        opened.watchdog.disarm();
+        armed = false;
+      }
+      const data = event.data;
+      const text = delta ? shape?.match(data) : undefined;
+      let chunk: ChatChunk | undefined;
+      if (text === undefined) {
+        chunk = readChunk(data, received, opened, apiKey);
+        if (hasFinishReason(chunk)) finishReason = true;
+        if (delta) (shape ??= new TextDeltaShape()).learn(data, chunk);
+      }
+      count++;
+      if (keepPartial) received.push(data);
+      return chunk ?? text;
+    } catch (error) {
+      finish(false);
+      throw error;
+    }
+  }
+
   // Methods, not arrow functions: under tsx (esbuild keepNames) every named closure made per
   // call also costs an Object.defineProperty of its name, ~0.4 us.
   return {
     take(): ChatChunk | undefined {
-      if (done) return undefined;
-      try {
-        let event: SseEvent | undefined;
-        try {
-          event = sse.take() ?? tail.shift();
-        } catch (error) {
-          throw error instanceof StreamError ? withPartial(error, received, opened.ids) : error;
-        }
-        if (event === undefined) return undefined;
-        // The timer runs from the last event, so keep-alive comments cannot hide a stalled stream;
-        // it is stopped while the consumer works on the chunk.
-        if (armed) {
-          opened.watchdog.disarm();
-          armed = false;
-        }
-        const chunk = readChunk(event.data, received, opened, apiKey);
-        if (hasFinishReason(chunk)) finishReason = true;
-        count++;
-        if (keepPartial) received.push(event.data);
-        return chunk;
-      } catch (error) {
-        finish(false);
-        throw error;
-      }
+      return next(false) as ChatChunk | undefined;
+    },
+
+    takeDelta(): ChatChunk | string | undefined {
+      return next(true);
     },
 
     async read(): Promise<boolean> {
@@ -175,6 +197,9 @@ export function chatStreamOf(source: ChunkSource, ids: GatewayIds, replayed: boo
     replayed,
     take() {
       return source.take();
+    },
+    takeDelta() {
+      return source.takeDelta();
     },
     read() {
       return source.read();

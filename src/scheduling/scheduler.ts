@@ -178,6 +178,14 @@ function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
         throw error;
       }
     },
+    takeDelta(): ChatChunk | string | undefined {
+      try {
+        return stream.takeDelta();
+      } catch (error) {
+        slot.release();
+        throw error;
+      }
+    },
     async read(): Promise<boolean> {
       let more: boolean;
       try {

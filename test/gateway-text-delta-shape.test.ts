@@ -1,0 +1,104 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { TextDeltaShape } from "../src/gateway/text-delta-shape.js";
+import type { ChatChunk } from "../src/gateway/wire.js";
+
+// A chunk as a gateway sends it: the same JSON for every chunk of a reply but for its text.
+function chunk(content: string, changes: Record<string, unknown> = {}, delta: Record<string, unknown> = {}): ChatChunk {
+  return {
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    created: 1795351274,
+    model: "beta-4o-mini-2024-07-18",
+    choices: [{ index: 0, delta: { content, ...delta }, logprobs: null, finish_reason: null }],
+    usage: null,
+    ...changes,
+  } as ChatChunk;
+}
+
+function learned(data: string): TextDeltaShape {
+  const shape = new TextDeltaShape();
+  shape.learn(data, JSON.parse(data) as ChatChunk);
+  return shape;
+}
+
+const TEMPLATE = JSON.stringify(chunk("Here is my"));
+
+describe("TextDeltaShape", () => {
+  it("reads the text of a chunk shaped like the one learned exactly as JSON.parse does", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), (text, other) => {
+        const shape = learned(JSON.stringify(chunk(other)));
+        const data = JSON.stringify(chunk(text));
+        expect(shape.match(data)).toBe(JSON.parse(data).choices[0].delta.content);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("reads escapes a gateway may write differently from JSON.stringify", () => {
+    const shape = learned(TEMPLATE);
+    const data = TEMPLATE.replace('"Here is my"', String.raw`"caf\u00e9 \"quoted\"\n\/ok"`);
+    expect(shape.match(data)).toBe('café "quoted"\n/ok');
+  });
+
+  it("does not match a chunk that differs anywhere but in its text", () => {
+    const shape = learned(TEMPLATE);
+    const others = [
+      chunk("a", { id: "chatcmpl-2" }),
+      chunk("a", { model: "beta-4o" }),
+      chunk("a", { usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
+      chunk("a", {}, { role: "assistant" }),
+      { ...chunk("a"), choices: [{ index: 0, delta: { content: "a" }, logprobs: null, finish_reason: "stop" }] },
+      { ...chunk("a"), choices: [{ index: 1, delta: { content: "a" }, logprobs: null, finish_reason: null }] },
+    ];
+    for (const other of others) expect(shape.match(JSON.stringify(other))).toBeUndefined();
+    // Same ends, but the middle is not one JSON string: a structure a parser would read otherwise.
+    expect(shape.match(TEMPLATE.replace('"Here is my"', '"a","content":"b"'))).toBeUndefined();
+    expect(shape.match(TEMPLATE.replace('"Here is my"', '"a\\"'))).toBeUndefined();
+    expect(shape.match(TEMPLATE.replace('"Here is my"', '"tab\there"'))).toBeUndefined();
+    expect(shape.match(TEMPLATE.slice(0, 40))).toBeUndefined();
+  });
+
+  it("learns only chunks that carry nothing but text for choice 0", () => {
+    const refused = [
+      chunk("Hi", {}, { role: "assistant" }),
+      chunk("Hi", { usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
+      { ...chunk("Hi"), choices: [{ index: 0, delta: { content: "Hi" }, finish_reason: null }, { index: 1, delta: { content: "Hi" }, finish_reason: null }] },
+      { ...chunk("Hi"), choices: [{ index: 0, delta: { content: "Hi" }, finish_reason: "length" }] },
+    ];
+    for (const data of refused.map((value) => JSON.stringify(value))) {
+      expect(learned(data).match(JSON.stringify(chunk("next")))).toBeUndefined();
+    }
+  });
+
+  it("learns nothing when the text is not where a probe puts it", () => {
+    // The same text under another "content" key: the field found first is not the delta's.
+    const twice = JSON.stringify({ ...chunk("Hi"), note: { content: "Hi" } });
+    expect(learned(twice).match(JSON.stringify({ ...chunk("next"), note: { content: "Hi" } }))).toBeUndefined();
+    // A duplicate key: JSON.parse keeps the last, so the first is not the text.
+    const duplicate = TEMPLATE.replace('"content":"Here is my"', '"content":"x","content":"Here is my"');
+    const shape = learned(duplicate);
+    expect(shape.match(duplicate.replace('"content":"Here is my"', '"content":"next"'))).toBe("next");
+    // Written with spaces, the field is not found: every chunk is parsed, nothing is misread.
+    const spaced = JSON.stringify(chunk("Hi"), null, 1);
+    expect(learned(spaced).match(JSON.stringify(chunk("next"), null, 1))).toBeUndefined();
+  });
+
+  it("forgets the shape at a chunk that is not text, and stops learning when shapes never repeat", () => {
+    const shape = learned(TEMPLATE);
+    shape.learn(JSON.stringify(chunk("", {}, { role: "assistant" })), chunk("", {}, { role: "assistant" }));
+    expect(shape.match(JSON.stringify(chunk("next")))).toBeUndefined();
+    // Every chunk with its own id: after a few shapes learned in vain, learning stops.
+    const changing = new TextDeltaShape();
+    for (let index = 0; index < 8; index++) changing.learn(JSON.stringify(chunk("t", { id: `c${index}` })), chunk("t", { id: `c${index}` }));
+    expect(changing.match(JSON.stringify(chunk("next", { id: "c7" })))).toBeUndefined();
+    // A match resets the count.
+    const steady = new TextDeltaShape();
+    for (let index = 0; index < 8; index++) {
+      const data = JSON.stringify(chunk("t", { id: `c${index}` }));
+      steady.learn(data, JSON.parse(data) as ChatChunk);
+      expect(steady.match(JSON.stringify(chunk(`next ${index}`, { id: `c${index}` })))).toBe(`next ${index}`);
+    }
+  });
+});
