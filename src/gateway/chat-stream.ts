@@ -1,11 +1,8 @@
-import { StreamError, SvcFlowError, redactSecrets, type GatewayIds } from "../errors.js";
-import { errorFromResponse } from "./error-from-response.js";
+import { StreamError, type GatewayIds } from "../errors.js";
+import { ChunkReader } from "./chunk-reader.js";
 import { wasReplayed } from "./gateway-ids.js";
 import type { OpenResponse } from "./http-transport.js";
-import { SseDecoder, type SseEvent } from "./parse-sse.js";
-import { TextDeltaShape } from "./text-delta-shape.js";
-import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
-import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
+import type { ChatChunk } from "./wire.js";
 
 /**
  * A streamed chat completion: iterate it once for its chunks. Iterating throws StreamError
@@ -59,131 +56,7 @@ export interface ChatStreamOptions {
 
 /** Wraps an open `text/event-stream` response as a ChatStream. */
 export function createChatStream(opened: OpenResponse, options: ChatStreamOptions): ChatStream {
-  return chatStreamOf(chunkSource(opened, options), opened.ids, wasReplayed(opened.headers));
-}
-
-function chunkSource(opened: OpenResponse, options: ChatStreamOptions): ChunkSource {
-  const { chunkTimeoutMs, apiKey } = options;
-  const keepPartial = options.keepPartial ?? true;
-  let done = false;
-  let cancelled = false;
-  const finish = (complete: boolean): void => {
-    done = true;
-    opened.watchdog.release();
-    if (opened.body.destroyed) return;
-    // Destroying emits "error" on the body, which nobody reads any more.
-    opened.body.on("error", () => undefined);
-    // A stream read to its end hands its socket back to the pool; anything else closes it.
-    if (complete) opened.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-    else opened.body.destroy();
-  };
-
-  // The events' text, for the partial of an error (the parsed chunks would cost the collector
-  // more, and an error is rare); empty unless keepPartial.
-  const received: string[] = [];
-  let count = 0;
-  const sse = new SseDecoder();
-  let body: AsyncIterator<unknown> | undefined;
-  // The last event, when the body ended without its blank line.
-  let tail: SseEvent[] = [];
-  let ended = false;
-  let finishReason = false;
-  // The first wait is the first-byte timer's, armed when the request was sent.
-  let armed = true;
-
-  // Made once per stream; the chunks of text are read by comparing strings once their shape is known.
-  let shape: TextDeltaShape | undefined;
-  function next(delta: boolean): ChatChunk | string | undefined {
-    if (done) return undefined;
-    try {
-      let event: SseEvent | undefined;
-      try {
-        event = sse.take() ?? tail.shift();
-      } catch (error) {
-        throw error instanceof StreamError ? withPartial(error, received, opened.ids) : error;
-      }
-      if (event === undefined) return undefined;
-      // The timer runs from the last event, so keep-alive comments cannot hide a stalled stream;
-      // it is stopped while the consumer works on the chunk.
-      if (armed) {
-        opened.watchdog.disarm();
-        armed = false;
-      }
-      const data = event.data;
-      const text = delta ? shape?.match(data) : undefined;
-      let chunk: ChatChunk | undefined;
-      if (text === undefined) {
-        chunk = readChunk(data, received, opened, apiKey);
-        if (hasFinishReason(chunk)) finishReason = true;
-        if (delta) (shape ??= new TextDeltaShape()).learn(data, chunk);
-      }
-      count++;
-      if (keepPartial) received.push(data);
-      return chunk ?? text;
-    } catch (error) {
-      finish(false);
-      throw error;
-    }
-  }
-
-  // Methods, not arrow functions: under tsx (esbuild keepNames) every named closure made per
-  // call also costs an Object.defineProperty of its name, ~0.4 us.
-  return {
-    take(): ChatChunk | undefined {
-      return next(false) as ChatChunk | undefined;
-    },
-
-    takeDelta(): ChatChunk | string | undefined {
-      return next(true);
-    },
-
-    async read(): Promise<boolean> {
-      if (done) return false;
-      try {
-        if (!sse.done && !ended) {
-          if (!armed) opened.watchdog.arm(chunkTimeoutMs, "the next stream event");
-          armed = true;
-          body ??= opened.body.iterator({ destroyOnReturn: false });
-          let next: IteratorResult<unknown>;
-          try {
-            next = await body.next();
-          } catch (error) {
-            // The consumer chose to stop: ending quietly is what it asked for.
-            if (cancelled) return false;
-            throw opened.watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids });
-          }
-          if (cancelled) return false;
-          try {
-            if (next.done === true) {
-              ended = true;
-              tail = sse.end();
-            } else sse.push(next.value as Buffer);
-          } catch (error) {
-            throw error instanceof StreamError ? withPartial(error, received, opened.ids) : error;
-          }
-          return true;
-        }
-        if (!finishReason) {
-          throw new StreamError(
-            `The stream from ${opened.url} ended without a finish reason after ${count} chunk(s); the reply is incomplete. Retry the request.`,
-            { ...opened.ids, partial: receivedChunks(received) },
-          );
-        }
-        finish(true);
-        return false;
-      } catch (error) {
-        finish(false);
-        throw error;
-      }
-    },
-
-    async cancel(): Promise<void> {
-      if (done) return;
-      cancelled = true;
-      opened.watchdog.cancel();
-      finish(false);
-    },
-  };
+  return chatStreamOf(new ChunkReader(opened, options), opened.ids, wasReplayed(opened.headers));
 }
 
 /** A ChatStream made of its pull interface: batches, reads and iteration all come from `take` and
@@ -263,42 +136,4 @@ export async function* chunksOf<T>(source: PullSource<T>): AsyncGenerator<T> {
   } finally {
     if (!ended) await source.cancel();
   }
-}
-
-function hasFinishReason(chunk: ChatChunk): boolean {
-  for (const choice of chunk.choices) if (choice.finish_reason != null) return true;
-  return false;
-}
-
-/** The chunks that arrived before a failure (each one was checked when it came). */
-function receivedChunks(received: readonly string[]): ChatChunk[] {
-  return received.map((data) => JSON.parse(data) as ChatChunk);
-}
-
-function readChunk(data: string, received: string[], opened: OpenResponse, apiKey: string | undefined): ChatChunk {
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch (error) {
-    throw new StreamError(`Malformed stream event (not JSON): ${redactSecrets(data.slice(0, 120))}`, { ...opened.ids, partial: receivedChunks(received), cause: error });
-  }
-  // A gateway reports a failure after the 200 header as an error object inside the stream.
-  if (mayBeErrorBody(value) && errorBodySchema.safeParse(value).success) {
-    throw errorFromResponse({ body: value, headers: opened.headers, ...(apiKey === undefined ? {} : { apiKey }) });
-  }
-  if (isChatChunk(value)) return value;
-  const parsed = chatChunkSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue === undefined ? "" : ` at ${issue.path.join(".") || "(root)"}: ${issue.message}`;
-    throw new StreamError(`Malformed stream event (not a chat chunk${where}): ${redactSecrets(data.slice(0, 120))}`, {
-      ...opened.ids,
-      partial: receivedChunks(received),
-    });
-  }
-  return parsed.data;
-}
-
-function withPartial(error: StreamError, received: string[], ids: GatewayIds): SvcFlowError {
-  return new StreamError(error.message, { ...ids, partial: receivedChunks(received), cause: error.cause ?? error });
 }
