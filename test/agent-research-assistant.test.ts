@@ -61,10 +61,25 @@ describe("research-assistant against the local gateway", () => {
     const server = await startFileServer({ "/lumo.json": { type: "application/json", body: JSON.stringify({ product: "Lumo", price: "24.90 yuan" }) } });
     try {
       const url = `${server.url}/lumo.json`;
-      const run = await harness.run("research-assistant", `Fetch ${url} and tell me the price.`);
+      // The file server is on 127.0.0.1, which fetch_url refuses unless told otherwise.
+      const run = await harness.run("research-assistant", `Fetch ${url} and tell me the price.`, { toolOptions: { allowPrivateNetwork: true } });
       expect(calls(run)).toEqual([{ name: "fetch_url", arguments: { url }, failed: false }]);
       expect(run.outcome.toolCalls[0]!.result).toContain("Status: 200 OK");
       expect(answerOf(run)).toContain("24.90 yuan");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("is refused a private network address by default, and says so", async () => {
+    const server = await startFileServer({ "/lumo.json": { type: "application/json", body: JSON.stringify({ price: "24.90 yuan" }) } });
+    try {
+      const url = `${server.url}/lumo.json`;
+      const run = await harness.run("research-assistant", `Fetch ${url} and tell me the price.`);
+      const [fetched] = run.outcome.toolCalls;
+      expect(fetched).toMatchObject({ name: "fetch_url", arguments: { url }, failed: true });
+      expect(fetched!.result).toMatch(/^Error \(url_refused\): fetch_url does not fetch private network addresses \(127\.0\.0\.1 is loopback\)/);
+      expect(answerOf(run)).not.toContain("24.90 yuan");
     } finally {
       await server.close();
     }

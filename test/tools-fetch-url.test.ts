@@ -3,10 +3,15 @@ import type { AddressInfo } from "node:net";
 import { Agent, type Dispatcher } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcFlowError, TimeoutError, ToolInputError, UpstreamError } from "../src/errors.js";
-import { createFetchUrlTool } from "../tools/fetch-url.js";
+import { createFetchUrlTool, type FetchUrlToolOptions } from "../tools/fetch-url.js";
+import { createTools } from "../tools/index.js";
 
 let server: Server;
 let base: string;
+let port: number;
+// Every path the server was asked for, in order, and the connections it accepted.
+const seen: string[] = [];
+let connections = 0;
 // Per path: whether the server saw the client go away before the response was complete.
 const closedEarly = new Map<string, boolean>();
 
@@ -22,13 +27,22 @@ async function rejection(promise: Promise<unknown>): Promise<SvcFlowError> {
 
 async function streamMany(response: ServerResponse, chunk: Buffer, count: number) {
   for (let i = 0; i < count && !response.destroyed; i++) {
-    if (!response.write(chunk)) await new Promise((resolve) => response.once("drain", resolve).once("close", resolve));
+    if (response.write(chunk)) continue;
+    // Both listeners go once either fires, or a close listener would pile up per drain.
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        response.off("drain", done).off("close", done);
+        resolve();
+      };
+      response.once("drain", done).once("close", done);
+    });
   }
   response.end();
 }
 
 function handle(request: IncomingMessage, response: ServerResponse) {
   const url = request.url ?? "/";
+  seen.push(url);
   response.on("close", () => closedEarly.set(url, !response.writableFinished));
   switch (url) {
     case "/hello":
@@ -56,6 +70,12 @@ function handle(request: IncomingMessage, response: ServerResponse) {
     case "/to-file":
       response.writeHead(302, { location: "file:///etc/passwd" }).end();
       return;
+    case "/to-metadata":
+      response.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
+      return;
+    case "/to-loopback":
+      response.writeHead(302, { location: `http://127.0.0.1:${port}/hello` }).end();
+      return;
     case "/loop":
       response.writeHead(302, { location: "/loop" }).end();
       return;
@@ -71,9 +91,10 @@ function handle(request: IncomingMessage, response: ServerResponse) {
 }
 
 beforeAll(async () => {
-  server = createServer(handle);
+  server = createServer(handle).on("connection", () => connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  port = (server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
 });
 
 afterAll(async () => {
@@ -81,8 +102,13 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
+/** The tool as these tests need it: allowed to fetch the test server on 127.0.0.1. */
+function localTool(options: FetchUrlToolOptions = {}) {
+  return createFetchUrlTool({ allowPrivateNetwork: true, ...options });
+}
+
 describe("fetch_url tool", () => {
-  const fetchUrl = createFetchUrlTool();
+  const fetchUrl = localTool();
 
   it("returns the URL, status, content type and text", async () => {
     expect(await fetchUrl.invoke({ url: `${base}/hello` })).toBe(
@@ -99,37 +125,37 @@ describe("fetch_url tool", () => {
   });
 
   it("stops reading at maxBytes, says so, and closes the connection", async () => {
-    const text = await createFetchUrlTool({ maxBytes: 1000 }).invoke({ url: `${base}/big` });
+    const text = await localTool({ maxBytes: 1000 }).invoke({ url: `${base}/big` });
     expect(text).toContain(`\n\n${"x".repeat(1000)}\n[Truncated: only the first 1000 B were read.]`);
     await expect.poll(() => closedEarly.get("/big")).toBe(true);
   });
 
   it("does not call a body that is exactly maxBytes long truncated", async () => {
-    const text = await createFetchUrlTool({ maxBytes: 16 }).invoke({ url: `${base}/exact` });
+    const text = await localTool({ maxBytes: 16 }).invoke({ url: `${base}/exact` });
     expect(text).toMatch(/\n\n0123456789abcdef$/);
   });
 
   it("calls a body one byte over maxBytes truncated", async () => {
-    const text = await createFetchUrlTool({ maxBytes: 15 }).invoke({ url: `${base}/exact` });
+    const text = await localTool({ maxBytes: 15 }).invoke({ url: `${base}/exact` });
     expect(text).toMatch(/\n\n0123456789abcde\n\[Truncated: only the first 15 B were read\.\]$/);
   });
 
   it("stops a response whose body stalls at the time limit", async () => {
-    const error = await rejection(createFetchUrlTool({ timeoutMs: 300 }).invoke({ url: `${base}/slow-body` }));
+    const error = await rejection(localTool({ timeoutMs: 300 }).invoke({ url: `${base}/slow-body` }));
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.message).toContain("took longer than 300 ms");
     await expect.poll(() => closedEarly.get("/slow-body")).toBe(true);
   });
 
   it("stops a server that never answers at the time limit", async () => {
-    expect(await rejection(createFetchUrlTool({ timeoutMs: 300 }).invoke({ url: `${base}/no-headers` }))).toBeInstanceOf(
+    expect(await rejection(localTool({ timeoutMs: 300 }).invoke({ url: `${base}/no-headers` }))).toBeInstanceOf(
       TimeoutError,
     );
   });
 
   it("stops when the caller aborts", async () => {
     const controller = new AbortController();
-    const pending = createFetchUrlTool().invoke({ url: `${base}/no-headers` }, { signal: controller.signal });
+    const pending = localTool().invoke({ url: `${base}/no-headers` }, { signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toThrow(/abort/i);
     await expect.poll(() => closedEarly.get("/no-headers")).toBe(true);
@@ -198,7 +224,7 @@ describe("fetch_url tool", () => {
     }
     const agent = new RecordingAgent();
     try {
-      await createFetchUrlTool({ dispatcher: agent }).invoke({ url: `${base}/hello` });
+      await localTool({ dispatcher: agent }).invoke({ url: `${base}/hello` });
       expect(seen).toEqual([`${base}/hello`]);
     } finally {
       await agent.close();
@@ -208,5 +234,101 @@ describe("fetch_url tool", () => {
   it("rejects bad limits when the tool is created", () => {
     expect(() => createFetchUrlTool({ timeoutMs: 0 })).toThrow("Expected timeoutMs to be a whole number >= 1, got 0.");
     expect(() => createFetchUrlTool({ maxBytes: -1 })).toThrow("Expected maxBytes");
+  });
+});
+
+describe("fetch_url and private networks", () => {
+  // A short limit, so a guard that let a request through to an unroutable address fails fast.
+  const guarded = createFetchUrlTool({ timeoutMs: 3000 });
+
+  it.each([
+    ["http://127.0.0.1:{port}/hello", "127.0.0.1 is loopback"],
+    ["http://localhost:{port}/hello", /localhost resolves to (127\.0\.0\.1|::1), which is loopback/],
+    ["http://[::1]:{port}/hello", "[::1] is loopback"],
+    ["http://0.0.0.0:{port}/hello", "0.0.0.0 is unspecified"],
+    ["http://[::]:{port}/hello", "[::] is unspecified"],
+    ["http://169.254.169.254/latest/meta-data/", "169.254.169.254 is link-local"],
+    ["http://10.1.2.3/", "10.1.2.3 is private"],
+    ["https://192.168.1.1/admin", "192.168.1.1 is private"],
+    ["http://100.64.0.1/", "100.64.0.1 is carrier-grade NAT"],
+    ["http://[::ffff:127.0.0.1]:{port}/hello", "[::ffff:7f00:1] is loopback"],
+    ["http://2130706433:{port}/hello", "127.0.0.1 is loopback"],
+    ["http://0x7f.1:{port}/hello", "127.0.0.1 is loopback"],
+    ["http://[fd00::1]/", "[fd00::1] is unique-local"],
+    ["http://[fe80::1]/", "[fe80::1] is link-local"],
+  ])("refuses %s by default, before connecting", async (template, reason) => {
+    const before = { connections, requests: seen.length };
+    const error = await rejection(guarded.invoke({ url: template.replace("{port}", String(port)) }));
+    expect(error).toBeInstanceOf(ToolInputError);
+    expect(error.code).toBe("url_refused");
+    expect(error.message).toMatch(/^fetch_url does not fetch private network addresses \(/);
+    expect(error.message).toMatch(reason);
+    expect(error.message).toMatch(/\. To allow it, create the tool with allowPrivateNetwork: true\.$/);
+    expect({ connections, requests: seen.length }).toEqual(before);
+  });
+
+  it("refuses a redirect to the cloud metadata address", async () => {
+    // An own dispatcher resolves "localhost" itself, so the first hop gets through and only the redirect is checked.
+    const agent = new Agent();
+    try {
+      const tool = createFetchUrlTool({ dispatcher: agent, timeoutMs: 3000 });
+      const error = await rejection(tool.invoke({ url: `http://localhost:${port}/to-metadata` }));
+      expect(error).toMatchObject({ code: "url_refused" });
+      expect(error.message).toContain("(169.254.169.254 is link-local)");
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("refuses a redirect to a loopback address without requesting it", async () => {
+    const agent = new Agent();
+    try {
+      const before = seen.length;
+      const error = await rejection(createFetchUrlTool({ dispatcher: agent }).invoke({ url: `http://localhost:${port}/to-loopback` }));
+      expect(error.message).toContain("(127.0.0.1 is loopback)");
+      expect(seen.slice(before)).toEqual(["/to-loopback"]);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("still refuses a private IP literal when given its own dispatcher", async () => {
+    const origins: string[] = [];
+    const agent = new Agent();
+    const recording = agent.compose((dispatch) => (options, handler) => {
+      origins.push(String(options.origin));
+      return dispatch(options, handler);
+    });
+    try {
+      const error = await rejection(createFetchUrlTool({ dispatcher: recording }).invoke({ url: `${base}/hello` }));
+      expect(error).toMatchObject({ code: "url_refused" });
+      expect(origins).toEqual([]);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("fetches loopback by address and by name with allowPrivateNetwork: true", async () => {
+    const tool = createFetchUrlTool({ allowPrivateNetwork: true });
+    expect(await tool.invoke({ url: `${base}/hello` })).toMatch(/\nStatus: 200 OK\n/);
+    expect(await tool.invoke({ url: `http://localhost:${port}/hello` })).toMatch(/\n\nhello, 世界$/);
+  });
+
+  it("takes allowPrivateNetwork from the tool context", async () => {
+    const [refusing] = createTools(["fetch_url"]);
+    const [allowed] = createTools(["fetch_url"], { allowPrivateNetwork: true });
+    expect(await rejection(refusing!.invoke({ url: `${base}/hello` }))).toMatchObject({ code: "url_refused" });
+    expect(await allowed!.invoke({ url: `${base}/hello` })).toMatch(/\nStatus: 200 OK\n/);
+  });
+
+  it("tells the model private addresses are refused, unless they are allowed", () => {
+    expect(guarded.description).toContain("Private network addresses (localhost, 10.x, 192.168.x, 169.254.x, ...) are refused.");
+    expect(createFetchUrlTool({ allowPrivateNetwork: true }).description).not.toContain("Private network");
+  });
+
+  it("names only the host in the refusal, never credentials or query", async () => {
+    const error = await rejection(guarded.invoke({ url: "http://admin:sk-live-abcdef123456@10.0.0.7/?key=sk-live-abcdef123456" }));
+    expect(error.message).toContain("(10.0.0.7 is private)");
+    expect(error.message).not.toMatch(/admin|sk-live|abcdef/);
   });
 });

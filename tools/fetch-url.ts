@@ -7,6 +7,7 @@ import { positiveInteger } from "./support/check-option.js";
 import { decodeBody, isTextType, mediaType } from "./support/decode-body.js";
 import { errorCode } from "./support/error-code.js";
 import { formatBytes } from "./support/format-bytes.js";
+import { checkPublicHost, createPublicOnlyAgent } from "./support/public-only-agent.js";
 
 /** Options of the fetch_url tool. */
 export interface FetchUrlToolOptions {
@@ -16,7 +17,12 @@ export interface FetchUrlToolOptions {
   timeoutMs?: number;
   /** Redirects followed before giving up. Default 5. */
   maxRedirects?: number;
-  /** undici dispatcher, to route requests through a proxy or a test agent. Default: undici's global one. */
+  /** Fetch loopback, private, link-local and other non-public addresses (127.0.0.1, 10.x, 169.254.169.254, ::1, ...).
+   * Default false: they are refused, literal IPs before any request and host names on the address they resolve to. */
+  allowPrivateNetwork?: boolean;
+  /** undici dispatcher, to route requests through a proxy or a test agent. Literal IPs are still checked, but host
+   * names then resolve inside it (at the proxy), so refusing private ones is its job. Default: an own Agent that
+   * checks every resolved address (with allowPrivateNetwork, undici's global one). */
   dispatcher?: Dispatcher;
   /** User-Agent header sent. Default "svc-flow-fetch-url". */
   userAgent?: string;
@@ -103,14 +109,23 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}) {
   const timeoutMs = positiveInteger("timeoutMs", options.timeoutMs, 15_000);
   const maxRedirects = options.maxRedirects === 0 ? 0 : positiveInteger("maxRedirects", options.maxRedirects, 5);
   const userAgent = options.userAgent ?? "svc-flow-fetch-url";
+  const allowPrivateNetwork = options.allowPrivateNetwork === true;
+  const dispatcher = options.dispatcher ?? (allowPrivateNetwork ? undefined : createPublicOnlyAgent());
+
+  // Run on the first URL and on every redirect target, before anything is sent to it.
+  function checkUrl(text: string, base?: URL): URL {
+    const url = checkFetchUrl(text, base);
+    if (!allowPrivateNetwork) checkPublicHost(url);
+    return url;
+  }
 
   async function fetchUrl(text: string, signal: AbortSignal): Promise<string> {
-    let url = checkFetchUrl(text);
+    let url = checkUrl(text);
     for (let redirects = 0; ; redirects++) {
       const response = await request(url, {
         method: "GET",
         signal,
-        dispatcher: options.dispatcher,
+        dispatcher,
         headers: { "user-agent": userAgent, accept: "text/*, application/json, application/xml;q=0.9, */*;q=0.5" },
       });
       const location = header(response.headers, "location");
@@ -121,7 +136,7 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}) {
             code: "too_many_redirects",
           });
         }
-        url = checkFetchUrl(location, url);
+        url = checkUrl(location, url);
         continue;
       }
       const contentType = header(response.headers, "content-type");
@@ -179,7 +194,8 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}) {
         "Fetches a web page or file with HTTP GET and returns the final URL, status, content type and the body " +
         `as text (HTML is returned raw). http:// and https:// only. Bodies are cut at ${formatBytes(maxBytes)} ` +
         `(with a note); the whole fetch must finish within ${timeoutMs / 1000} s. Binary bodies are not shown. ` +
-        "A non-2xx status is returned, not raised.",
+        "A non-2xx status is returned, not raised." +
+        (allowPrivateNetwork ? "" : " Private network addresses (localhost, 10.x, 192.168.x, 169.254.x, ...) are refused."),
       schema: fetchUrlSchema,
     },
   );

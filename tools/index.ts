@@ -34,7 +34,10 @@ export interface ToolContext {
   fetchMaxBytes?: number;
   /** fetch_url: time for the whole fetch. Default 15000 ms. */
   fetchTimeoutMs?: number;
-  /** fetch_url: undici dispatcher (proxy, test agent). Default: undici's global one. */
+  /** fetch_url: fetch loopback, private and link-local addresses (localhost, 10.x, 169.254.169.254, ...). Default false. */
+  allowPrivateNetwork?: boolean;
+  /** fetch_url: undici dispatcher (proxy, test agent); host names then resolve in it, so only literal IPs are
+   * checked. Default: an own Agent that refuses private addresses (with allowPrivateNetwork, undici's global one). */
   dispatcher?: Dispatcher;
   /** current_time: zone used when the model names none. Default: the machine's zone. */
   timeZone?: string;
@@ -87,6 +90,7 @@ const FACTORIES = {
     createFetchUrlTool({
       maxBytes: context.fetchMaxBytes,
       timeoutMs: context.fetchTimeoutMs,
+      allowPrivateNetwork: context.allowPrivateNetwork,
       dispatcher: context.dispatcher,
     }),
   generate_image: (context: ToolContext) =>
