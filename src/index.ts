@@ -62,6 +62,7 @@ export type { MessageImage } from "./chat/decode-image-reply.js";
 // Cost
 export { CostLedger } from "./cost/cost-ledger.js";
 export type { CostLedgerOptions, CostReservation } from "./cost/cost-ledger.js";
+export type { BudgetAccount, BudgetHold, BudgetRefusal, HoldAnswer } from "./cost/budget-account.js";
 export { loadPriceFile } from "./cost/load-price-file.js";
 export { costEntrySchema } from "./cost/cost-entry.js";
 export type { CostEntry } from "./cost/cost-entry.js";

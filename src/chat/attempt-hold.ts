@@ -54,6 +54,7 @@ export class AttemptHold {
       ...(context.usageTags === undefined ? {} : { tags: context.usageTags }),
     });
     try {
+      if (reservation?.ready !== undefined) await reservation.ready;
       const slot = await context.slots.acquire(plan.model.id, signalOf(context));
       return new AttemptHold(plan, context, reservation, slot);
     } catch (error) {

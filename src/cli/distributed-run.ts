@@ -10,7 +10,7 @@ import type { CommandContext } from "./command.js";
 export async function runOnWorkers(
   context: CommandContext,
   workflow: Workflow,
-  options: { redisURL: string; inputs: Record<string, string>; items?: string; outDir: string; detach: boolean },
+  options: { redisURL: string; inputs: Record<string, string>; items?: string; outDir: string; detach: boolean; budgetYuan?: number },
 ): Promise<number> {
   const store = RunStore.connect(options.redisURL);
   try {
@@ -19,6 +19,7 @@ export async function runOnWorkers(
       inputs: options.inputs,
       ...(options.items === undefined ? {} : { items: options.items }),
       outDir: options.outDir,
+      ...(options.budgetYuan === undefined ? {} : { budgetYuan: options.budgetYuan }),
       signal: context.signal,
     });
     context.stdout.write(`Run ${run.runId}: ${run.total} item(s) enqueued for the workers.\n`);
@@ -32,11 +33,11 @@ export async function runOnWorkers(
   }
 }
 
-/** `svc-flow resume RUN_ID --redis URL`: puts unfinished and failed items back on the queue, waits, assembles the run directory. */
-export async function resumeOnWorkers(context: CommandContext, runId: string, options: { redisURL: string; outDir?: string }): Promise<number> {
+/** `svc-flow resume RUN_ID --redis URL [--budget YUAN]`: sets the cap, puts unfinished and failed items back on the queue, waits, assembles the run directory. */
+export async function resumeOnWorkers(context: CommandContext, runId: string, options: { redisURL: string; outDir?: string; budgetYuan?: number }): Promise<number> {
   const store = RunStore.connect(options.redisURL);
   try {
-    const count = await reenqueueRun(store, runId, options.redisURL);
+    const count = await reenqueueRun(store, runId, options.redisURL, options.budgetYuan === undefined ? {} : { budgetYuan: options.budgetYuan });
     context.stdout.write(`Run ${runId}: ${count} item(s) back on the queue.\n`);
     return report(await wait(store, runId, context, options.outDir), context);
   } finally {
@@ -64,7 +65,16 @@ function report(result: DistributedRunResult, context: CommandContext): number {
     context.stdout.write(`Done. ${result.done} item(s). Outputs: ${path.join(where, "outputs.jsonl")}. Cost: ${formatYuan(result.costYuan)}.\n`);
     return 0;
   }
+  const resume = `svc-flow resume ${result.runId} --redis URL`;
+  if (result.reason === "budget") {
+    context.stderr.write(`Stopped by the budget (${formatYuan(result.costYuan)} spent): ${result.done} done of ${result.total}. ${result.error?.message ?? ""} Finished items are kept; resume with a raised budget: ${resume} --budget YUAN\n`);
+    return 1;
+  }
+  if (result.error !== undefined) {
+    context.stderr.write(`Failed: item ${result.error.index}: ${result.error.message} No other item was started (onItemError: fail); ${result.done} done of ${result.total}. After fixing the cause, continue with: ${resume}\n`);
+    return 1;
+  }
   const what = result.status === "stopped" ? "Stopped waiting (the workers go on)" : `Finished with ${result.failed} failed item(s)`;
-  context.stderr.write(`${what}: ${result.done} done of ${result.total}. Continue with: svc-flow resume ${result.runId} --redis URL\n`);
+  context.stderr.write(`${what}: ${result.done} done of ${result.total}. Continue with: ${resume}\n`);
   return 1;
 }

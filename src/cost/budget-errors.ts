@@ -25,12 +25,21 @@ export function overBudgetError(estimate: OperationEstimate, budget: BudgetState
   );
 }
 
-/** The refusal of an unpriced call under a cap, which the cap cannot bound. */
-export function unpricedUnderBudgetError(estimate: OperationEstimate, maxYuan: number): BudgetExceededError {
+/** The refusal of a call after the run was stopped by its budget elsewhere (another worker of a distributed run). */
+export function stoppedByBudgetError(estimate: OperationEstimate, budget: BudgetState): BudgetExceededError {
+  return new BudgetExceededError(
+    `Budget exceeded: the run was stopped by its ${formatYuan(budget.maxYuan)} cap (${formatYuan(budget.spentYuan)} spent) ` +
+      `before this ${subject(estimate)} call; nothing was sent. Raise --budget or budget.maxYuan and resume.`,
+  );
+}
+
+/** The refusal of an unpriced call under a cap, which the cap cannot bound; `maxYuan` when the cap is known here. */
+export function unpricedUnderBudgetError(estimate: OperationEstimate, maxYuan?: number): BudgetExceededError {
   const what = subject(estimate);
   const where = estimate.kind === "image" ? `image: { ${what}: YUAN }` : `chat: { ${what}: { input, output } }`;
+  const budget = maxYuan === undefined ? "the budget" : `the ${formatYuan(maxYuan)} budget`;
   return new BudgetExceededError(
-    `${what} has no price, so the ${formatYuan(maxYuan)} budget cannot bound this call; nothing was sent. ` +
+    `${what} has no price, so ${budget} cannot bound this call; nothing was sent. ` +
       `Add its price to a price file (${where}) or set allowUnpriced to run unpriced calls uncounted.`,
   );
 }

@@ -7,6 +7,7 @@ import type {
   UsageRecorder,
   UsageReservation,
 } from "../gateway/usage-recorder.js";
+import { holdOnAccount, type BudgetAccount } from "./budget-account.js";
 import { overBudgetError, unpricedUnderBudgetError } from "./budget-errors.js";
 import { alreadyRecordedEntry, buildEntry } from "./build-entry.js";
 import { costEntrySchema, type CostEntry } from "./cost-entry.js";
@@ -22,6 +23,9 @@ export interface CostLedgerOptions {
   readonly priceTable?: PriceTable;
   /** The run's money cap in yuan. Default: no cap. */
   readonly maxYuan?: number;
+  /** A budget shared with other processes: every priced call is also held there, and reservations
+   * carry a `ready` promise to await before sending. Unpriced calls are refused as under a cap. */
+  readonly account?: BudgetAccount;
   /** Under a cap, run calls that have no price (recorded as unpriced, not counted). Default false:
    * they are refused, because a cap cannot bound what it cannot price. */
   readonly allowUnpriced?: boolean;
@@ -60,6 +64,7 @@ export class CostLedger implements UsageRecorder {
   readonly #defaultOutputTokens: number | undefined;
   readonly #tags: Readonly<Record<string, string>>;
   readonly #onEntry: ((entry: CostEntry) => void) | undefined;
+  readonly #account: BudgetAccount | undefined;
   readonly #entries: CostEntry[] = [];
   /** Request ids of the gateway bills this ledger has counted (restored entries included). */
   readonly #countedRequests = new Set<string>();
@@ -78,6 +83,7 @@ export class CostLedger implements UsageRecorder {
     this.#defaultOutputTokens = parsed.data.defaultOutputTokens;
     this.#tags = { ...parsed.data.tags };
     this.#onEntry = options.onEntry;
+    this.#account = options.account;
     // Restored entries are already in the journal they came from, so onEntry is not told again.
     for (const entry of parsed.data.entries ?? []) this.#add(entry, false);
   }
@@ -108,12 +114,14 @@ export class CostLedger implements UsageRecorder {
   }
 
   /** Reserves an operation's upper bound; a BudgetExceededError, before anything is sent, when the
-   * cap cannot take it. Synchronous, so concurrent callers can never overdraw the cap together. */
+   * cap cannot take it. Synchronous, so concurrent callers can never overdraw the cap together.
+   * With an account, the shared cap answers through the reservation's `ready`. */
   reserve(operation: PlannedOperation, scopeTags: Readonly<Record<string, string>> = {}): CostReservation {
     const estimate = this.estimate(operation);
     const tags = { ...this.#tags, ...scopeTags, ...operation.tags };
-    if (this.maxYuan !== undefined) this.#checkBudget(this.maxYuan, estimate);
+    if (this.maxYuan !== undefined || this.#account !== undefined) this.#checkBudget(estimate);
     const hold = estimate.yuan ?? 0;
+    const shared = this.#account === undefined || estimate.yuan === undefined ? undefined : holdOnAccount(this.#account, estimate, estimate.yuan);
     this.#heldYuan = roundYuan(this.#heldYuan + hold);
     let open = true;
     const close = (): boolean => {
@@ -124,15 +132,22 @@ export class CostLedger implements UsageRecorder {
     };
     return {
       estimate,
+      ...(shared === undefined ? {} : { ready: shared.ready }),
       settle: (outcome: OperationOutcome) => {
         if (!close()) {
           throw new SvcFlowError("reservation_closed", "This reservation was already settled or released.");
         }
-        const entry = buildEntry(operation, estimate, outcome, { prices: this.prices, tags, time: new Date() });
-        this.#add(this.#isCounted(outcome) ? alreadyRecordedEntry(entry) : entry);
+        const built = buildEntry(operation, estimate, outcome, { prices: this.prices, tags, time: new Date() });
+        const entry = this.#isCounted(outcome) ? alreadyRecordedEntry(built) : built;
+        this.#add(entry);
+        // In the same tick as onEntry: an account sharing the journal's connection lands the cost
+        // before any later journal record (the step's), so a journaled step's cost is never lost.
+        shared?.settle(entry.yuan ?? 0);
       },
       // Release after settle does nothing, so callers can release in a `finally`.
-      release: () => void close(),
+      release: () => {
+        if (close()) shared?.release();
+      },
     };
   }
 
@@ -197,12 +212,14 @@ export class CostLedger implements UsageRecorder {
     if (notify) this.#onEntry?.(entry);
   }
 
-  #checkBudget(maxYuan: number, estimate: OperationEstimate): void {
+  #checkBudget(estimate: OperationEstimate): void {
+    const maxYuan = this.maxYuan;
     if (estimate.yuan === undefined) {
       if (this.#allowUnpriced) return;
       throw unpricedUnderBudgetError(estimate, maxYuan);
     }
-    if (roundYuan(this.#spentYuan + this.#heldYuan + estimate.yuan) <= maxYuan) return;
+    // Without a cap here, the account alone decides (asynchronously, through `ready`).
+    if (maxYuan === undefined || roundYuan(this.#spentYuan + this.#heldYuan + estimate.yuan) <= maxYuan) return;
     throw overBudgetError(estimate, { maxYuan, spentYuan: this.#spentYuan, heldYuan: this.#heldYuan });
   }
 }

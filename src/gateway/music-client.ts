@@ -169,6 +169,12 @@ export class MusicClient {
       ...signalOf(options),
     };
     const reservation = this.#recorder?.reserve({ kind: "music", operation });
+    if (reservation?.ready !== undefined) {
+      await reservation.ready.catch((error: unknown) => {
+        reservation.release();
+        throw error;
+      });
+    }
     if (request.signal?.aborted === true) {
       reservation?.release();
       throw toAbortedError(request.signal.reason);

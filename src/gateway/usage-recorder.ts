@@ -41,6 +41,9 @@ export interface OperationOutcome {
 
 /** A hold on budget for one operation; exactly one of settle or release is called. */
 export interface UsageReservation {
+  /** Set when the budget is shared beyond this process: resolves once the shared budget holds the
+   * bound, rejects (BudgetExceededError) when it refuses. Send nothing before it resolves. */
+  readonly ready?: Promise<void>;
   /** Records the outcome and replaces the hold with the actual cost. */
   settle(outcome: OperationOutcome): void;
   /** Drops the hold without recording anything (the request was never sent). */

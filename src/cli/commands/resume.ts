@@ -11,14 +11,18 @@ import { resumeOnWorkers } from "../distributed-run.js";
 export const resumeCommand: Command = {
   name: "resume",
   summary: "Finish an interrupted or stopped run; journaled steps are not run (or paid) again",
-  usage: "svc-flow resume RUN_DIR [--budget YUAN] [--workflow FILE] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced]   or: svc-flow resume RUN_ID --redis URL [--out DIR]",
+  usage: "svc-flow resume RUN_DIR [--budget YUAN] [--workflow FILE] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced]   or: svc-flow resume RUN_ID --redis URL [--out DIR] [--budget YUAN]",
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, { ...RUN_FLAGS, workflow: { type: "string" }, redis: { type: "string" }, out: { type: "string" } });
     if (positionals.length !== 1) throw new UsageError("Name the run directory to resume (the --out of `svc-flow run`).");
-    if (values.redis !== undefined) {
-      return resumeOnWorkers(context, positionals[0]!, { redisURL: values.redis, ...(values.out === undefined ? {} : { outDir: resolve(context.cwd, values.out) }) });
-    }
     const flags = await readRunFlags(values, context.cwd, context.signal);
+    if (values.redis !== undefined) {
+      return resumeOnWorkers(context, positionals[0]!, {
+        redisURL: values.redis,
+        ...(values.out === undefined ? {} : { outDir: resolve(context.cwd, values.out) }),
+        ...(flags.budgetYuan === undefined ? {} : { budgetYuan: flags.budgetYuan }),
+      });
+    }
     const result = await resumeWorkflow(resolve(context.cwd, positionals[0]!), {
       ...flags,
       ...(values.workflow === undefined ? {} : { workflow: resolve(context.cwd, values.workflow) }),

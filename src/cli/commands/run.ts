@@ -25,16 +25,17 @@ export const runCommand: Command = {
     });
     if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the workflow file to run." : "Run one workflow file at a time.");
     const workflow = await loadWorkflow(resolve(context.cwd, positionals[0]!), { signal: context.signal, cwd: context.cwd });
+    const flags = await readRunFlags(values, context.cwd, context.signal);
     if (values.redis !== undefined) {
       return runOnWorkers(context, workflow, {
         redisURL: values.redis,
+        ...(flags.budgetYuan === undefined ? {} : { budgetYuan: flags.budgetYuan }),
         inputs: readInputs(values.input),
         ...(values.items === undefined ? {} : { items: resolve(context.cwd, values.items) }),
         outDir: resolve(context.cwd, values.out ?? `runs/${stamp()}-${workflow.name}`),
         detach: values.detach === true,
       });
     }
-    const flags = await readRunFlags(values, context.cwd, context.signal);
     const result = await runWorkflow(workflow, {
       ...flags,
       inputs: readInputs(values.input),

@@ -42,6 +42,7 @@ export const workerCommand: Command = {
       gateway: { env: context.env, notice: (line) => context.stderr.write(`${line}\n`) },
       onItem: ({ runId, index, outcome, error }) => {
         if (outcome === "failed") context.stderr.write(`${runId} item ${index}: ${redactSecrets(error instanceof Error ? error.message : String(error))}; it goes back on the queue\n`);
+        if (outcome === "stopped") context.stderr.write(`${runId} item ${index}: stopped by the run's budget; it runs on svc-flow resume ${runId} --redis URL --budget YUAN\n`);
       },
     });
     context.stdout.write(`svc-flow worker ready (pid ${process.pid}, redis ${redactURL(values.redis)}, artifacts ${artifactsDir}). Ctrl-C stops after the items in flight.\n`);

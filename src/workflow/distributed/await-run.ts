@@ -5,9 +5,10 @@ import { CostLedger } from "../../cost/cost-ledger.js";
 import type { CostEntry } from "../../cost/cost-entry.js";
 import { BATCH_KEY } from "../batch/batch-run-body.js";
 import { ITEM_RESULTS_FILE } from "../batch/item-results.js";
-import type { JournalRecord } from "../run/journal-records.js";
+import type { ErrorSummary, JournalRecord } from "../run/journal-records.js";
 import { JOURNAL_FILE } from "../run/run-workflow.js";
 import { costFileContent, writeJsonFile } from "../run/write-run-files.js";
+import { RunGate, type RunHalt } from "./run-gate.js";
 import type { RunCounts, RunStore, StoredResult } from "./run-store.js";
 
 /** How a distributed run ended, once assembled into its run directory. */
@@ -15,11 +16,16 @@ export interface DistributedRunResult extends RunCounts {
   readonly runId: string;
   readonly runDir: string;
   readonly status: "done" | "failed" | "stopped";
+  /** Set when the run's budget stopped it (resume with a higher --budget finishes it). */
+  readonly reason?: "budget";
+  /** Why a halted run ended: the budget's refusal, or the item that failed under `onItemError: fail`. */
+  readonly error?: ErrorSummary & { readonly index: number };
   readonly costYuan: number;
 }
 
 /**
- * Waits until every item of a run has a result (polling the store), then assembles the run
+ * Waits until every item of a run has a result, or the run was halted (its budget, or a failed item
+ * under `fail`) and its items in flight have ended, polling the store; then assembles the run
  * directory. Aborting stops waiting, not the run: the workers go on, and `resume` waits again.
  */
 export async function awaitRun(
@@ -29,6 +35,7 @@ export async function awaitRun(
 ): Promise<DistributedRunResult> {
   const spec = await store.spec(runId);
   const runDir = path.resolve(options.runDir ?? spec.runDir);
+  const gate = new RunGate(store);
   let last = "";
   for (;;) {
     const counts = await store.counts(runId, spec.total);
@@ -36,6 +43,7 @@ export async function awaitRun(
     if (shown !== last) options.onProgress?.(counts);
     last = shown;
     if (counts.done + counts.failed >= counts.total) break;
+    if ((await gate.settledHalt(runId)) !== undefined) break;
     if (options.signal?.aborted === true) return { runId, runDir, status: "stopped", costYuan: 0, ...counts };
     await sleep(options.pollMs ?? 250, undefined, { signal: options.signal }).catch(() => undefined);
   }
@@ -75,15 +83,26 @@ export async function assembleRun(store: RunStore, runId: string, runDir: string
       if (state === "done") done++;
       else failed++;
     }
-    const status = done + failed < spec.total ? "stopped" : failed > 0 ? "failed" : "done";
-    await line({ type: "run-finished", status, at: new Date().toISOString() });
+    const left = done + failed < spec.total;
+    const halted = await new RunGate(store).halted(runId);
+    // A budget halt whose items all got results anyway (a resumed run) stopped nothing.
+    const halt = halted !== undefined && (left || halted.reason === "failed") ? halted : undefined;
+    const { status, reason, error } = outcome(halt, left ? "stopped" : failed > 0 ? "failed" : "done");
+    await line({ type: "run-finished", status, ...(reason === undefined ? {} : { reason }), at: new Date().toISOString(), ...(error === undefined ? {} : { error }) });
     await journal.sync();
     const ledger = new CostLedger({ entries: costs });
     await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger));
     await writeJsonFile(path.join(runDir, "outputs.json"), { items: { file: ITEM_RESULTS_FILE, total: spec.total, done, failed }, runId });
-    return { runId, runDir, status, total: spec.total, done, failed, costYuan: ledger.spentYuan };
+    const why = halt === undefined ? {} : { error: { ...halt.error, index: halt.index } };
+    return { runId, runDir, status, ...(reason === undefined ? {} : { reason }), ...why, total: spec.total, done, failed, costYuan: ledger.spentYuan };
   } finally {
     await journal.close();
     await outputs.close();
   }
+}
+
+// A halted run with items left ends as its halt says: stopped by the budget, or failed with the item's error.
+function outcome(halt: RunHalt | undefined, status: DistributedRunResult["status"]): { status: DistributedRunResult["status"]; reason?: "budget"; error?: ErrorSummary } {
+  if (halt === undefined) return { status };
+  return halt.reason === "budget" ? { status: "stopped", reason: "budget", error: halt.error } : { status: "failed", error: halt.error };
 }

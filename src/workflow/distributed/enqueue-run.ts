@@ -9,6 +9,8 @@ import { summarizeError } from "../run/error-summary.js";
 import { startRunDirectory } from "../run/start-run-directory.js";
 import type { ON_ITEM_ERROR } from "../schema/step-schemas.js";
 import { enqueueItems, itemQueue, queueConnection } from "./item-queue.js";
+import { RunBudget } from "./run-budget.js";
+import { RunGate } from "./run-gate.js";
 import type { RunStore, StoredResult } from "./run-store.js";
 
 /** Options of enqueueRun. */
@@ -21,8 +23,10 @@ export interface EnqueueRunOptions {
   readonly items?: string;
   /** The run directory on this machine, where outputs are assembled. */
   readonly outDir: string;
-  /** Default `collect`: a failed item is recorded and the others go on. */
+  /** Default `collect`: a failed item is recorded and the others go on; `fail`: the first failed item halts the run on every worker. */
   readonly onItemError?: (typeof ON_ITEM_ERROR)[number];
+  /** The run's money cap across all workers. Default: the workflow's `budget.maxYuan`, else none. */
+  readonly budgetYuan?: number;
   readonly signal?: AbortSignal;
 }
 
@@ -47,9 +51,12 @@ export async function enqueueRun(store: RunStore, workflow: Workflow, options: E
   await access(source.itemsFile).catch((error: unknown) => {
     throw new ItemsError(source.itemsFile, 0, "No such file. Check the path (--items is relative to the current directory).", { cause: error });
   });
+  const budgetYuan = options.budgetYuan ?? workflow.definition.budget?.maxYuan;
+  if (budgetYuan !== undefined && !(budgetYuan > 0)) throw new ConfigError(`Expected the budget to be above 0 yuan, got ${budgetYuan}.`);
   const runDir = path.resolve(options.outDir);
-  const start = await startRunDirectory(workflow, { runDir, inputs, takenHint: "Choose another --out." });
+  const start = await startRunDirectory(workflow, { runDir, inputs, ...(budgetYuan === undefined ? {} : { budgetYuan }), takenHint: "Choose another --out." });
   const runId = start.runId;
+  if (budgetYuan !== undefined) await new RunBudget(store, runId).setMax(budgetYuan);
   // Rows that do not parse are failed items from the start (as in a single-machine batch); no job runs them.
   const invalid: StoredResult[] = [];
   const rows = readItems(source.itemsFile, {
@@ -58,22 +65,27 @@ export async function enqueueRun(store: RunStore, workflow: Workflow, options: E
     onInvalidItem: (error: ItemsError, index: number) => invalid.push({ index, line: error.line, state: "failed", error: summarizeError(error) }),
   });
   const all = (await store.addItems(runId, rows)) + invalid.length;
+  const onItemError = options.onItemError ?? "collect";
   await store.saveSpec({
     version: 1,
     start,
     workflowText: workflow.text,
     ...(source.inputName === undefined ? {} : { inputName: source.inputName }),
     total: all,
-    onItemError: options.onItemError ?? "collect",
+    onItemError,
     runDir,
   });
   for (const result of invalid) await store.finishItem(runId, result);
+  // Under `fail` a row that does not parse fails the run before any item starts, as on one machine.
+  const [first] = invalid;
+  const halted = onItemError === "fail" && first !== undefined;
+  if (halted) await new RunGate(store).halt(runId, { reason: "failed", index: first.index, error: first.error ?? { code: "invalid_item", message: "The row does not parse." }, at: new Date().toISOString() });
   const skip = new Set(invalid.map((result) => result.index));
   await writeFile(path.join(runDir, "distributed.json"), `${JSON.stringify({ version: 1, runId, total: all }, null, 2)}\n`);
   const connection = queueConnection(options.redisURL);
   const queue = itemQueue(connection);
   try {
-    await enqueueItems(queue, runId, indexes(all, skip));
+    if (!halted) await enqueueItems(queue, runId, indexes(all, skip));
   } finally {
     await queue.close();
     connection.disconnect();
@@ -81,9 +93,14 @@ export async function enqueueRun(store: RunStore, workflow: Workflow, options: E
   return { runId, runDir, total: all };
 }
 
-/** Puts a run's unfinished items (and, with retryFailed, its failed ones) back on the queue; returns how many. */
-export async function reenqueueRun(store: RunStore, runId: string, redisURL: string, options: { retryFailed?: boolean } = {}): Promise<number> {
+/**
+ * Puts a run's unfinished items (and, with retryFailed, its failed ones) back on the queue and lets
+ * workers start them again after a halt; `budgetYuan` sets the run's cap for every worker. Returns how many.
+ */
+export async function reenqueueRun(store: RunStore, runId: string, redisURL: string, options: { retryFailed?: boolean; budgetYuan?: number } = {}): Promise<number> {
   const spec = await store.spec(runId);
+  if (options.budgetYuan !== undefined) await new RunBudget(store, runId).setMax(options.budgetYuan);
+  await new RunGate(store).reopen(runId);
   if (options.retryFailed !== false) await store.clearFailed(runId);
   const missing = await store.missing(runId, spec.total);
   const connection = queueConnection(redisURL);

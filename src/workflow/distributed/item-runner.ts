@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import type { Dispatcher } from "undici";
 import { listAgentDefinitions } from "../../../agents/index.js";
@@ -11,13 +12,15 @@ import { BATCH_KEY } from "../batch/batch-run-body.js";
 import { ConfigError } from "../../errors.js";
 import { ArtifactStore } from "../run/artifact-store.js";
 import { createStepServices } from "../run/create-step-services.js";
-import { summarizeError } from "../run/error-summary.js";
+import { budgetStop, summarizeError } from "../run/error-summary.js";
 import { renderOutputs } from "../run/execute-run.js";
 import { executeSteps } from "../run/execute-steps.js";
 import type { Limiter } from "../run/limiter.js";
 import { Replay } from "../run/replay.js";
 import type { RunState, Scope } from "../run/run-state.js";
 import type { StepReport } from "../run/step-report.js";
+import { RunBudget, type ItemBudget } from "./run-budget.js";
+import { RunGate } from "./run-gate.js";
 import type { RunSpec, RunStore, StoredResult } from "./run-store.js";
 
 /** What a worker shares across the runs it serves: one gateway client, scheduler and call limit. */
@@ -33,8 +36,9 @@ export interface WorkerServices {
   readonly artifactsDir: string;
 }
 
-// The step keys of item N start `items[N].`, as in a single-machine batch, so journals read the same.
-const ITEM_KEY = /^items\[(\d+)\]\./;
+/** What became of an item a worker took: run (to a result), skipped (it had one), halted (the run was
+ * halted before it started) or stopped (the run's budget refused one of its calls; resume runs it). */
+export type ItemOutcome = "ran" | "skipped" | "halted" | "stopped";
 
 /**
  * Runs the items of one distributed run in a worker with the engine a single machine uses: each
@@ -47,7 +51,7 @@ export class ItemRunner {
   readonly #workflow: Workflow;
   readonly #store: RunStore;
   readonly #services: WorkerServices;
-  readonly #ledger: CostLedger;
+  readonly #gate: RunGate;
   readonly #reports = new Map<string, StepReport>();
   readonly #root: string;
 
@@ -57,16 +61,7 @@ export class ItemRunner {
     this.#store = store;
     this.#services = services;
     this.#root = path.join(services.artifactsDir, spec.start.runId);
-    const runId = spec.start.runId;
-    // Costs are journaled with the item whose step made them; the enqueuer totals them into cost.json.
-    this.#ledger = new CostLedger({
-      onEntry: (entry) => {
-        const key = entry.tags.step;
-        if (key !== undefined) this.#reports.get(key)?.add(entry);
-        const index = key === undefined ? undefined : ITEM_KEY.exec(key)?.[1];
-        if (index !== undefined) void store.itemJournal(runId, Number(index)).append({ type: "cost", entry }).catch(() => undefined);
-      },
-    });
+    this.#gate = new RunGate(store);
   }
 
   /** The runner of run `runId`, its workflow parsed from the stored text. */
@@ -79,21 +74,68 @@ export class ItemRunner {
     return new ItemRunner(spec, workflow, store, services);
   }
 
-  /** Runs item `index` unless it has a result; records the result (first finisher wins). Throws only when stopped. */
-  async run(index: number, signal: AbortSignal): Promise<"ran" | "skipped"> {
+  /**
+   * Runs item `index` unless it has a result or the run is halted, and records its result (the first
+   * finisher wins). A failure under `onItemError: fail` halts the run; so does a budget refusal,
+   * which leaves the item without a result for resume. Throws only when `signal` stopped it.
+   */
+  async run(index: number, signal: AbortSignal): Promise<ItemOutcome> {
     const runId = this.spec.start.runId;
-    if (await this.#store.hasResult(runId, index)) return "skipped";
+    const execution = randomUUID();
+    const budget = new RunBudget(this.#store, runId);
+    if (!(await this.#gate.enter(runId, index, execution))) {
+      await budget.reconcile(index);
+      return "halted";
+    }
+    try {
+      if (await this.#store.hasResult(runId, index)) {
+        await budget.reconcile(index);
+        return "skipped";
+      }
+      const account = await budget.open(index, execution);
+      let result: StoredResult | undefined;
+      try {
+        result = await this.#execute(index, signal, account);
+      } finally {
+        await account?.close();
+      }
+      if (result === undefined) return "stopped";
+      await this.#store.finishItem(runId, result);
+      if (result.state === "failed" && this.spec.onItemError === "fail" && result.error !== undefined) {
+        await this.#gate.halt(runId, { reason: "failed", index, error: result.error, at: new Date().toISOString() });
+      }
+      return "ran";
+    } finally {
+      await this.#gate.leave(runId, index, execution);
+    }
+  }
+
+  // The item's result; undefined when the budget stopped it (the run is halted, the item left for resume).
+  async #execute(index: number, signal: AbortSignal, account: ItemBudget | undefined): Promise<StoredResult | undefined> {
+    const runId = this.spec.start.runId;
     const item = await this.#store.item(runId, index);
     const replay = new Replay([this.spec.start, ...(await this.#store.itemRecords(runId, index))]);
     const journal = this.#store.itemJournal(runId, index);
     const services = this.#services;
+    const allowUnpriced = this.#workflow.definition.budget?.allowUnpriced;
+    // Costs are journaled with the item; the enqueuer totals them into cost.json. The account's writes
+    // go on the same connection after each cost, so a journaled step's cost has reached the budget.
+    const ledger = new CostLedger({
+      ...(account === undefined ? {} : { account }),
+      ...(allowUnpriced === undefined ? {} : { allowUnpriced }),
+      onEntry: (entry) => {
+        const key = entry.tags.step;
+        if (key !== undefined) this.#reports.get(key)?.add(entry);
+        void journal.append({ type: "cost", entry }).catch(() => undefined);
+      },
+    });
     const shared = {
       client: services.client,
       scheduler: services.scheduler,
       dispatcher: services.dispatcher,
       apiKey: services.apiKey,
       baseURL: services.baseURL,
-      ledger: this.#ledger,
+      ledger,
       artifacts: new ArtifactStore(this.#root),
       journal,
       replay,
@@ -109,7 +151,7 @@ export class ItemRunner {
       runDir: this.#root,
       journal,
       replay,
-      ledger: this.#ledger,
+      ledger,
       limit: services.limit,
       concurrency: services.concurrency,
       signal,
@@ -126,10 +168,14 @@ export class ItemRunner {
     } catch (error) {
       // A stop (shutdown, kill) is not the item's failure: the job goes back to the queue.
       if (signal.aborted) throw error;
+      const stop = budgetStop(state.halt?.reason === "budget" ? state.halt.error : error);
+      if (stop !== undefined) {
+        await this.#gate.halt(runId, { reason: "budget", index, error: summarizeError(stop), at: new Date().toISOString() });
+        return undefined;
+      }
       result = { index, line: item.line, state: "failed", error: summarizeError(error) };
     }
-    await this.#store.finishItem(runId, result);
-    return "ran";
+    return result;
   }
 
   #inputsOf(value: unknown, index: number, line: number): Record<string, unknown> {

@@ -11,9 +11,12 @@ import { RunStore } from "./run-store.js";
  */
 export class QueueRunner implements WorkflowRunner {
   readonly #redisURL: string;
+  readonly #budgetYuan: number | undefined;
 
-  constructor(redisURL: string) {
+  /** `budgetYuan` caps each firing across all workers (overriding the file's `budget.maxYuan`). */
+  constructor(redisURL: string, options: { budgetYuan?: number } = {}) {
     this.#redisURL = redisURL;
+    this.#budgetYuan = options.budgetYuan;
   }
 
   /** Enqueues one firing and waits for its items. */
@@ -21,9 +24,15 @@ export class QueueRunner implements WorkflowRunner {
     const workflow = await loadWorkflow(request.file);
     const store = RunStore.connect(this.#redisURL);
     try {
-      const run = await enqueueRun(store, workflow, { redisURL: this.#redisURL, outDir: request.runDir });
+      const budget = this.#budgetYuan === undefined ? {} : { budgetYuan: this.#budgetYuan };
+      const run = await enqueueRun(store, workflow, { redisURL: this.#redisURL, outDir: request.runDir, ...budget });
       const result = await awaitRun(store, run.runId, { signal });
-      const error = result.status === "failed" ? new Error(`${result.failed} of ${result.total} item(s) failed (run ${run.runId}); see outputs.jsonl.`) : undefined;
+      const error =
+        result.error !== undefined
+          ? new Error(`${result.reason === "budget" ? "Stopped by the budget" : `Item ${result.error.index} failed`} (run ${run.runId}): ${result.error.message}`)
+          : result.status === "failed"
+            ? new Error(`${result.failed} of ${result.total} item(s) failed (run ${run.runId}); see outputs.jsonl.`)
+            : undefined;
       return { state: result.status, runDir: result.runDir, costYuan: result.costYuan, ...(error === undefined ? {} : { error }) };
     } finally {
       await store.close();

@@ -74,6 +74,11 @@ export class RunStore {
     return `${this.#prefix}:${runId}:${part}`;
   }
 
+  /** The key of one part of a run, for what is kept beside the store's own (its budget, its halt). */
+  keyOf(runId: string, part: string): string {
+    return this.#key(runId, part);
+  }
+
   /** Stores a run's items (streamed, in chunks so a large run is a few round trips); returns how many. */
   async addItems(runId: string, items: AsyncIterable<{ index: number } & StoredItem>): Promise<number> {
     let count = 0;

@@ -7,7 +7,8 @@ import { idempotentDispatcher } from "../run/idempotency.js";
 import { summarizeError } from "../run/error-summary.js";
 import { createLimiter } from "../run/limiter.js";
 import { ITEM_ATTEMPTS, ITEM_QUEUE, itemQueue, queueConnection, type ItemJob } from "./item-queue.js";
-import { ItemRunner } from "./item-runner.js";
+import { ItemRunner, type ItemOutcome } from "./item-runner.js";
+import { RunGate } from "./run-gate.js";
 import { RunStore } from "./run-store.js";
 
 /** Options of startItemWorker. */
@@ -27,7 +28,7 @@ export interface ItemWorkerOptions {
   /** The gateway (default: SVC_BASE_URL / SVC_API_KEY). */
   readonly gateway?: ConnectGatewayOptions;
   /** Called after each item, for a log. */
-  readonly onItem?: (event: { runId: string; index: number; outcome: "ran" | "skipped" | "failed"; error?: unknown }) => void;
+  readonly onItem?: (event: { runId: string; index: number; outcome: ItemOutcome | "failed"; error?: unknown }) => void;
 }
 
 /** A running worker. */
@@ -52,6 +53,7 @@ export async function startItemWorker(options: ItemWorkerOptions): Promise<ItemW
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`Expected concurrency to be an integer >= 1, got ${concurrency}.`);
   const lockMs = options.lockMs ?? 30_000;
   const store = RunStore.connect(options.redisURL);
+  const gate = new RunGate(store);
   const queueRedis = queueConnection(options.redisURL);
   const queue = itemQueue(queueRedis);
   if (options.itemsPerMinute !== undefined) {
@@ -92,7 +94,10 @@ export async function startItemWorker(options: ItemWorkerOptions): Promise<ItemW
     } catch (error) {
       // The last attempt records the failure, so the run can finish (and resume can retry it).
       if (!stop.signal.aborted && job.attemptsMade + 1 >= ITEM_ATTEMPTS) {
-        await store.finishItem(runId, { index, line: 0, state: "failed", error: summarizeError(error) });
+        const summary = summarizeError(error);
+        await store.finishItem(runId, { index, line: 0, state: "failed", error: summary });
+        const spec = await store.spec(runId).catch(() => undefined);
+        if (spec?.onItemError === "fail") await gate.halt(runId, { reason: "failed", index, error: summary, at: new Date().toISOString() });
       }
       options.onItem?.({ runId, index, outcome: "failed", error });
       throw error;

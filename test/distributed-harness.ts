@@ -1,0 +1,44 @@
+// Shared set-up of the distributed budget and onItemError tests: a real redis-server, a local
+// gateway, and item workers started in this process (each with its own Redis connections).
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { LocalGateway } from "../src/server/start-local-gateway.js";
+import type { ItemOutcome } from "../src/workflow/distributed/item-runner.js";
+import { startItemWorker, type ItemWorker } from "../src/workflow/distributed/start-item-worker.js";
+import { parseWorkflow, type Workflow } from "../src/workflow/load/load-workflow.js";
+
+/** A worker started here, with what became of each item it took, in order. */
+export interface TestWorker extends ItemWorker {
+  readonly outcomes: { index: number; outcome: ItemOutcome | "failed" }[];
+}
+
+/** Starts an item worker in this process against `gateway`. */
+export async function startTestWorker(
+  redisURL: string,
+  gateway: LocalGateway,
+  apiKey: string,
+  options: { artifactsDir: string; concurrency: number; lockMs?: number },
+): Promise<TestWorker> {
+  const outcomes: TestWorker["outcomes"] = [];
+  const worker = await startItemWorker({
+    redisURL,
+    artifactsDir: options.artifactsDir,
+    concurrency: options.concurrency,
+    ...(options.lockMs === undefined ? {} : { lockMs: options.lockMs }),
+    gateway: { baseURL: gateway.baseURL, apiKey },
+    onItem: ({ index, outcome }) => outcomes.push({ index, outcome }),
+  });
+  return { outcomes, close: () => worker.close() };
+}
+
+/** Writes `rows` as a .jsonl file and parses `text` as a workflow in `dir`. */
+export async function batchWorkflow(dir: string, name: string, text: string, rows: readonly unknown[]): Promise<{ workflow: Workflow; items: string }> {
+  const items = join(dir, `${name}.jsonl`);
+  await writeFile(items, `${rows.map((row) => JSON.stringify(row)).join("\n")}\n`);
+  return { workflow: parseWorkflow(text, { fileName: join(dir, `${name}.yaml`), baseDir: dir }), items };
+}
+
+/** The chat calls the gateway billed, over all keys. */
+export function billedChats(gateway: LocalGateway): { model?: string; promptTokens?: number; yuan: number }[] {
+  return gateway.stats().keys.flatMap((key) => key.billed).filter((entry) => entry.kind === "chat");
+}
