@@ -263,7 +263,7 @@ describe("fetch_url and private networks", () => {
     expect(error.code).toBe("url_refused");
     expect(error.message).toMatch(/^fetch_url does not fetch private network addresses \(/);
     expect(error.message).toMatch(reason);
-    expect(error.message).toMatch(/\. To allow it, create the tool with allowPrivateNetwork: true\.$/);
+    expect(error.message).toMatch(/\. To allow it, create the tool with allowPrivateNetwork: true \(in a workflow file: .*--allow-private-network\)\.$/);
     expect({ connections, requests: seen.length }).toEqual(before);
   });
 

@@ -8,7 +8,8 @@ import { privateAddressKind } from "./private-address.js";
 export function privateNetworkRefusal(reason: string): ToolInputError {
   return new ToolInputError(
     `fetch_url does not fetch private network addresses (${redactSecrets(reason)}). ` +
-      "To allow it, create the tool with allowPrivateNetwork: true.",
+      "To allow it, create the tool with allowPrivateNetwork: true " +
+      "(in a workflow file: tools: { fetchUrl: { allowPrivateNetwork: true } }; for svc-flow agent: --allow-private-network).",
     { code: "url_refused" },
   );
 }

@@ -13,7 +13,7 @@ import { formatYuan } from "../../cost/format-summary-table.js";
 import { SvcFlowError, redactSecrets } from "../../errors.js";
 import { connectGateway } from "../../workflow/connect-gateway.js";
 import { UsageError, type Command, type CommandContext } from "../command.js";
-import { numberFlag, parseCommandArgs } from "../parse-args.js";
+import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
 import { readRunFlags } from "../run-flags.js";
 
 const FLAGS = {
@@ -24,6 +24,9 @@ const FLAGS = {
   out: { type: "string" },
   prices: { type: "string" },
   "allow-unpriced": { type: "boolean" },
+  "allow-private-network": { type: "boolean" },
+  "fetch-max-bytes": { type: "string" },
+  "fetch-timeout-ms": { type: "string" },
   json: { type: "boolean" },
 } as const;
 
@@ -32,8 +35,11 @@ export const agentCommand: Command = {
   name: "agent",
   summary: `Run a tool-using agent (${listAgentNames().join(", ")}) on a task`,
   usage:
-    'svc-flow agent NAME "TASK" [--workspace DIR] [--model M] [--budget YUAN] [--max-steps N] [--out DIR] [--prices FILE] [--allow-unpriced] [--json]\n' +
-    "  (workspace: the current folder; out: runs/<time>-agent-NAME)\n\nAgents:\n" +
+    'svc-flow agent NAME "TASK" [--workspace DIR] [--model M] [--budget YUAN] [--max-steps N] [--out DIR] [--prices FILE] [--allow-unpriced]\n' +
+    "  [--allow-private-network] [--fetch-max-bytes N] [--fetch-timeout-ms N] [--json]\n" +
+    "  (workspace: the current folder; out: runs/<time>-agent-NAME)\n" +
+    "  fetch_url refuses localhost and private network addresses (10.x, 192.168.x, ...) unless --allow-private-network;\n" +
+    "  it reads up to --fetch-max-bytes (default 262144) within --fetch-timeout-ms (default 15000).\n\nAgents:\n" +
     listAgentDefinitions()
       .map((agent) => `  ${agent.name.padEnd(20)} ${agent.description}`)
       .join("\n"),
@@ -44,8 +50,8 @@ export const agentCommand: Command = {
     if (!listAgentNames().includes(name)) throw new UsageError(`Unknown agent "${name}". Agents: ${listAgentNames().join(", ")}.`);
     const task = words.join(" ").trim();
     if (task === "") throw new UsageError(`Give the task after the agent's name, in quotes: svc-flow agent ${name} "..."`);
-    const maxSteps = numberFlag("max-steps", values["max-steps"], { min: 1 });
-    if (maxSteps !== undefined && !Number.isInteger(maxSteps)) throw new UsageError(`Expected --max-steps to be a whole number, got "${values["max-steps"]}".`);
+    const maxSteps = wholeNumberFlag("max-steps", values["max-steps"]);
+    const toolOptions = fetchOptions(values);
     const flags = await readRunFlags(values, context.cwd, context.signal);
     const workspace = flags.workspace ?? context.cwd;
     const runDir = resolve(context.cwd, values.out ?? `runs/${stamp()}-agent-${name}`);
@@ -66,6 +72,7 @@ export const agentCommand: Command = {
         gateway: { apiKey: connection.apiKey, baseURL: connection.baseURL },
         ...(values.model === undefined ? {} : { model: values.model }),
         ...(maxSteps === undefined ? {} : { maxSteps }),
+        toolOptions,
         onEvent: (event) => {
           transcript.record(event);
           show?.(event);
@@ -89,6 +96,16 @@ export const agentCommand: Command = {
     }
   },
 };
+
+function fetchOptions(values: { "allow-private-network"?: boolean; "fetch-max-bytes"?: string; "fetch-timeout-ms"?: string }) {
+  const fetchMaxBytes = wholeNumberFlag("fetch-max-bytes", values["fetch-max-bytes"]);
+  const fetchTimeoutMs = wholeNumberFlag("fetch-timeout-ms", values["fetch-timeout-ms"]);
+  return {
+    ...(values["allow-private-network"] === true ? { allowPrivateNetwork: true } : {}),
+    ...(fetchMaxBytes === undefined ? {} : { fetchMaxBytes }),
+    ...(fetchTimeoutMs === undefined ? {} : { fetchTimeoutMs }),
+  };
+}
 
 function liveView(context: CommandContext): (event: AgentEvent) => void {
   const stderr = context.stderr as CommandContext["stderr"] & { isTTY?: boolean; columns?: number };

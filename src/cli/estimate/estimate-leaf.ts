@@ -5,6 +5,7 @@ import { toWireTool } from "../../chat/convert-tools.js";
 import type { Tool } from "../../gateway/wire.js";
 import { DEFAULT_TOOL_ROUNDS } from "../../workflow/kinds/chat-kind.js";
 import type { AgentStep, ChatStep, ImageStep, LeafStep, MusicStep, ToolStep } from "../../workflow/schema/step-schemas.js";
+import { workflowToolContext } from "../../workflow/schema/tool-settings-schema.js";
 import { planModels } from "../../workflow/step-models.js";
 import { createTools, isToolName } from "../../../tools/index.js";
 import { planAgent } from "./agent-plan.js";
@@ -153,11 +154,11 @@ function unknownModel(): LeafEstimate {
   return { models: [], calls: 1, yuan: 0, unpriced: [{ name: "unknown model", calls: 1, promptTokens: 0, outputTokens: 0 }], upperBound: false, notes: ["no model: set with.model or defaults.model"] };
 }
 
-// Tool definitions go out with every turn and count as prompt tokens.
+// Tool definitions go out with every turn and count as prompt tokens; fetch_url's description names its limits.
 function wireTools(tools: ReadonlyArray<string | StructuredToolInterface>, context: EstimateContext): Tool[] {
   const names = tools.filter((tool): tool is string => typeof tool === "string" && isToolName(tool));
   const own = tools.filter((tool): tool is StructuredToolInterface => typeof tool !== "string");
-  return [...createTools(names, { workspace: context.workflow.baseDir }), ...own].map((tool) => toWireTool(tool));
+  return [...createTools(names, { ...workflowToolContext(context.workflow.definition.tools), workspace: context.workflow.baseDir }), ...own].map((tool) => toWireTool(tool));
 }
 
 function gatewayToolNotes(tools: ReadonlyArray<string | StructuredToolInterface>, context: EstimateContext): string[] {

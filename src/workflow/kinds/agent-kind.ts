@@ -54,7 +54,10 @@ export async function runAgentStep(context: LeafContext<AgentStep>): Promise<unk
       }),
     music: services.music(),
     refundMusic: (requestId) => services.refundMusic(requestId),
-    ...(services.musicPollIntervalMs === undefined ? {} : { toolOptions: { musicPollIntervalMs: services.musicPollIntervalMs } }),
+    toolOptions: {
+      ...context.toolContext,
+      ...(services.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: services.musicPollIntervalMs }),
+    },
     signal,
   });
   try {

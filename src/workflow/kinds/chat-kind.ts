@@ -37,7 +37,7 @@ export async function runChatStep(context: LeafContext<ChatStep>): Promise<unkno
   const messages = await buildChatMessages(input, { baseDir: services.baseDir, runDir: services.runDir, signal });
   if (input.schema !== undefined) return model.withStructuredOutput(input.schema).invoke(messages, { signal });
   if (input.tools !== undefined && input.tools.length > 0) {
-    const result = await runToolLoop(model, services.tools(input.tools), messages, { maxRounds: input.maxToolRounds ?? DEFAULT_TOOL_ROUNDS, signal });
+    const result = await runToolLoop(model, services.tools(input.tools, context.toolContext), messages, { maxRounds: input.maxToolRounds ?? DEFAULT_TOOL_ROUNDS, signal });
     return { text: result.text, model: result.model, toolCalls: result.toolCalls };
   }
   const reply = await model.invoke(messages, { signal });

@@ -3,6 +3,7 @@ import type { ChatGateway } from "../../chat/chat-gateway.js";
 import type { MusicClient } from "../../gateway/music-client.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
 import type { LeafStep } from "../schema/step-schemas.js";
+import type { WorkflowToolContext } from "../schema/tool-settings-schema.js";
 import type { ArtifactStore } from "../run/artifact-store.js";
 import type { JournalRecord, RecordOf } from "../run/journal-records.js";
 import type { AgentDefinition } from "../../../agents/index.js";
@@ -24,8 +25,8 @@ export interface StepServices {
   music(): MusicClient;
   /** Records the gateway's automatic refund of a music job that failed upstream. */
   refundMusic(requestId: string): void;
-  /** Tools from tools/, confined to the run's workspace. */
-  tools(names: readonly string[]): StructuredToolInterface[];
+  /** Tools from tools/, confined to the run's workspace, with the workflow's `tools:` settings. */
+  tools(names: readonly string[], settings?: WorkflowToolContext): StructuredToolInterface[];
   /** The folder the file tools work in. */
   readonly workspace: string;
   /** compose_music's first poll interval, when the run sets one. */
@@ -53,6 +54,8 @@ export interface LeafContext<S extends LeafStep = LeafStep> {
   readonly models: { readonly model?: string; readonly fallbacks: readonly string[] };
   /** Workflow defaults that apply to calls (temperature, maxTokens). */
   readonly settings: { readonly temperature?: number; readonly maxTokens?: number };
+  /** The workflow's `tools:` section as tool options (fetch_url's limits and private network access). */
+  readonly toolContext: WorkflowToolContext;
   readonly retry: RetryPolicy;
   readonly signal: AbortSignal;
   readonly services: StepServices;

@@ -23,7 +23,7 @@ export interface Workflow {
   readonly name: string;
   /** The file's text, as loaded. */
   readonly text: string;
-  /** sha256 of the parsed content (comments and layout do not count); a journal belongs to one hash. */
+  /** sha256 of the parsed content (comments, layout and the `tools:` settings do not count); a journal belongs to one hash. */
   readonly hash: string;
   readonly definition: WorkflowDefinition;
   /** The top-level steps with what each waits for. */
@@ -90,7 +90,15 @@ export function parseWorkflow(text: string, options: LoadWorkflowOptions = {}): 
   ];
   if (issues.length > 0) fail(sortByPlace(issues, parsed.locate));
   const name = definition.name ?? (file === "<inline>" ? "workflow" : path.basename(file).replace(/\.(ya?ml|json)$/i, ""));
-  return { file, baseDir, name, text, hash: hashValue(parsed.value), definition, graph: buildStepGraph(definition.steps) };
+  return { file, baseDir, name, text, hash: hashValue(withoutToolSettings(parsed.value)), definition, graph: buildStepGraph(definition.steps) };
+}
+
+// `tools:` says how the run may reach things, not what it does (like --budget), so a run refused a
+// fetch can be resumed with the setting changed: `svc-flow resume RUN_DIR --workflow FILE`.
+function withoutToolSettings(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || !("tools" in value)) return value;
+  const { tools: _settings, ...rest } = value as Record<string, unknown>;
+  return rest;
 }
 
 function sortByPlace(issues: readonly RawIssue[], locate: ReturnType<typeof parseWorkflowYaml>["locate"]): RawIssue[] {

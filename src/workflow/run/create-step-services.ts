@@ -75,8 +75,9 @@ export function createStepServices(shared: SharedServices, key: string, report: 
     music: musicClient,
     refundMusic,
     // Tools that call the gateway go through this step's clients: billed to it, under its idempotency keys.
-    tools: (names) =>
+    tools: (names, settings) =>
       createTools(names, {
+        ...settings,
         workspace: shared.workspace,
         chatModel: (request) => chatModel({ model: request.model, fallbacks: [], ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }) }),
         ledger: recorder,

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../../errors.js";
 import { resumedBatchBody } from "../batch/batch-run-body.js";
@@ -36,6 +36,8 @@ export async function resumeWorkflow(runDir: string, options: ResumeWorkflowOpti
   if (options.budgetYuan !== undefined && !(options.budgetYuan > 0)) {
     throw new ConfigError(`Expected the budget to be above 0 yuan, got ${options.budgetYuan}.`);
   }
+  // The copy is what the next resume runs, so it keeps what this one was given (the hash leaves `tools:` out).
+  if (options.workflow !== undefined) await writeFile(path.join(directory, WORKFLOW_COPY), workflow.text);
   const journal = await RunJournal.open(journalPath);
   await journal.append({
     type: "run-resumed",

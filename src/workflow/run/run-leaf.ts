@@ -10,6 +10,7 @@ import type { LeafContext } from "../kinds/step-kind.js";
 import { runToolStep } from "../kinds/tool-kind.js";
 import { durationMs } from "../schema/common-schemas.js";
 import type { LeafStep } from "../schema/step-schemas.js";
+import { workflowToolContext } from "../schema/tool-settings-schema.js";
 import type { StepNode } from "../step-graph.js";
 import { planModels } from "../step-models.js";
 import { NotStartedError } from "./error-summary.js";
@@ -45,6 +46,7 @@ export async function runLeaf(node: StepNode, scope: Scope, state: RunState, key
       input,
       models: { ...(models.model === undefined ? {} : { model: models.model }), fallbacks: models.fallbacks },
       settings: { ...(defaults.temperature === undefined ? {} : { temperature: defaults.temperature }), ...(defaults.maxTokens === undefined ? {} : { maxTokens: defaults.maxTokens }) },
+      toolContext: workflowToolContext(state.workflow.definition.tools),
       retry,
       signal,
       services: state.services(key, report, retry),
