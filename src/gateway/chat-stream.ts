@@ -17,8 +17,8 @@ export interface ChatStream extends AsyncIterable<ChatChunk>, ChunkSource {
   readonly replayed?: boolean;
   /** The next chunks, grouped as they arrived (all those of one network read, at least one), or
    * undefined at the end. A busy reader pays one await per read instead of one per chunk. Read
-   * the stream one way only (iterating, batches, reads, or take and read); a reader that stops
-   * before the end calls `cancel()`. */
+   * the stream one way only (iterating, batches, reads, or take or takeDelta with read); a reader
+   * that stops before the end calls `cancel()`. */
   nextBatch(): Promise<ChatChunk[] | undefined>;
   /** Like nextBatch, but hands each chunk of the next network read to `visit` as it is parsed, and
    * resolves to false at the end. */
