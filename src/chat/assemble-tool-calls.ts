@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { InvalidToolCall, ToolCall, ToolCallChunk } from "@langchain/core/messages/tool";
 import type { ToolCall as WireToolCall, ToolCallDelta } from "../gateway/wire.js";
 import type { ToolCallExtras } from "./convert-messages.js";
+import { arrayOfLength } from "./plain-object.js";
 
 /** Tool calls once a reply is complete: valid ones, ones whose arguments are not a JSON object,
  * and each call's unknown wire fields (sent back on the next turn). */
@@ -38,7 +39,8 @@ export class ToolCallAssembler {
   add(deltas: readonly ToolCallDelta[]): ToolCallChunk[] {
     // A loop, `for in` and one literal per shape: this runs for every fragment of a streamed
     // call, and map's closure, Object.entries' pairs and conditional spreads cost more than the rest.
-    const chunks: ToolCallChunk[] = [];
+    // Sized, not grown by push: an empty array given one element gets room for 17.
+    const chunks = arrayOfLength<ToolCallChunk>(deltas.length);
     for (let position = 0; position < deltas.length; position++) {
       const delta = deltas[position]!;
       const wireIndex = delta.index ?? position;
@@ -57,8 +59,8 @@ export class ToolCallAssembler {
       }
       const index = slot.index;
       const type = "tool_call_chunk";
-      if (isNew) chunks.push(nameIsNew ? { type, index, id: slot.id, name, args } : { type, index, id: slot.id, args });
-      else chunks.push(nameIsNew ? { type, index, name, args } : { type, index, args });
+      if (isNew) chunks[position] = nameIsNew ? { type, index, id: slot.id, name, args } : { type, index, id: slot.id, args };
+      else chunks[position] = nameIsNew ? { type, index, name, args } : { type, index, args };
     }
     return chunks;
   }

@@ -1,4 +1,4 @@
-import { AIMessage, collapseToolCallChunks, type AIMessageChunk, type AIMessageChunkFields, type MessageContent } from "@langchain/core/messages";
+import { AIMessage, collapseToolCallChunks, type AIMessageChunk, type MessageContent } from "@langchain/core/messages";
 import type { InvalidToolCall, ToolCall, ToolCallChunk } from "@langchain/core/messages/tool";
 import type { ModelInfo } from "../catalog/models.js";
 import type { CompletedReply, ReplyEvent } from "./collect-reply.js";
@@ -6,7 +6,8 @@ import { TOOL_CALL_EXTRAS_KEY } from "./convert-messages.js";
 import { countReplyImages, decodeImageReply } from "./decode-image-reply.js";
 import { finalChunkMessage } from "./final-chunk-message.js";
 import { replyMetadata, usageMetadataOf } from "./reply-metadata.js";
-import { textChunkMessage } from "./text-chunk-message.js";
+import { arrayOfLength, emptyArray } from "./plain-object.js";
+import { chunkMessageOf, textChunkMessage } from "./text-chunk-message.js";
 
 /** Which call produced a reply: the model asked for, and the ones it fell back from. */
 export interface ReplyOrigin {
@@ -41,37 +42,51 @@ export function toEventChunk(event: ReplyEvent): AIMessageChunk {
 // promoted per scavenge at 64 tool-call streams (measured). Built without them, and given the
 // values those getters would return as plain properties, the message is the same and dies young.
 function toolCallChunkMessage(chunks: ToolCallChunk[]): AIMessageChunk {
-  const message = textChunkMessage("");
   const { tool_calls, invalid_tool_calls } = collapseEventChunks(chunks);
-  const fields = message.lc_kwargs as AIMessageChunkFields;
-  message.tool_call_chunks = fields.tool_call_chunks = chunks;
-  message.tool_calls = fields.tool_calls = tool_calls;
-  message.invalid_tool_calls = fields.invalid_tool_calls = invalid_tool_calls;
-  return message;
+  return chunkMessageOf("", tool_calls, invalid_tool_calls, chunks);
 }
 
 // What collapseToolCallChunks gives for one event's chunks, without parsing the fragments it
 // throws away: LangChain takes a fragment without an id (every fragment but a call's first) for an
 // invalid call whatever it holds, and parsing them all eagerly cost more than the whole stream.
 // Fragments with an id are LangChain's to parse; anything but one fragment per call, LangChain's whole.
-function collapseEventChunks(chunks: ToolCallChunk[]): Pick<AIMessageChunkFields, "tool_calls" | "invalid_tool_calls"> {
+function collapseEventChunks(chunks: ToolCallChunk[]): { tool_calls: ToolCall[]; invalid_tool_calls: InvalidToolCall[] } {
   if (!oneFragmentPerCall(chunks)) return collapseToolCallChunks(chunks);
+  // Nearly every event has one fragment: its arrays are made with one slot, not grown by push.
+  if (chunks.length === 1) {
+    const chunk = chunks[0]!;
+    const args = (chunk.args ?? "").trim();
+    if (!chunk.id) return { tool_calls: emptyArray(), invalid_tool_calls: oneOf(idlessFragment(chunk, args)) };
+    if (args === "") return { tool_calls: oneOf(firstFragment(chunk)), invalid_tool_calls: emptyArray() };
+  }
   const tool_calls: ToolCall[] = [];
   const invalid_tool_calls: InvalidToolCall[] = [];
   for (const chunk of chunks) {
     const args = (chunk.args ?? "").trim();
-    if (!chunk.id) {
-      invalid_tool_calls.push({ name: chunk.name ?? "", args: args || "{}", id: chunk.id, error: "Malformed args.", type: "invalid_tool_call" });
-    } else if (args === "") {
-      // A call's first fragment usually has no arguments yet: LangChain parses "{}" for it.
-      tool_calls.push({ name: chunk.name ?? "", args: {}, id: chunk.id, type: "tool_call" });
-    } else {
+    if (!chunk.id) invalid_tool_calls.push(idlessFragment(chunk, args));
+    else if (args === "") tool_calls.push(firstFragment(chunk));
+    else {
       const collapsed = collapseToolCallChunks([chunk]);
       tool_calls.push(...collapsed.tool_calls);
       invalid_tool_calls.push(...collapsed.invalid_tool_calls);
     }
   }
   return { tool_calls, invalid_tool_calls };
+}
+
+function idlessFragment(chunk: ToolCallChunk, args: string): InvalidToolCall {
+  return { name: chunk.name ?? "", args: args || "{}", id: chunk.id, error: "Malformed args.", type: "invalid_tool_call" };
+}
+
+// A call's first fragment usually has no arguments yet: LangChain parses "{}" for it.
+function firstFragment(chunk: ToolCallChunk): ToolCall {
+  return { name: chunk.name ?? "", args: {}, id: chunk.id, type: "tool_call" };
+}
+
+function oneOf<T>(item: T): T[] {
+  const items = arrayOfLength<T>(1);
+  items[0] = item;
+  return items;
 }
 
 /** True when each fragment has its own index, and none is a custom tool's (raw input). */

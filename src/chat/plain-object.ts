@@ -22,6 +22,17 @@ export function emptyArray<T>(): T[] {
   return EMPTY.slice();
 }
 
+// Templates of the small lengths per-event arrays have: a copy has exactly that many slots, where
+// pushing into an empty array first gives it room for 17 (~130 bytes more for one element).
+const SIZED: readonly undefined[][] = [[], [undefined], [undefined, undefined], [undefined, undefined, undefined], [undefined, undefined, undefined, undefined]];
+
+/** A fresh array of `length` slots to be filled by index (undefined until then), made without an
+ * allocation site and without spare room. */
+export function arrayOfLength<T>(length: number): T[] {
+  const template = SIZED[length];
+  return (template === undefined ? Array.from({ length }) : template.slice()) as T[];
+}
+
 /** A fresh empty plain object, made without an allocation site (and, with no fields, smaller
  * than `{}`, which reserves four). */
 export const EmptyObject = plainObjectMaker(function (this: object) {});
