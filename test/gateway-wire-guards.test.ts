@@ -100,6 +100,17 @@ describe("wire guards", () => {
     );
   });
 
+  it("leave a value with an own __proto__ key (as JSON.parse makes it) to zod, which drops the key", () => {
+    const chunk = JSON.parse(
+      '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"__proto__":{"x":1},"content":"hi"},"finish_reason":null}]}',
+    ) as unknown;
+    expect(isChatChunk(chunk)).toBe(false);
+    const parsed = chatChunkSchema.parse(chunk);
+    expect(Object.keys(parsed.choices[0]!.delta)).toEqual(["content"]);
+    const request = JSON.parse('{"model":"beta-4o-mini","messages":[{"role":"user","content":"Hi"}],"__proto__":{"stream":true}}') as unknown;
+    expect(isChatRequest(request)).toBe(false);
+  });
+
   // Requests with every part the schema knows, so a property can break each of them.
   const REQUESTS: unknown[] = [
     { model: "beta-4o-mini", messages: [{ role: "user", content: "Hi" }], stream: false },

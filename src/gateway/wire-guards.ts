@@ -9,7 +9,8 @@ import type { ChatChunk, ChatRequest, ChatResponse } from "./wire.js";
 type Fields = Record<string, unknown>;
 
 function isObject(value: unknown): value is Fields {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  // JSON.parse makes "__proto__" an own key; zod's output drops it, so zod has the last word.
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !Object.hasOwn(value, "__proto__");
 }
 
 function isCount(value: unknown): boolean {
