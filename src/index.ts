@@ -36,6 +36,7 @@ export type { GatewayIds, SvcFlowErrorOptions } from "./errors.js";
 export { GatewayClient } from "./gateway/gateway-client.js";
 export type { CallOptions, GatewayClientOptions, StreamCallOptions } from "./gateway/gateway-client.js";
 export type { ChatStream } from "./gateway/chat-stream.js";
+export { ArgumentsDelta } from "./gateway/arguments-delta.js";
 export { MusicClient } from "./gateway/music-client.js";
 export type { MusicCallOptions, MusicClientOptions, MusicClipsResult } from "./gateway/music-client.js";
 export { parseSse } from "./gateway/parse-sse.js";

@@ -10,6 +10,7 @@ import {
   UnknownModelError,
   UpstreamError,
 } from "../src/errors.js";
+import { ArgumentsDelta as ArgumentsDeltaClass, type ArgumentsDelta } from "../src/gateway/arguments-delta.js";
 import { GatewayClient } from "../src/gateway/gateway-client.js";
 import type { ChatChunk, ChatRequest } from "../src/gateway/wire.js";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
@@ -53,6 +54,11 @@ function client(apiKey = MAIN_KEY): GatewayClient {
   clients.push(created);
   return created;
 }
+
+const WEATHER = {
+  type: "function" as const,
+  function: { name: "get_weather", description: "Current weather for a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+};
 
 const ask = (model: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
   model,
@@ -126,25 +132,33 @@ describe("GatewayClient against the local gateway", () => {
     expect(() => again[Symbol.asyncIterator]()).toThrow(/only once/);
   });
 
-  it("hands text chunks over as their text with takeDelta, the rest as chunks, with the same reply", async () => {
-    const request = ask("alpha-sonnet-4-6", { max_tokens: 300, messages: [{ role: "user", content: "Write a detailed essay on unit tests." }] });
+  it.each([
+    ["text", ask("alpha-sonnet-4-6", { max_tokens: 300, messages: [{ role: "user", content: "Write a detailed essay on unit tests." }] }), "string"],
+    ["tool-call", ask("beta-4o-mini", { tools: [WEATHER], messages: [{ role: "user", content: "What is the weather in Paris, London and Tokyo?" }] }), "object"],
+  ])("hands %s fragments over alone with takeDelta, standing for the same chunks as take", async (_kind, request, fragment) => {
     const chunks = await drain(await client().chatStream(request));
     const stream = await client().chatStream(request);
-    const deltas: (ChatChunk | string)[] = [];
+    const deltas: (ChatChunk | string | ArgumentsDelta)[] = [];
     for (;;) {
       const delta = stream.takeDelta();
       if (delta !== undefined) deltas.push(delta);
       else if (!(await stream.read())) break;
     }
     expect(stream.takeDelta()).toBeUndefined();
-    expect(deltas.length).toBe(chunks.length);
-    // Each string stands for the chunk at its place, which only added that text.
-    deltas.forEach((delta, index) => {
-      if (typeof delta === "string") expect(chunks[index]!.choices[0]!.delta).toEqual({ content: delta });
-      else expect(delta).toEqual({ ...chunks[index], id: delta.id, created: delta.created });
-    });
-    const strings = deltas.filter((delta) => typeof delta === "string");
-    expect(strings.length).toBeGreaterThan(chunks.length / 2);
+    // Each fragment stands for the chunk before it with only its string changed; ids differ per request.
+    const sameRequest = (chunk: ChatChunk) => ({ ...chunk, id: chunks[0]!.id, created: chunks[0]!.created });
+    const expanded: ChatChunk[] = [];
+    for (const delta of deltas) {
+      const before = expanded.at(-1)!;
+      if (typeof delta === "string") expanded.push({ ...before, choices: [{ ...before.choices[0]!, delta: { content: delta } }] });
+      else if (delta instanceof ArgumentsDeltaClass) {
+        const call = { index: delta.index, function: { arguments: delta.text } };
+        expanded.push({ ...before, choices: [{ ...before.choices[0]!, delta: { tool_calls: [call] } }] });
+      } else expanded.push(delta);
+    }
+    expect(expanded.map(sameRequest)).toEqual(chunks.map(sameRequest));
+    const fragments = deltas.filter((delta) => typeof delta === fragment && !("choices" in Object(delta)));
+    expect(fragments.length).toBeGreaterThanOrEqual(fragment === "string" ? chunks.length / 2 : 3);
     // The role chunk, the finish and the usage come as chunks.
     expect(deltas[0]).toMatchObject({ choices: [{ delta: { role: "assistant" } }] });
     expect(deltas.at(-1)).toMatchObject({ usage: { total_tokens: expect.any(Number) } });

@@ -24,6 +24,13 @@ function learned(data: string): TextDeltaShape {
 
 const TEMPLATE = JSON.stringify(chunk("Here is my"));
 
+// A chunk that adds one fragment to a tool call's arguments, as gateways stream them.
+function argumentsChunk(text: string, index = 0, call: Record<string, unknown> = {}): ChatChunk {
+  return chunk("", {
+    choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: text }, ...call }] }, logprobs: null, finish_reason: null }],
+  });
+}
+
 describe("TextDeltaShape", () => {
   it("reads the text of a chunk shaped like the one learned exactly as JSON.parse does", () => {
     fc.assert(
@@ -100,5 +107,42 @@ describe("TextDeltaShape", () => {
       steady.learn(data, JSON.parse(data) as ChatChunk);
       expect(steady.match(JSON.stringify(chunk(`next ${index}`, { id: `c${index}` })))).toBe(`next ${index}`);
     }
+  });
+
+  it("reads a tool call's argument fragments exactly as JSON.parse does, with the call's index", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), fc.nat(5), (text, other, index) => {
+        const shape = learned(JSON.stringify(argumentsChunk(other, index)));
+        const data = JSON.stringify(argumentsChunk(text, index));
+        expect(shape.match(data)).toBe(JSON.parse(data).choices[0].delta.tool_calls[0].function.arguments);
+        expect(shape.toolIndex).toBe(index);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("learns only fragments that carry nothing but one call's arguments, and tells text from arguments", () => {
+    const refused = [
+      argumentsChunk("", 0, { id: "call_1", type: "function" }),
+      argumentsChunk('{"ci', 0, { function: { name: "get_weather", arguments: '{"ci' } }),
+      chunk("", { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: "a" } }, { index: 1, function: { arguments: "b" } }] }, finish_reason: null }] }),
+      chunk("", { choices: [{ index: 0, delta: { content: "hi", tool_calls: [{ index: 0, function: { arguments: "a" } }] }, finish_reason: null }] }),
+    ];
+    for (const value of refused) {
+      const shape = learned(JSON.stringify(value));
+      expect(shape.match(JSON.stringify(argumentsChunk("next")))).toBeUndefined();
+    }
+    // A null content beside the call is part of the shape.
+    const withNull = chunk("", { choices: [{ index: 0, delta: { content: null, tool_calls: [{ index: 2, function: { arguments: "a" } }] }, finish_reason: null }] });
+    const shape = learned(JSON.stringify(withNull));
+    expect(shape.match(JSON.stringify(withNull).replace('"arguments":"a"', '"arguments":"b\\"c"'))).toBe('b"c');
+    expect(shape.toolIndex).toBe(2);
+    // Text and arguments are different shapes: one never matches the other.
+    const text = learned(TEMPLATE);
+    expect(text.toolIndex).toBeUndefined();
+    expect(text.match(JSON.stringify(argumentsChunk("x")))).toBeUndefined();
+    expect(learned(JSON.stringify(argumentsChunk("x"))).match(TEMPLATE)).toBeUndefined();
+    // Another call's fragment is another shape.
+    expect(learned(JSON.stringify(argumentsChunk("x", 0))).match(JSON.stringify(argumentsChunk("y", 1)))).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ describe("the public API", () => {
   it.each([
     "ChatGateway",
     "GatewayClient",
+    "ArgumentsDelta",
     "MusicClient",
     "CostLedger",
     "loadWorkflow",

@@ -1,8 +1,10 @@
 import type { ToolCallChunk } from "@langchain/core/messages/tool";
 import type { ModelInfo } from "../catalog/models.js";
 import type { GatewayIds } from "../errors.js";
-import type { ChatChunk, ChatResponse, Usage } from "../gateway/wire.js";
+import { ArgumentsDelta } from "../gateway/arguments-delta.js";
+import type { ChatChunk, ChatResponse, ToolCallDelta, Usage } from "../gateway/wire.js";
 import { ToolCallAssembler, type AssembledToolCalls } from "./assemble-tool-calls.js";
+import { plainObjectMaker } from "./plain-object.js";
 
 /** A reply once it is complete, from a stream or a single response. */
 export interface CompletedReply {
@@ -35,6 +37,16 @@ class ToolCallChunksEvent {
   readonly type = "tool_call_chunks";
   constructor(readonly chunks: ToolCallChunk[]) {}
 }
+
+// The tool-call delta an ArgumentsDelta stands for, `{ index, function: { arguments } }`, made
+// without an allocation site (see plain-object.ts).
+const FunctionArguments = plainObjectMaker(function (this: { arguments: string }, text: string) {
+  this.arguments = text;
+});
+const ArgumentsFragment = plainObjectMaker(function (this: ToolCallDelta, delta: ArgumentsDelta) {
+  this.index = delta.index;
+  this.function = new FunctionArguments(delta.text);
+});
 
 /** The events a stream has shown and its consumer not yet taken, first in first out. Its storage
  * is reused once empty: a fresh array per chunk, or one emptied with `length = 0` (which drops its
@@ -91,9 +103,11 @@ export class ReplyCollector {
     return this.#shown;
   }
 
-  /** Takes what `ChatStream.takeDelta` gave: a chunk, or the text of one that only adds text. */
-  pushDelta(delta: ChatChunk | string, events: { push(event: ReplyEvent): unknown }): void {
+  /** Takes what `ChatStream.takeDelta` gave: a chunk, the text of one that only adds text, or a
+   * fragment of a tool call's arguments. */
+  pushDelta(delta: ChatChunk | string | ArgumentsDelta, events: { push(event: ReplyEvent): unknown }): void {
     if (typeof delta === "string") this.#addText(delta, events);
+    else if (delta instanceof ArgumentsDelta) this.#addCalls([new ArgumentsFragment(delta)], events);
     else this.push(delta, events);
   }
 
@@ -109,11 +123,13 @@ export class ReplyCollector {
       const text = choice.delta.content;
       if (text) this.#addText(text, events);
       const calls = choice.delta.tool_calls;
-      if (calls?.length) {
-        events.push(new ToolCallChunksEvent((this.#assembler ??= new ToolCallAssembler()).add(calls)));
-        this.#shown = true;
-      }
+      if (calls?.length) this.#addCalls(calls, events);
     }
+  }
+
+  #addCalls(calls: readonly ToolCallDelta[], events: { push(event: ReplyEvent): unknown }): void {
+    events.push(new ToolCallChunksEvent((this.#assembler ??= new ToolCallAssembler()).add(calls)));
+    this.#shown = true;
   }
 
   #addText(text: string, events: { push(event: ReplyEvent): unknown }): void {

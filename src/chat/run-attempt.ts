@@ -1,5 +1,6 @@
 import { SvcFlowError, type GatewayIds } from "../errors.js";
 import type { ChatStream } from "../gateway/chat-stream.js";
+import type { ArgumentsDelta } from "../gateway/arguments-delta.js";
 import type { ChatChunk } from "../gateway/wire.js";
 import { AttemptHold, attemptCallOptions, type AttemptContext } from "./attempt-hold.js";
 import { EventQueue, ReplyCollector, type CompletedReply, type PartialReply, type ReplyEvent } from "./collect-reply.js";
@@ -101,7 +102,7 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
       for (;;) {
         const event = shown.shift();
         if (event !== undefined) return event;
-        let delta: ChatChunk | string | undefined;
+        let delta: ChatChunk | string | ArgumentsDelta | undefined;
         try {
           delta = opened.takeDelta();
         } catch (error) {

@@ -1,4 +1,5 @@
 import { StreamError, type GatewayIds } from "../errors.js";
+import type { ArgumentsDelta } from "./arguments-delta.js";
 import { ChunkReader } from "./chunk-reader.js";
 import { wasReplayed } from "./gateway-ids.js";
 import type { OpenResponse } from "./http-transport.js";
@@ -40,10 +41,11 @@ export interface PullSource<T> {
  * the bytes already read. Only the bytes not parsed yet wait: with many streams read at once,
  * parsed chunks held across a young-generation GC are copied, then kept until a full one. */
 export interface ChunkSource extends PullSource<ChatChunk> {
-  /** Like `take`, but a chunk that only adds text to choice 0, and is the same as the chunk before
-   * it but for that text, comes as the text alone: read by comparing strings, not parsed into an
-   * object. The way to read a stream for its text, fastest; other chunks come as from `take`. */
-  takeDelta(): ChatChunk | string | undefined;
+  /** Like `take`, but a chunk that is the chunk before it but for the one string it adds comes as
+   * that string alone, read by comparing text, not parsed into an object: a string for text added
+   * to choice 0, an ArgumentsDelta for a fragment of a tool call's arguments. The fastest way to
+   * read a stream; other chunks come as from `take`. */
+  takeDelta(): ChatChunk | string | ArgumentsDelta | undefined;
 }
 
 /** How createChatStream reads: the chunk timeout, the key to keep out of errors, and whether to

@@ -1,4 +1,5 @@
 import { StreamError, SvcFlowError, redactSecrets, type GatewayIds } from "../errors.js";
+import { ArgumentsDelta } from "./arguments-delta.js";
 import type { ChatStreamOptions, ChunkSource } from "./chat-stream.js";
 import { errorFromResponse } from "./error-from-response.js";
 import type { OpenResponse } from "./http-transport.js";
@@ -46,7 +47,7 @@ export class ChunkReader implements ChunkSource {
     return this.#next(false) as ChatChunk | undefined;
   }
 
-  takeDelta(): ChatChunk | string | undefined {
+  takeDelta(): ChatChunk | string | ArgumentsDelta | undefined {
     return this.#next(true);
   }
 
@@ -98,7 +99,7 @@ export class ChunkReader implements ChunkSource {
     this.#finish(false);
   }
 
-  #next(delta: boolean): ChatChunk | string | undefined {
+  #next(delta: boolean): ChatChunk | string | ArgumentsDelta | undefined {
     if (this.#done) return undefined;
     const opened = this.#opened;
     try {
@@ -125,7 +126,9 @@ export class ChunkReader implements ChunkSource {
       }
       this.#count++;
       if (this.#keepPartial) this.#received.push(data);
-      return chunk ?? text;
+      if (chunk !== undefined) return chunk;
+      const toolIndex = this.#shape!.toolIndex;
+      return toolIndex === undefined ? text : new ArgumentsDelta(toolIndex, text!);
     } catch (error) {
       this.#finish(false);
       throw error;

@@ -1,5 +1,6 @@
 import PQueue from "p-queue";
 import { chatStreamOf, type ChatStream } from "../gateway/chat-stream.js";
+import type { ArgumentsDelta } from "../gateway/arguments-delta.js";
 import type { ChatChunk } from "../gateway/wire.js";
 import { positiveInteger } from "../gateway/positive-number.js";
 import { toAbortedError } from "../gateway/to-aborted-error.js";
@@ -178,7 +179,7 @@ function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
         throw error;
       }
     },
-    takeDelta(): ChatChunk | string | undefined {
+    takeDelta(): ChatChunk | string | ArgumentsDelta | undefined {
       try {
         return stream.takeDelta();
       } catch (error) {
