@@ -11,10 +11,8 @@ export interface CommandContext {
   readonly signal: AbortSignal;
 }
 
-/** One CLI command, as data: its name, one-line summary, usage, and what it runs. */
+/** One CLI command's module: its usage line(s), and what it runs. */
 export interface Command {
-  readonly name: string;
-  readonly summary: string;
   readonly usage: string;
   /** Resolves to the exit code: 0 done, 1 the work failed, 2 bad usage or bad input. */
   run(context: CommandContext): Promise<number>;
@@ -26,4 +24,12 @@ export class UsageError extends Error {
     super(message);
     this.name = "UsageError";
   }
+}
+
+/** A command as `svc-flow --help` lists it: its name and one-line summary, and its module, loaded
+ * when the command runs. */
+export interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  load(): Promise<Command>;
 }

@@ -1,5 +1,5 @@
 import { SvcFlowError, redactSecrets } from "../errors.js";
-import { UsageError, type Command, type CommandContext } from "./command.js";
+import { UsageError, type CommandContext, type CommandEntry } from "./command.js";
 import { COMMANDS } from "./commands/index.js";
 
 function help(): string {
@@ -19,27 +19,28 @@ export async function main(argv: readonly string[], context: Omit<CommandContext
     context.stdout.write("svc-flow 0.1.0\n");
     return 0;
   }
-  const command: Command | undefined = COMMANDS.find((candidate) => candidate.name === name);
-  if (!command) {
+  const entry: CommandEntry | undefined = COMMANDS.find((candidate) => candidate.name === name);
+  if (!entry) {
     context.stderr.write(`Unknown command "${name}".\n\n${help()}`);
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
-    context.stdout.write(`Usage: ${command.usage}\n\n${command.summary}\n`);
+    context.stdout.write(`Usage: ${command.usage}\n\n${entry.summary}\n`);
     return 0;
   }
   try {
     return await command.run({ ...context, argv: rest });
   } catch (error) {
-    return reportError(error, command, context);
+    if (error instanceof UsageError) {
+      context.stderr.write(`svc-flow ${entry.name}: ${error.message}\nUsage: ${command.usage}\n`);
+      return 2;
+    }
+    return reportError(error, entry, context);
   }
 }
 
-function reportError(error: unknown, command: Command, context: Omit<CommandContext, "argv">): number {
-  if (error instanceof UsageError) {
-    context.stderr.write(`svc-flow ${command.name}: ${error.message}\nUsage: ${command.usage}\n`);
-    return 2;
-  }
+function reportError(error: unknown, command: CommandEntry, context: Omit<CommandContext, "argv">): number {
   if (error instanceof SvcFlowError) {
     const ids = [error.requestId && `request ${error.requestId}`, error.auditId && `audit ${error.auditId}`]
       .filter(Boolean)

@@ -32,8 +32,6 @@ const FLAGS = {
 
 /** `svc-flow agent NAME "TASK"`: runs a ready agent, streaming its steps, and writes its transcript and cost. */
 export const agentCommand: Command = {
-  name: "agent",
-  summary: `Run a tool-using agent (${listAgentNames().join(", ")}) on a task`,
   usage:
     'svc-flow agent NAME "TASK" [--workspace DIR] [--model M] [--budget YUAN] [--max-steps N] [--out DIR] [--prices FILE] [--allow-unpriced]\n' +
     "  [--allow-private-network] [--fetch-max-bytes N] [--fetch-timeout-ms N] [--json]\n" +

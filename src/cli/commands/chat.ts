@@ -31,8 +31,6 @@ const FLAGS = {
 
 /** `svc-flow chat "TEXT" [--model M] [--image F]... [--audio F] [--video F]`: one chat turn, streamed to stdout. */
 export const chatCommand: Command = {
-  name: "chat",
-  summary: "One chat turn, streamed to stdout (images, audio and video from files or URLs; image models write a PNG)",
   usage:
     'svc-flow chat "TEXT" [--model M] [--system S] [--image F]... [--audio F] [--video F] [--max-tokens N] [--temperature T] [--out FILE] [--prices FILE] [--json]\n' +
     `  (default model ${DEFAULT_CHAT_MODEL}; audio: mp3 or wav; an image model writes --out FILE, default ./image-<sha8>.png)`,

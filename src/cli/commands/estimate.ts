@@ -9,8 +9,6 @@ import { readInputs } from "../run-flags.js";
 
 /** `svc-flow estimate FILE [--input k=v]... [--prices FILE] [--json]`: prices a workflow before running it. */
 export const estimateCommand: Command = {
-  name: "estimate",
-  summary: "Price a workflow before running it: the most each step can cost, the total, and what is unpriced",
   usage: "svc-flow estimate FILE [--input NAME=VALUE]... [--prices FILE] [--json]",
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, {

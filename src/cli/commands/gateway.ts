@@ -8,8 +8,6 @@ export const DEFAULT_GATEWAY_PORT = 8787;
 
 /** `svc-flow gateway [--port N] [--config FILE]`: serves the local gateway until stopped. */
 export const gatewayCommand: Command = {
-  name: "gateway",
-  summary: "Serve the local gateway (simulated models) on 127.0.0.1",
   usage: `svc-flow gateway [--port N] [--config FILE]   (default port ${DEFAULT_GATEWAY_PORT}; --port 0 picks a free one)`,
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, {

@@ -10,8 +10,6 @@ import { parseCommandArgs } from "../parse-args.js";
 
 /** `svc-flow models [--all] [--prices FILE] [--json]`: the models the key may call, with catalogue facts and prices. */
 export const modelsCommand: Command = {
-  name: "models",
-  summary: "List the models your key may call (live GET /models) with family, tier, context, capabilities, rules and price",
   usage: "svc-flow models [--all] [--prices FILE] [--json]   (--all also lists catalogue models the key may not call)",
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, {

@@ -14,8 +14,6 @@ export const DEFAULT_MUSIC_TIMEOUT_S = 300;
 
 /** `svc-flow music "PROMPT" [--instrumental] [--out DIR] [--timeout S]`: submits, waits for and downloads the two clips. */
 export const musicCommand: Command = {
-  name: "music",
-  summary: "Make music from a prompt: submit (¥2 for two clips), wait for the clips, download both",
   usage:
     'svc-flow music "PROMPT" [--instrumental] [--out DIR] [--timeout S]\n' +
     "svc-flow music --clips ID,ID [--out DIR] [--timeout S]   (wait for and download clips already submitted, without paying again)\n" +

@@ -9,8 +9,6 @@ import { resumeOnWorkers } from "../distributed-run.js";
 
 /** `svc-flow resume RUN_DIR [--budget YUAN]`: finishes a run without repeating or re-paying finished work. */
 export const resumeCommand: Command = {
-  name: "resume",
-  summary: "Finish an interrupted or stopped run; journaled steps are not run (or paid) again",
   usage: "svc-flow resume RUN_DIR [--budget YUAN] [--workflow FILE] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced]   or: svc-flow resume RUN_ID --redis URL [--out DIR] [--budget YUAN]",
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, { ...RUN_FLAGS, workflow: { type: "string" }, redis: { type: "string" }, out: { type: "string" } });

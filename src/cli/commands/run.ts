@@ -10,8 +10,6 @@ import { runOnWorkers } from "../distributed-run.js";
 
 /** `svc-flow run FILE [--input k=v]... [--budget YUAN] [--out DIR]`: runs a workflow into a run directory. */
 export const runCommand: Command = {
-  name: "run",
-  summary: "Run a workflow file; writes a run directory (journal, artifacts, outputs, cost)",
   usage:
     "svc-flow run FILE [--input NAME=VALUE]... [--budget YUAN] [--out DIR] [--items FILE] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced] [--redis URL [--detach]]",
   async run(context) {

@@ -6,8 +6,6 @@ import { numberFlag, parseCommandArgs } from "../parse-args.js";
 
 /** `svc-flow runs [--dir DIR] [--limit N] [--json]`: recent runs, their state, items and cost. */
 export const runsCommand: Command = {
-  name: "runs",
-  summary: "List recent runs: state, items done/total, cost",
   usage: "svc-flow runs [--dir DIR] [--limit N] [--json]   (default --dir runs, --limit 20)",
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, {

@@ -14,8 +14,6 @@ import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
 
 /** `svc-flow schedule FILE... [--runs DIR] [--catch-up] [run flags]`: runs workflows on their `schedule:` until stopped. */
 export const scheduleCommand: Command = {
-  name: "schedule",
-  summary: "Run workflows on their schedule: (cron) until stopped",
   usage:
     "svc-flow schedule FILE... [--runs DIR] [--catch-up] [--budget YUAN] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced] [--redis URL]   (--redis: items run on svc-flow workers; default --runs runs; --budget caps each run; Ctrl-C stops cleanly)",
   async run(context) {

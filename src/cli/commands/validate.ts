@@ -6,8 +6,6 @@ import { parseCommandArgs } from "../parse-args.js";
 
 /** `svc-flow validate FILE...`: checks workflow files without calling anything; errors name file, line and path. */
 export const validateCommand: Command = {
-  name: "validate",
-  summary: "Check workflow files (schema, models, tools, references, capabilities) without running them",
   usage: "svc-flow validate FILE...",
   async run(context) {
     const { positionals } = parseCommandArgs(context.argv, {});

@@ -7,8 +7,6 @@ import { numberFlag, parseCommandArgs } from "../parse-args.js";
 
 /** `svc-flow worker --redis URL`: runs items of distributed runs from the shared queue until stopped. */
 export const workerCommand: Command = {
-  name: "worker",
-  summary: "Run the items of distributed runs (svc-flow run --redis) from a shared Redis queue",
   usage:
     "svc-flow worker --redis URL [--artifacts DIR] [--concurrency N] [--rpm N] [--global-concurrency N] [--lock-ms MS]   (--rpm and --global-concurrency hold across all workers)",
   async run(context) {
