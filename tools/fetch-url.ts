@@ -7,7 +7,7 @@ import { positiveInteger } from "./support/check-option.js";
 import { decodeBody, isTextType, mediaType } from "./support/decode-body.js";
 import { errorCode } from "./support/error-code.js";
 import { formatBytes } from "./support/format-bytes.js";
-import { checkPublicHost, createPublicOnlyAgent } from "./support/public-only-agent.js";
+import { checkPublicHost, publicOnlyAgent } from "./support/public-only-agent.js";
 
 /** Options of the fetch_url tool. */
 export interface FetchUrlToolOptions {
@@ -21,7 +21,7 @@ export interface FetchUrlToolOptions {
    * Default false: they are refused, literal IPs before any request and host names on the address they resolve to. */
   allowPrivateNetwork?: boolean;
   /** undici dispatcher, to route requests through a proxy or a test agent. Literal IPs are still checked, but host
-   * names then resolve inside it (at the proxy), so refusing private ones is its job. Default: an own Agent that
+   * names then resolve inside it (at the proxy), so refusing private ones is its job. Default: a shared Agent that
    * checks every resolved address (with allowPrivateNetwork, undici's global one). */
   dispatcher?: Dispatcher;
   /** User-Agent header sent. Default "svc-flow-fetch-url". */
@@ -110,7 +110,7 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}) {
   const maxRedirects = options.maxRedirects === 0 ? 0 : positiveInteger("maxRedirects", options.maxRedirects, 5);
   const userAgent = options.userAgent ?? "svc-flow-fetch-url";
   const allowPrivateNetwork = options.allowPrivateNetwork === true;
-  const dispatcher = options.dispatcher ?? (allowPrivateNetwork ? undefined : createPublicOnlyAgent());
+  const dispatcher = options.dispatcher ?? (allowPrivateNetwork ? undefined : publicOnlyAgent());
 
   // Run on the first URL and on every redirect target, before anything is sent to it.
   function checkUrl(text: string, base?: URL): URL {

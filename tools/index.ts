@@ -37,7 +37,7 @@ export interface ToolContext {
   /** fetch_url: fetch loopback, private and link-local addresses (localhost, 10.x, 169.254.169.254, ...). Default false. */
   allowPrivateNetwork?: boolean;
   /** fetch_url: undici dispatcher (proxy, test agent); host names then resolve in it, so only literal IPs are
-   * checked. Default: an own Agent that refuses private addresses (with allowPrivateNetwork, undici's global one). */
+   * checked. Default: a shared Agent that refuses private addresses (with allowPrivateNetwork, undici's global one). */
   dispatcher?: Dispatcher;
   /** current_time: zone used when the model names none. Default: the machine's zone. */
   timeZone?: string;

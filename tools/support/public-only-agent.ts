@@ -42,7 +42,11 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
   });
 };
 
-/** An undici Agent that connects only to public addresses: every new connection's resolved address is checked. */
-export function createPublicOnlyAgent(): Agent {
-  return new Agent({ connect: { lookup: publicOnlyLookup } });
+let shared: Agent | undefined;
+
+/** The undici Agent that connects only to public addresses: every new connection's resolved address
+ * is checked. One for the process, made on first use: it has no per-tool settings, and an Agent per
+ * tool (one per agent run or workflow step) would keep a connection pool for each. */
+export function publicOnlyAgent(): Agent {
+  return (shared ??= new Agent({ connect: { lookup: publicOnlyLookup } }));
 }
