@@ -23,23 +23,21 @@ redis.call("HSET", KEYS[2], ARGV[2], amount)
 redis.call("HINCRBY", KEYS[1], "held", need)
 return {1, max, spent, held + need, 0}`;
 
-/** KEYS budget, holds; ARGV hold id, actual cost. The hold may be gone (adopted by a newer execution): the cost still counts. */
-export const SETTLE = `
+// Drops hold ARGV[1] and what it held from the budget's held; `amount` is that (0 when it is gone).
+const DROP_HOLD = `
 local amount = tonumber(redis.call("HGET", KEYS[2], ARGV[1]) or "0")
 if amount > 0 then
   redis.call("HDEL", KEYS[2], ARGV[1])
   redis.call("HINCRBY", KEYS[1], "held", -amount)
-end
+end`;
+
+/** KEYS budget, holds; ARGV hold id, actual cost. The hold may be gone (adopted by a newer execution): the cost still counts. */
+export const SETTLE = `${DROP_HOLD}
 redis.call("HINCRBY", KEYS[1], "spent", tonumber(ARGV[2]))
 return amount`;
 
 /** KEYS budget, holds; ARGV hold id. */
-export const RELEASE = `
-local amount = tonumber(redis.call("HGET", KEYS[2], ARGV[1]) or "0")
-if amount > 0 then
-  redis.call("HDEL", KEYS[2], ARGV[1])
-  redis.call("HINCRBY", KEYS[1], "held", -amount)
-end
+export const RELEASE = `${DROP_HOLD}
 return amount`;
 
 /**
