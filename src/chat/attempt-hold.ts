@@ -130,9 +130,9 @@ export function signalOf(context: AttemptContext): { signal?: AbortSignal } {
 }
 
 /** The client call options of one attempt: the signal, and the plan's model's idempotency key. */
-export function attemptCallOptions(context: AttemptContext, plan: RequestPlan): { signal?: AbortSignal; idempotencyKey?: string; keepPartial?: boolean } {
+export function attemptCallOptions(context: AttemptContext, plan: RequestPlan): { signal?: AbortSignal; idempotencyKey?: string } {
   // Assigned, not spread: see pieceMessage (stream-piece.ts) for what spreads cost per call.
-  const options: { signal?: AbortSignal; idempotencyKey?: string; keepPartial?: boolean } = {};
+  const options: { signal?: AbortSignal; idempotencyKey?: string } = {};
   if (context.signal !== undefined) options.signal = context.signal;
   if (context.idempotencyKey !== undefined) options.idempotencyKey = modelIdempotencyKey(context.idempotencyKey, plan.model.id);
   return options;

@@ -1,5 +1,6 @@
 import { SvcFlowError, type GatewayIds } from "../errors.js";
 import type { ChatStream } from "../gateway/chat-stream.js";
+import type { StreamCallOptions } from "../gateway/gateway-client.js";
 import type { ArgumentsDelta } from "../gateway/arguments-delta.js";
 import type { ChatChunk } from "../gateway/wire.js";
 import { AttemptHold, attemptCallOptions, type AttemptContext } from "./attempt-hold.js";
@@ -65,7 +66,7 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   let reply: CompletedReply | undefined;
   try {
     // The collector keeps what a broken stream's error needs; the chunks themselves are not kept.
-    const options = attemptCallOptions(context, plan);
+    const options: StreamCallOptions = attemptCallOptions(context, plan);
     options.keepPartial = false;
     stream = await context.client.chatStream(plan.request, options);
     ids = stream.ids;
