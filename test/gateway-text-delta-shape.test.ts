@@ -87,6 +87,18 @@ describe("TextDeltaShape", () => {
     const duplicate = TEMPLATE.replace('"content":"Here is my"', '"content":"x","content":"Here is my"');
     const shape = learned(duplicate);
     expect(shape.match(duplicate.replace('"content":"Here is my"', '"content":"next"'))).toBe("next");
+    // The delta's text, or its key, written with an escape stringify does not use, the same field
+    // plainly under another object: the plain one is found once, but it is not the delta's.
+    for (const written of ['"content":"\\u0048i"', '"con\\u0074ent":"Hi"']) {
+      const escaped = JSON.stringify({ ...chunk("Hi"), note: { content: "Hi" } }).replace('"content":"Hi"', written);
+      expect(JSON.parse(escaped).choices[0].delta.content).toBe("Hi");
+      expect(learned(escaped).match(escaped.replace('"content":"Hi"', '"content":"next"'))).toBeUndefined();
+    }
+    // The key's quoted name as the tail of another key, with the text: found once, and not the
+    // delta's, which is written with a space.
+    const tail = JSON.stringify({ ...chunk("Hi"), note: { 'ends with "content': "Hi" } }).replace('"content":"Hi"', '"content": "Hi"');
+    expect(JSON.parse(tail).choices[0].delta.content).toBe("Hi");
+    expect(learned(tail).match(tail.replace('\\"content":"Hi"', '\\"content":"next"'))).toBeUndefined();
     // Written with spaces, the field is not found: every chunk is parsed, nothing is misread.
     const spaced = JSON.stringify(chunk("Hi"), null, 1);
     expect(learned(spaced).match(JSON.stringify(chunk("next"), null, 1))).toBeUndefined();

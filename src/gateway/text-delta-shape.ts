@@ -58,9 +58,12 @@ export class TextDeltaShape {
     if (at === -1 || data.includes(field, at + 1)) return this.#forget();
     const prefix = data.slice(0, at + key.length + 1);
     const suffix = data.slice(at + field.length - 1);
-    // The field found must be that string and no other: a probe put in its place must come back there.
-    const probe = probeAt(`${prefix}\\u0000probe${suffix}`);
-    if (probe?.text !== "\u0000probe" || probe.toolIndex !== added.toolIndex) return this.#forget();
+    // The field found must be that string and no other. When it is certainly so, this is known
+    // without a parse; else a probe put in its place must come back there.
+    if (!isOnlyField(data, key, at)) {
+      const probe = probeAt(`${prefix}\\u0000probe${suffix}`);
+      if (probe?.text !== "\u0000probe" || probe.toolIndex !== added.toolIndex) return this.#forget();
+    }
     this.#prefix = prefix;
     this.#suffix = suffix;
     this.#toolIndex = added.toolIndex;
@@ -88,6 +91,17 @@ function addedString(chunk: ChatChunk): { text: string; toolIndex?: number } | u
   if (!hasOnly(call, "index", "function") || typeof call.index !== "number" || typeof fn !== "object" || fn === null) return undefined;
   if (!hasOnly(fn, "arguments") || typeof fn.arguments !== "string") return undefined;
   return { text: fn.arguments, toolIndex: call.index };
+}
+
+/**
+ * Whether the key at `at` is certainly the parsed string's: its quoted name is nowhere else in the
+ * data (not even as the tail of another string), and no \u escape could spell it differently.
+ * The field found starts there, and a string token is read the same wherever it is found, so the
+ * string after that key is the one parsed.
+ */
+function isOnlyField(data: string, key: string, at: number): boolean {
+  const name = key.slice(0, -1);
+  return data.indexOf(name) === at && data.lastIndexOf(name) === at && !data.includes("\\u");
 }
 
 function hasOnly(value: Record<string, unknown>, ...keys: string[]): boolean {
