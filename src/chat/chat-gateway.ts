@@ -8,7 +8,7 @@ import {
 import type { ModelProfile } from "@langchain/core/language_models/profile";
 import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
-import { ensureConfig, type Runnable, type RunnableConfig } from "@langchain/core/runnables";
+import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
 import type { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { SerializableSchema } from "@langchain/core/utils/standard_schema";
 import type { InteropZodType } from "@langchain/core/utils/types";
@@ -25,6 +25,7 @@ import { toWireTool } from "./convert-tools.js";
 import { modelProfile } from "./model-profile.js";
 import { openChatCall } from "./open-chat-call.js";
 import type { OpenReply } from "./run-attempt.js";
+import { splitCallOptions } from "./split-call-options.js";
 import { finalPiece, generationChunk, pieceMessage, type StreamPiece } from "./stream-piece.js";
 import { structuredOutput } from "./structured-output.js";
 
@@ -148,7 +149,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
   // HTTP, so these three take a direct path then (same messages and chunks) and LangChain's otherwise.
 
   override async invoke(input: BaseLanguageModelInput, options?: ChatGatewayCallOptions): Promise<AIMessageChunk> {
-    const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(options);
+    const [config, callOptions] = splitCallOptions<this["ParsedCallOptions"]>(options);
     if (!this.#unobserved(config, callOptions)) return super.invoke(input, options);
     const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
     const { generations, llmOutput } = await this._generate(messages, callOptions);
@@ -159,14 +160,14 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
   }
 
   override async stream(input: BaseLanguageModelInput, options?: Partial<ChatGatewayCallOptions>): Promise<IterableReadableStream<AIMessageChunk>> {
-    const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(ensureConfig(options));
+    const [config, callOptions] = splitCallOptions<this["ParsedCallOptions"]>(options);
     if (this.disableStreaming || !this.#unobserved(config, callOptions)) return super.stream(input, options);
     const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
     return DirectStream.of(await this.#pieces(messages, callOptions), (piece) => pieceMessage(piece, callOptions.signal));
   }
 
   override async *_streamIterator(input: BaseLanguageModelInput, options?: Partial<ChatGatewayCallOptions>): AsyncGenerator<AIMessageChunk> {
-    const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(options);
+    const [config, callOptions] = splitCallOptions<this["ParsedCallOptions"]>(options);
     if (this.disableStreaming || !this.#unobserved(config, callOptions)) yield* super._streamIterator(input, options);
     else {
       const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
