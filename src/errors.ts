@@ -173,6 +173,22 @@ export class ToolInputError extends SvcFlowError {
   }
 }
 
+/** A public-only connection refused a loopback, private, link-local or other non-public address. */
+export class PrivateAddressError extends SvcFlowError {
+  /** Which address and why, e.g. "localhost resolves to 127.0.0.1, which is loopback". */
+  readonly reason: string;
+
+  constructor(reason: string, options: SvcFlowErrorOptions = {}) {
+    super(
+      "private_address",
+      `Refused to connect to a private network address (${redactSecrets(reason)}). ` +
+        "Use a public address, or turn on the caller's private-network option (fetch_url: allowPrivateNetwork; local gateway: allowPrivateImageURLs).",
+      { ...options, retryable: false },
+    );
+    this.reason = reason;
+  }
+}
+
 /** Replaces anything that looks like an API key in a string, so keys never reach logs. */
 export function redactSecrets(text: string): string {
   return text.replace(/\bsk-[A-Za-z0-9_\-]{2,}/g, "sk-[redacted]");

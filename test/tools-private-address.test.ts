@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isPrivateAddress, privateAddressKind } from "../tools/support/private-address.js";
+import { isPrivateAddress, privateAddressKind } from "../src/net/private-address.js";
 
 /** The 6to4 address (2002::/16) that carries `ipv4`. */
 function sixToFour(ipv4: string): string {

@@ -2,12 +2,13 @@ import { STATUS_CODES } from "node:http";
 import { tool } from "@langchain/core/tools";
 import { request, type Dispatcher } from "undici";
 import { z } from "zod";
-import { AbortedError, ToolInputError, TimeoutError, UpstreamError, redactSecrets } from "../src/errors.js";
+import { AbortedError, PrivateAddressError, ToolInputError, TimeoutError, UpstreamError, redactSecrets } from "../src/errors.js";
+import { publicOnlyAgent } from "../src/net/public-only-agent.js";
 import { positiveInteger } from "./support/check-option.js";
 import { decodeBody, isTextType, mediaType } from "./support/decode-body.js";
 import { errorCode } from "./support/error-code.js";
 import { formatBytes } from "./support/format-bytes.js";
-import { checkPublicHost, publicOnlyAgent } from "./support/public-only-agent.js";
+import { checkPublicHost, privateNetworkRefusal } from "./support/private-network-refusal.js";
 
 /** Options of the fetch_url tool. */
 export interface FetchUrlToolOptions {
@@ -174,6 +175,7 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}) {
         return await fetchUrl(url, signal);
       } catch (error) {
         if (error instanceof ToolInputError) throw error;
+        if (error instanceof PrivateAddressError) throw privateNetworkRefusal(error.reason);
         if (caller?.aborted) throw new AbortedError("fetch_url was cancelled.", { cause: error });
         const shown = redactSecrets(url);
         if (timeout.aborted) {

@@ -70,13 +70,13 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
   }
 
   if (!rendered) {
-    const maxBytes = context.config.limits.maxBodyBytes;
+    const imageLimits = { maxBytes: context.config.limits.maxBodyBytes, allowPrivateAddresses: context.allowPrivateImageURLs };
     const seed = hashString(key, context.config.faults.seed);
     try {
       const reply = await simulateChat(chat, model, {
         seed,
         fetchImage(url) {
-          return fetchImage(url, maxBytes);
+          return fetchImage(url, imageLimits);
         },
       });
       rendered = new RenderedReply(reply, promptTokens);

@@ -21,9 +21,12 @@ export class GatewayContext {
   unauthenticated = 0;
   /** `http://host:port`, set once the server listens; music audio URLs are built on it. */
   rootURL = "";
+  /** Whether linked images may be fetched from loopback, private and other non-public addresses. */
+  readonly allowPrivateImageURLs: boolean;
 
-  constructor(config: GatewayConfig) {
+  constructor(config: GatewayConfig, options: { allowPrivateImageURLs: boolean }) {
     this.config = config;
+    this.allowPrivateImageURLs = options.allowPrivateImageURLs;
     this.keys = new KeyStore(effectiveKeys(config));
     this.prices = mergePrices(config.prices);
     this.faults = new FaultInjector(config.faults);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { isLoopbackHost } from "../net/is-loopback-host.js";
 import type { GatewayStats } from "./billing.js";
 import type { GatewayConfig, GatewayConfigInput } from "./config.js";
 import { GatewayContext } from "./gateway-context.js";
@@ -14,6 +15,9 @@ export interface LocalGatewayOptions {
   readonly port?: number;
   /** Interface to bind; default 127.0.0.1. */
   readonly host?: string;
+  /** Fetch images that chat requests link from loopback, private, link-local and other non-public addresses.
+   * Default: true when `host` is loopback, false otherwise. */
+  readonly allowPrivateImageURLs?: boolean;
   /** The config object (DESIGN.md section 3); default: one key sk-local-demo, no limits. */
   readonly config?: GatewayConfigInput;
 }
@@ -36,7 +40,12 @@ export interface LocalGateway {
 export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
   const config = parseGatewayConfig(options.config ?? {});
   const host = options.host ?? "127.0.0.1";
-  const context = new GatewayContext(config);
+  // On loopback only programs on this machine can send a link, and they reach its private addresses
+  // themselves anyway (tests and workflows link images served on 127.0.0.1). Bound to a wider interface, a link to
+  // 169.254.169.254 or an internal service would make the gateway a request-forgery proxy for
+  // whoever reaches it, so private addresses are refused unless the caller opts in.
+  const allowPrivateImageURLs = options.allowPrivateImageURLs ?? isLoopbackHost(host);
+  const context = new GatewayContext(config, { allowPrivateImageURLs });
   const handler = createRequestHandler(context);
   const server = createServer({ keepAliveTimeout: 65_000 }, handler);
   // An oversized upload announced with `Expect: 100-continue` (curl does this) is refused before
