@@ -101,7 +101,7 @@ function addedString(chunk: ChatChunk): { text: string; toolIndex?: number } | u
  */
 function isOnlyField(data: string, key: string, at: number): boolean {
   const name = key.slice(0, -1);
-  return data.indexOf(name) === at && data.lastIndexOf(name) === at && !data.includes("\\u");
+  return data.indexOf(name) === at && !data.includes(name, at + 1) && !data.includes("\\u");
 }
 
 function hasOnly(value: Record<string, unknown>, ...keys: string[]): boolean {
