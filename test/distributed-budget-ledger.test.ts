@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { roundYuan } from "../src/catalog/prices.js";
 import { CostLedger } from "../src/cost/cost-ledger.js";
 import { BudgetExceededError } from "../src/errors.js";
 import type { PlannedOperation } from "../src/gateway/usage-recorder.js";
@@ -48,6 +49,42 @@ describe.skipIf(binary === undefined)("a CostLedger on a distributed run's accou
     await account.close();
     expect(await budget.state()).toEqual({ maxYuan: 0.01, spentYuan: ledger.spentYuan, heldYuan: 0 });
     expect(ledger.spentYuan).toBeGreaterThan(0);
+  });
+
+  it("takes a refunded music call back off the shared spent, once, so spent is what was billed net of refunds", async () => {
+    const runId = `refund-${randomUUID()}`;
+    const budget = new RunBudget(store, runId);
+    await budget.setMax(10);
+    const account = (await budget.open(0, randomUUID()))!;
+    const ledger = new CostLedger({ account });
+    const kept = ledger.reserve({ kind: "music", operation: "generate" });
+    await kept.ready;
+    kept.settle({ status: "ok", requestId: "req-kept" });
+    const failed = ledger.reserve({ kind: "music", operation: "generate" });
+    await failed.ready;
+    failed.settle({ status: "ok", requestId: "req-failed" });
+    expect(ledger.refund("req-failed")).toMatchObject({ status: "refunded", yuan: -2 });
+    // A second report of the same refund changes nothing, here or in Redis.
+    expect(ledger.refund("req-failed")).toBeUndefined();
+    await account.close();
+    expect(await budget.state()).toEqual({ maxYuan: 10, spentYuan: 2, heldYuan: 0 });
+    expect(ledger.spentYuan).toBe(2);
+  });
+
+  it("leaves the shared spent alone when the refunded bill came from restored entries, which never reached it", async () => {
+    const runId = `restored-${randomUUID()}`;
+    const budget = new RunBudget(store, runId);
+    await budget.setMax(10);
+    const account = (await budget.open(0, randomUUID()))!;
+    const paid = { time: new Date().toISOString(), kind: "music", musicOperation: "generate", promptTokens: 0, completionTokens: 0, reasoningTokens: 0, images: 0, yuan: 2, priceSource: "published", status: "ok", requestId: "req-old", tags: {} } as const;
+    const ledger = new CostLedger({ account, entries: [paid] });
+    const call = ledger.reserve(chat("alpha-sonnet-4-6", 8));
+    await call.ready;
+    call.settle({ status: "ok", usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
+    expect(ledger.refund("req-old")).toMatchObject({ yuan: -2 });
+    await account.close();
+    expect((await budget.state())!.spentYuan).toBe(roundYuan(ledger.spentYuan));
+    expect((await budget.state())!.spentYuan).toBeGreaterThan(0);
   });
 
   it("refuses every call once the run was stopped by its budget, and unpriced calls at once", async () => {

@@ -4,6 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { LocalGateway } from "../src/server/start-local-gateway.js";
 import type { ItemOutcome } from "../src/workflow/distributed/item-runner.js";
+import type { MusicPolling } from "../src/workflow/kinds/music-kind.js";
 import { startItemWorker, type ItemWorker } from "../src/workflow/distributed/start-item-worker.js";
 import { parseWorkflow, type Workflow } from "../src/workflow/load/load-workflow.js";
 
@@ -17,7 +18,7 @@ export async function startTestWorker(
   redisURL: string,
   gateway: LocalGateway,
   apiKey: string,
-  options: { artifactsDir: string; concurrency: number; lockMs?: number },
+  options: { artifactsDir: string; concurrency: number; lockMs?: number; music?: MusicPolling },
 ): Promise<TestWorker> {
   const outcomes: TestWorker["outcomes"] = [];
   const worker = await startItemWorker({
@@ -25,6 +26,7 @@ export async function startTestWorker(
     artifactsDir: options.artifactsDir,
     concurrency: options.concurrency,
     ...(options.lockMs === undefined ? {} : { lockMs: options.lockMs }),
+    ...(options.music === undefined ? {} : { music: options.music }),
     gateway: { baseURL: gateway.baseURL, apiKey },
     onItem: ({ index, outcome }) => outcomes.push({ index, outcome }),
   });

@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { PriceOverrides } from "../catalog/prices.js";
 import { formatYuan } from "../cost/format-summary-table.js";
 import { awaitRun, type DistributedRunResult } from "../workflow/distributed/await-run.js";
 import { enqueueRun, reenqueueRun } from "../workflow/distributed/enqueue-run.js";
@@ -10,7 +11,7 @@ import type { CommandContext } from "./command.js";
 export async function runOnWorkers(
   context: CommandContext,
   workflow: Workflow,
-  options: { redisURL: string; inputs: Record<string, string>; items?: string; outDir: string; detach: boolean; budgetYuan?: number },
+  options: { redisURL: string; inputs: Record<string, string>; items?: string; outDir: string; detach: boolean; budgetYuan?: number; prices?: PriceOverrides; allowUnpriced?: boolean },
 ): Promise<number> {
   const store = RunStore.connect(options.redisURL);
   try {
@@ -19,7 +20,9 @@ export async function runOnWorkers(
       inputs: options.inputs,
       ...(options.items === undefined ? {} : { items: options.items }),
       outDir: options.outDir,
-      ...(options.budgetYuan === undefined ? {} : { budgetYuan: options.budgetYuan }),
+      budgetYuan: options.budgetYuan,
+      prices: options.prices,
+      allowUnpriced: options.allowUnpriced,
       signal: context.signal,
     });
     context.stdout.write(`Run ${run.runId}: ${run.total} item(s) enqueued for the workers.\n`);
@@ -33,11 +36,19 @@ export async function runOnWorkers(
   }
 }
 
-/** `svc-flow resume RUN_ID --redis URL [--budget YUAN]`: sets the cap, puts unfinished and failed items back on the queue, waits, assembles the run directory. */
-export async function resumeOnWorkers(context: CommandContext, runId: string, options: { redisURL: string; outDir?: string; budgetYuan?: number }): Promise<number> {
+/**
+ * `svc-flow resume RUN_ID --redis URL [--budget YUAN] [--prices FILE] [--allow-unpriced]`: sets what
+ * was given (the run keeps its stored cap and prices otherwise), puts unfinished and failed items
+ * back on the queue, waits, assembles the run directory.
+ */
+export async function resumeOnWorkers(
+  context: CommandContext,
+  runId: string,
+  options: { redisURL: string; outDir?: string; budgetYuan?: number; prices?: PriceOverrides; allowUnpriced?: boolean },
+): Promise<number> {
   const store = RunStore.connect(options.redisURL);
   try {
-    const count = await reenqueueRun(store, runId, options.redisURL, options.budgetYuan === undefined ? {} : { budgetYuan: options.budgetYuan });
+    const count = await reenqueueRun(store, runId, options.redisURL, { budgetYuan: options.budgetYuan, prices: options.prices, allowUnpriced: options.allowUnpriced });
     context.stdout.write(`Run ${runId}: ${count} item(s) back on the queue.\n`);
     return report(await wait(store, runId, context, options.outDir), context);
   } finally {
@@ -67,7 +78,12 @@ function report(result: DistributedRunResult, context: CommandContext): number {
   }
   const resume = `svc-flow resume ${result.runId} --redis URL`;
   if (result.reason === "budget") {
-    context.stderr.write(`Stopped by the budget (${formatYuan(result.costYuan)} spent): ${result.done} done of ${result.total}. ${result.error?.message ?? ""} Finished items are kept; resume with a raised budget: ${resume} --budget YUAN\n`);
+    // A cap cannot bound a call it cannot price: the fix is a price, not a higher cap.
+    const fix =
+      result.error?.message.includes("has no price") === true
+        ? `resume with its price or with --allow-unpriced: ${resume} --prices FILE`
+        : `resume with a raised budget: ${resume} --budget YUAN`;
+    context.stderr.write(`Stopped by the budget (${formatYuan(result.costYuan)} spent): ${result.done} done of ${result.total}. ${result.error?.message ?? ""} Finished items are kept; ${fix}\n`);
     return 1;
   }
   if (result.error !== undefined) {

@@ -26,6 +26,8 @@ export type HoldAnswer = { readonly hold: BudgetHold } | { readonly refused: Bud
 export interface BudgetAccount {
   /** Holds `yuan` for one operation, or refuses. */
   hold(yuan: number): Promise<HoldAnswer>;
+  /** Takes `yuan` of a settled bill back off what is spent: the gateway refunded it (a failed music job). */
+  refund(yuan: number): void;
 }
 
 /** One operation's hold on an account, as a ledger reservation uses it. */

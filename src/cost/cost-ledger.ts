@@ -1,6 +1,5 @@
-import { z } from "zod";
-import { mergePrices, priceOverridesSchema, roundYuan, type PriceOverrides, type PriceTable } from "../catalog/prices.js";
-import { ConfigError, SvcFlowError } from "../errors.js";
+import { mergePrices, roundYuan, type PriceTable } from "../catalog/prices.js";
+import { SvcFlowError } from "../errors.js";
 import type {
   OperationOutcome,
   PlannedOperation,
@@ -10,48 +9,18 @@ import type {
 import { holdOnAccount, type BudgetAccount } from "./budget-account.js";
 import { overBudgetError, unpricedUnderBudgetError } from "./budget-errors.js";
 import { alreadyRecordedEntry, buildEntry } from "./build-entry.js";
-import { costEntrySchema, type CostEntry } from "./cost-entry.js";
+import { parseCostLedgerOptions, type CostLedgerOptions } from "./cost-ledger-options.js";
+import type { CostEntry } from "./cost-entry.js";
 import { estimateOperation, estimatePlan, type OperationEstimate, type PlanEstimate } from "./estimate-operation.js";
 import { formatSummaryTable } from "./format-summary-table.js";
 import { summarizeEntries, type CostSummary } from "./summarize-entries.js";
 
-/** Options of a CostLedger. */
-export interface CostLedgerOptions {
-  /** Prices laid over the published table (what a price file holds). Default: none. */
-  readonly prices?: PriceOverrides;
-  /** A complete price table used as is instead of published + `prices`. */
-  readonly priceTable?: PriceTable;
-  /** The run's money cap in yuan. Default: no cap. */
-  readonly maxYuan?: number;
-  /** A budget shared with other processes: every priced call is also held there, and reservations
-   * carry a `ready` promise to await before sending. Unpriced calls are refused as under a cap. */
-  readonly account?: BudgetAccount;
-  /** Under a cap, run calls that have no price (recorded as unpriced, not counted). Default false:
-   * they are refused, because a cap cannot bound what it cannot price. */
-  readonly allowUnpriced?: boolean;
-  /** Output tokens assumed for a request without an output limit. Default: the model's context
-   * window left after the prompt, a hard bound (see estimateOperation). */
-  readonly defaultOutputTokens?: number;
-  /** Tags added to every entry, e.g. `{ run: "launch-kit" }`. */
-  readonly tags?: Readonly<Record<string, string>>;
-  /** Entries of an earlier run being resumed: they count toward totals and the cap. */
-  readonly entries?: readonly CostEntry[];
-  /** Called with each entry as it is recorded, e.g. to append it to a run journal. */
-  readonly onEntry?: (entry: CostEntry) => void;
-}
+export type { CostLedgerOptions } from "./cost-ledger-options.js";
 
 /** A hold on budget for one operation, with the estimate it holds. */
 export interface CostReservation extends UsageReservation {
   readonly estimate: OperationEstimate;
 }
-
-const optionsSchema = z.object({
-  prices: priceOverridesSchema.optional(),
-  maxYuan: z.number().finite().nonnegative().optional(),
-  defaultOutputTokens: z.number().int().positive().optional(),
-  tags: z.record(z.string(), z.string()).optional(),
-  entries: z.array(costEntrySchema).optional(),
-});
 
 /** Per-run cost accounting: an entry for every billed attempt, estimates, and a cap that holds
  * under concurrency because every call reserves its upper bound before it is sent. */
@@ -68,24 +37,22 @@ export class CostLedger implements UsageRecorder {
   readonly #entries: CostEntry[] = [];
   /** Request ids of the gateway bills this ledger has counted (restored entries included). */
   readonly #countedRequests = new Set<string>();
+  /** Music entries settled on the account, so their refunds go back to it. */
+  readonly #onAccount = new WeakSet<CostEntry>();
   #spentYuan = 0;
   #heldYuan = 0;
 
   constructor(options: CostLedgerOptions = {}) {
-    const parsed = optionsSchema.safeParse(options);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new ConfigError(`Invalid CostLedger option ${issue.path.join(".")}: ${issue.message}.`);
-    }
-    this.prices = options.priceTable ?? mergePrices(parsed.data.prices);
-    this.maxYuan = parsed.data.maxYuan;
+    const parsed = parseCostLedgerOptions(options);
+    this.prices = options.priceTable ?? mergePrices(parsed.prices);
+    this.maxYuan = parsed.maxYuan;
     this.#allowUnpriced = options.allowUnpriced ?? false;
-    this.#defaultOutputTokens = parsed.data.defaultOutputTokens;
-    this.#tags = { ...parsed.data.tags };
+    this.#defaultOutputTokens = parsed.defaultOutputTokens;
+    this.#tags = { ...parsed.tags };
     this.#onEntry = options.onEntry;
     this.#account = options.account;
     // Restored entries are already in the journal they came from, so onEntry is not told again.
-    for (const entry of parsed.data.entries ?? []) this.#add(entry, false);
+    for (const entry of parsed.entries ?? []) this.#add(entry, false);
   }
 
   /** Yuan of every priced entry so far. */
@@ -143,6 +110,7 @@ export class CostLedger implements UsageRecorder {
         // In the same tick as onEntry: an account sharing the journal's connection lands the cost
         // before any later journal record (the step's), so a journaled step's cost is never lost.
         shared?.settle(entry.yuan ?? 0);
+        if (shared !== undefined && entry.kind === "music") this.#onAccount.add(entry);
       },
       // Release after settle does nothing, so callers can release in a `finally`.
       release: () => {
@@ -157,8 +125,8 @@ export class CostLedger implements UsageRecorder {
   }
 
   /** Records that the gateway refunded a music call whose job failed after it was accepted (a
-   * clip came back failed): the call's yuan is taken back off. Returns the refund entry, or
-   * undefined when no paid, unrefunded call has this request id. */
+   * clip came back failed): the call's yuan is taken back off, here and on the account it was
+   * settled on. Returns the refund entry, or undefined when no paid, unrefunded call has this request id. */
   refund(requestId: string, errorCode = "music_failed"): CostEntry | undefined {
     const paid = this.#entries.find(
       (entry) => entry.requestId === requestId && entry.kind === "music" && entry.status === "ok",
@@ -169,6 +137,8 @@ export class CostLedger implements UsageRecorder {
     const { estimateYuan: _estimate, ...rest } = paid;
     const entry: CostEntry = { ...rest, time: new Date().toISOString(), status: "refunded", errorCode, yuan: -paid.yuan };
     this.#add(entry);
+    // A restored entry may predate the account (a cap set on resume): its bill was never in the account's spent.
+    if (this.#onAccount.has(paid)) this.#account?.refund(paid.yuan);
     return entry;
   }
 

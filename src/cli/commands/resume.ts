@@ -9,7 +9,7 @@ import { resumeOnWorkers } from "../distributed-run.js";
 
 /** `svc-flow resume RUN_DIR [--budget YUAN]`: finishes a run without repeating or re-paying finished work. */
 export const resumeCommand: Command = {
-  usage: "svc-flow resume RUN_DIR [--budget YUAN] [--workflow FILE] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced]   or: svc-flow resume RUN_ID --redis URL [--out DIR] [--budget YUAN]",
+  usage: "svc-flow resume RUN_DIR [--budget YUAN] [--workflow FILE] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced]   or: svc-flow resume RUN_ID --redis URL [--out DIR] [--budget YUAN] [--prices FILE] [--allow-unpriced]   (--redis: the run keeps its stored prices unless --prices replaces them)",
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, { ...RUN_FLAGS, workflow: { type: "string" }, redis: { type: "string" }, out: { type: "string" } });
     if (positionals.length !== 1) throw new UsageError("Name the run directory to resume (the --out of `svc-flow run`).");
@@ -19,6 +19,8 @@ export const resumeCommand: Command = {
         redisURL: values.redis,
         ...(values.out === undefined ? {} : { outDir: resolve(context.cwd, values.out) }),
         ...(flags.budgetYuan === undefined ? {} : { budgetYuan: flags.budgetYuan }),
+        ...(flags.prices === undefined ? {} : { prices: flags.prices }),
+        ...(flags.allowUnpriced === undefined ? {} : { allowUnpriced: flags.allowUnpriced }),
       });
     }
     const result = await resumeWorkflow(resolve(context.cwd, positionals[0]!), {

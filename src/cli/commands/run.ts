@@ -28,6 +28,8 @@ export const runCommand: Command = {
       return runOnWorkers(context, workflow, {
         redisURL: values.redis,
         ...(flags.budgetYuan === undefined ? {} : { budgetYuan: flags.budgetYuan }),
+        ...(flags.prices === undefined ? {} : { prices: flags.prices }),
+        ...(flags.allowUnpriced === undefined ? {} : { allowUnpriced: flags.allowUnpriced }),
         inputs: readInputs(values.input),
         ...(values.items === undefined ? {} : { items: resolve(context.cwd, values.items) }),
         outDir: resolve(context.cwd, values.out ?? `runs/${stamp()}-${workflow.name}`),

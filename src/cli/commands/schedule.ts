@@ -32,7 +32,7 @@ export const scheduleCommand: Command = {
 
     if (values.redis !== undefined) {
       context.stderr.write(`svc-flow schedule: ${jobs.length} workflow(s), items run on the workers of ${values.redis.replace(/\/\/[^@/]*@/, "//***@")}, runs in ${runsDir}.\n`);
-      const summary = await runScheduler(jobs, { runner: new QueueRunner(values.redis, flags.budgetYuan === undefined ? {} : { budgetYuan: flags.budgetYuan }), runsDir, signal: context.signal, catchUp: values["catch-up"] === true, onEvent: (event) => log(describeEvent(event, jobs)) });
+      const summary = await runScheduler(jobs, { runner: new QueueRunner(values.redis, { budgetYuan: flags.budgetYuan, prices: flags.prices, allowUnpriced: flags.allowUnpriced }), runsDir, signal: context.signal, catchUp: values["catch-up"] === true, onEvent: (event) => log(describeEvent(event, jobs)) });
       log(`stopped: ${summary.started} run(s) started, ${summary.skipped} firing(s) skipped, ${summary.failed} failed`);
       return 0;
     }

@@ -41,6 +41,16 @@ export const RELEASE = `${DROP_HOLD}
 return amount`;
 
 /**
+ * KEYS budget, holds; ARGV amount. The gateway refunded a settled bill (a failed music job): spent
+ * goes back down by it. Never below 0, which would let the run spend past its cap. Returns the amount taken off.
+ */
+export const REFUND = `
+local spent = tonumber(redis.call("HGET", KEYS[1], "spent") or "0")
+local amount = math.min(tonumber(ARGV[1]), spent)
+if amount > 0 then redis.call("HINCRBY", KEYS[1], "spent", -amount) end
+return amount`;
+
+/**
  * KEYS budget, holds; ARGV execution. A new execution of the item takes over every hold left by
  * earlier ones as its credit: held stays the same, so money a dead worker may have been billed for
  * stays counted until this execution ends. Returns {has budget, adopted amount}.

@@ -1,5 +1,6 @@
 import { access, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { PriceOverrides } from "../../catalog/prices.js";
 import { ConfigError } from "../../errors.js";
 import { batchSourceOf, resolveRunInputs } from "../batch/batch-run-body.js";
 import { ItemsError } from "../batch/items-error.js";
@@ -11,6 +12,7 @@ import type { ON_ITEM_ERROR } from "../schema/step-schemas.js";
 import { enqueueItems, itemQueue, queueConnection } from "./item-queue.js";
 import { RunBudget } from "./run-budget.js";
 import { RunGate } from "./run-gate.js";
+import { checkPrices, RunPricing } from "./run-pricing.js";
 import type { RunStore, StoredResult } from "./run-store.js";
 
 /** Options of enqueueRun. */
@@ -27,6 +29,10 @@ export interface EnqueueRunOptions {
   readonly onItemError?: (typeof ON_ITEM_ERROR)[number];
   /** The run's money cap across all workers. Default: the workflow's `budget.maxYuan`, else none. */
   readonly budgetYuan?: number;
+  /** Prices laid over the published ones (a price file's content), stored with the run for every worker. Default: none. */
+  readonly prices?: PriceOverrides;
+  /** Under the budget, run calls to models without a price, on every worker. Default: the workflow's `budget.allowUnpriced`. */
+  readonly allowUnpriced?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -53,10 +59,13 @@ export async function enqueueRun(store: RunStore, workflow: Workflow, options: E
   });
   const budgetYuan = options.budgetYuan ?? workflow.definition.budget?.maxYuan;
   if (budgetYuan !== undefined && !(budgetYuan > 0)) throw new ConfigError(`Expected the budget to be above 0 yuan, got ${budgetYuan}.`);
+  const prices = options.prices === undefined ? undefined : checkPrices(options.prices);
   const runDir = path.resolve(options.outDir);
   const start = await startRunDirectory(workflow, { runDir, inputs, ...(budgetYuan === undefined ? {} : { budgetYuan }), takenHint: "Choose another --out." });
   const runId = start.runId;
   if (budgetYuan !== undefined) await new RunBudget(store, runId).setMax(budgetYuan);
+  // Before the spec: a worker that sees the run prices it as enqueued, never by its own flags.
+  await new RunPricing(store, runId).save({ prices, allowUnpriced: options.allowUnpriced });
   // Rows that do not parse are failed items from the start (as in a single-machine batch); no job runs them.
   const invalid: StoredResult[] = [];
   const rows = readItems(source.itemsFile, {
@@ -93,13 +102,28 @@ export async function enqueueRun(store: RunStore, workflow: Workflow, options: E
   return { runId, runDir, total: all };
 }
 
+/** Options of reenqueueRun: what to retry, and settings that replace the run's stored ones. */
+export interface ReenqueueRunOptions {
+  /** Put failed items back too. Default true. */
+  readonly retryFailed?: boolean;
+  /** A new cap for every worker. Default: the run's. */
+  readonly budgetYuan?: number;
+  /** Prices that replace the run's stored ones as a whole (not merged with them). Default: the run's. */
+  readonly prices?: PriceOverrides;
+  /** Replaces the run's unpriced policy. Default: the run's. */
+  readonly allowUnpriced?: boolean;
+}
+
 /**
  * Puts a run's unfinished items (and, with retryFailed, its failed ones) back on the queue and lets
- * workers start them again after a halt; `budgetYuan` sets the run's cap for every worker. Returns how many.
+ * workers start them again after a halt; the cap and pricing given replace the run's for every
+ * worker, and what is not given stays as stored. Returns how many.
  */
-export async function reenqueueRun(store: RunStore, runId: string, redisURL: string, options: { retryFailed?: boolean; budgetYuan?: number } = {}): Promise<number> {
+export async function reenqueueRun(store: RunStore, runId: string, redisURL: string, options: ReenqueueRunOptions = {}): Promise<number> {
   const spec = await store.spec(runId);
+  const prices = options.prices === undefined ? undefined : checkPrices(options.prices);
   if (options.budgetYuan !== undefined) await new RunBudget(store, runId).setMax(options.budgetYuan);
+  await new RunPricing(store, runId).save({ prices, allowUnpriced: options.allowUnpriced });
   await new RunGate(store).reopen(runId);
   if (options.retryFailed !== false) await store.clearFailed(runId);
   const missing = await store.missing(runId, spec.total);

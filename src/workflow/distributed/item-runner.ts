@@ -7,6 +7,7 @@ import type { GatewayClient } from "../../gateway/gateway-client.js";
 import type { Scheduler } from "../../scheduling/scheduler.js";
 import { resolveInputs } from "../input-values.js";
 import { parseWorkflow, type Workflow } from "../load/load-workflow.js";
+import type { MusicPolling } from "../kinds/music-kind.js";
 import { isPlainObject } from "../plain-object.js";
 import { BATCH_KEY } from "../batch/batch-run-body.js";
 import { ConfigError } from "../../errors.js";
@@ -21,6 +22,7 @@ import type { RunState, Scope } from "../run/run-state.js";
 import type { StepReport } from "../run/step-report.js";
 import { RunBudget, type ItemBudget } from "./run-budget.js";
 import { RunGate } from "./run-gate.js";
+import { RunPricing } from "./run-pricing.js";
 import type { RunSpec, RunStore, StoredResult } from "./run-store.js";
 
 /** What a worker shares across the runs it serves: one gateway client, scheduler and call limit. */
@@ -34,6 +36,8 @@ export interface WorkerServices {
   readonly concurrency: number;
   /** The folder the workers share: run R's artifacts go to DIR/R/artifacts. */
   readonly artifactsDir: string;
+  /** How music steps (and compose_music) poll, as runWorkflow's `music`. Default: the music client's. */
+  readonly music?: MusicPolling;
 }
 
 /** What became of an item a worker took: run (to a result), skipped (it had one), halted (the run was
@@ -52,6 +56,7 @@ export class ItemRunner {
   readonly #store: RunStore;
   readonly #services: WorkerServices;
   readonly #gate: RunGate;
+  readonly #pricing: RunPricing;
   readonly #reports = new Map<string, StepReport>();
   readonly #root: string;
 
@@ -62,6 +67,7 @@ export class ItemRunner {
     this.#services = services;
     this.#root = path.join(services.artifactsDir, spec.start.runId);
     this.#gate = new RunGate(store);
+    this.#pricing = new RunPricing(store, spec.start.runId);
   }
 
   /** The runner of run `runId`, its workflow parsed from the stored text. */
@@ -117,10 +123,13 @@ export class ItemRunner {
     const replay = new Replay([this.spec.start, ...(await this.#store.itemRecords(runId, index))]);
     const journal = this.#store.itemJournal(runId, index);
     const services = this.#services;
-    const allowUnpriced = this.#workflow.definition.budget?.allowUnpriced;
+    // The run's pricing, as enqueued or last resumed, never this worker's own flags.
+    const pricing = await this.#pricing.forItem();
+    const allowUnpriced = pricing.allowUnpriced ?? this.#workflow.definition.budget?.allowUnpriced;
     // Costs are journaled with the item; the enqueuer totals them into cost.json. The account's writes
     // go on the same connection after each cost, so a journaled step's cost has reached the budget.
     const ledger = new CostLedger({
+      priceTable: pricing.priceTable,
       ...(account === undefined ? {} : { account }),
       ...(allowUnpriced === undefined ? {} : { allowUnpriced }),
       onEntry: (entry) => {
@@ -143,6 +152,7 @@ export class ItemRunner {
       runDir: this.#root,
       workspace: path.join(this.#root, "workspace"),
       agents: listAgentDefinitions(),
+      ...(services.music?.pollIntervalMs === undefined ? {} : { musicPollIntervalMs: services.music.pollIntervalMs }),
       emit: () => undefined,
     };
     const state: RunState = {
@@ -155,7 +165,7 @@ export class ItemRunner {
       limit: services.limit,
       concurrency: services.concurrency,
       signal,
-      music: {},
+      music: services.music ?? {},
       reports: this.#reports,
       emit: () => undefined,
       services: (key, report, retry) => createStepServices(shared, key, report, retry),

@@ -1,8 +1,19 @@
+import type { PriceOverrides } from "../../catalog/prices.js";
 import { loadWorkflow } from "../load/load-workflow.js";
 import type { RunOutcome, RunRequest, WorkflowRunner } from "../schedule/workflow-runner.js";
 import { awaitRun } from "./await-run.js";
 import { enqueueRun } from "./enqueue-run.js";
 import { RunStore } from "./run-store.js";
+
+/** Options of a QueueRunner: what every firing is enqueued with. */
+export interface QueueRunnerOptions {
+  /** Caps each firing across all workers (overriding the file's `budget.maxYuan`). */
+  readonly budgetYuan?: number;
+  /** Prices laid over the published ones (a price file's content, read once when the scheduler starts), stored with each firing. */
+  readonly prices?: PriceOverrides;
+  /** Under the budget, run calls to models without a price. Default: each file's `budget.allowUnpriced`. */
+  readonly allowUnpriced?: boolean;
+}
 
 /**
  * Runs each scheduled firing on the workers: its items are enqueued on Redis, and the firing lasts
@@ -11,12 +22,11 @@ import { RunStore } from "./run-store.js";
  */
 export class QueueRunner implements WorkflowRunner {
   readonly #redisURL: string;
-  readonly #budgetYuan: number | undefined;
+  readonly #options: QueueRunnerOptions;
 
-  /** `budgetYuan` caps each firing across all workers (overriding the file's `budget.maxYuan`). */
-  constructor(redisURL: string, options: { budgetYuan?: number } = {}) {
+  constructor(redisURL: string, options: QueueRunnerOptions = {}) {
     this.#redisURL = redisURL;
-    this.#budgetYuan = options.budgetYuan;
+    this.#options = options;
   }
 
   /** Enqueues one firing and waits for its items. */
@@ -24,8 +34,8 @@ export class QueueRunner implements WorkflowRunner {
     const workflow = await loadWorkflow(request.file);
     const store = RunStore.connect(this.#redisURL);
     try {
-      const budget = this.#budgetYuan === undefined ? {} : { budgetYuan: this.#budgetYuan };
-      const run = await enqueueRun(store, workflow, { redisURL: this.#redisURL, outDir: request.runDir, ...budget });
+      const { budgetYuan, prices, allowUnpriced } = this.#options;
+      const run = await enqueueRun(store, workflow, { redisURL: this.#redisURL, outDir: request.runDir, budgetYuan, prices, allowUnpriced });
       const result = await awaitRun(store, run.runId, { signal });
       const error =
         result.error !== undefined

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { roundYuan } from "../../catalog/prices.js";
 import type { BudgetAccount, HoldAnswer } from "../../cost/budget-account.js";
 import type { BudgetState } from "../../cost/budget-errors.js";
-import { ADOPT, CLOSE, HOLD, RELEASE, SETTLE } from "./budget-scripts.js";
+import { ADOPT, CLOSE, HOLD, REFUND, RELEASE, SETTLE } from "./budget-scripts.js";
 import { HALT_PART } from "./run-gate.js";
 import type { RunStore } from "./run-store.js";
 
@@ -69,9 +69,10 @@ export class RunBudget {
 }
 
 /**
- * The run's budget as one execution of one item uses it: the account of that item's ledger. Settle
- * and release are written in the background on the store's connection (so a cost lands before the
- * journal records that follow it); close waits for them, then releases what the execution still holds.
+ * The run's budget as one execution of one item uses it: the account of that item's ledger. Settle,
+ * release and refund are written in the background on the store's connection (so a cost lands
+ * before the journal records that follow it); close waits for them, then releases what the
+ * execution still holds.
  */
 export class ItemBudget implements BudgetAccount {
   readonly #redis: Redis;
@@ -100,6 +101,11 @@ export class ItemBudget implements BudgetAccount {
         release: () => this.#write(RELEASE, id),
       },
     };
+  }
+
+  /** Takes a refunded bill back off the run's spent, in the background like a settle (close waits for it). */
+  refund(yuan: number): void {
+    this.#write(REFUND, toUnits(yuan));
   }
 
   /** Waits for the writes in flight, then releases the execution's unused credit and any hold it left open. */

@@ -3,6 +3,7 @@ import { Agent } from "undici";
 import { GatewayClient } from "../../gateway/gateway-client.js";
 import { Scheduler } from "../../scheduling/scheduler.js";
 import { connectGateway, type ConnectGatewayOptions } from "../connect-gateway.js";
+import type { MusicPolling } from "../kinds/music-kind.js";
 import { idempotentDispatcher } from "../run/idempotency.js";
 import { summarizeError } from "../run/error-summary.js";
 import { createLimiter } from "../run/limiter.js";
@@ -27,6 +28,8 @@ export interface ItemWorkerOptions {
   readonly lockMs?: number;
   /** The gateway (default: SVC_BASE_URL / SVC_API_KEY). */
   readonly gateway?: ConnectGatewayOptions;
+  /** How music steps poll, as runWorkflow's `music`. Default: the music client's (first poll after 2 s). */
+  readonly music?: MusicPolling;
   /** Called after each item, for a log. */
   readonly onItem?: (event: { runId: string; index: number; outcome: ItemOutcome | "failed"; error?: unknown }) => void;
 }
@@ -74,6 +77,7 @@ export async function startItemWorker(options: ItemWorkerOptions): Promise<ItemW
     limit: createLimiter(concurrency),
     concurrency,
     artifactsDir: options.artifactsDir,
+    ...(options.music === undefined ? {} : { music: options.music }),
   };
   const stop = new AbortController();
   const runners = new Map<string, Promise<ItemRunner>>();
