@@ -11,8 +11,11 @@ const model = new ChatGateway({ model: "beta-4o-mini", apiKey: "sk-local-demo", 
 
 type Split = (options: unknown) => [Record<string, unknown>, Record<string, unknown>];
 
-function langchainSplit(options: Record<string, unknown>) {
-  return (model as unknown as { _separateRunnableConfigFromCallOptionsCompat: Split })._separateRunnableConfigFromCallOptionsCompat(ensureConfig(options));
+// LangChain's split as its stream makes it (of the options after ensureConfig), or as its invoke
+// does (of the options as given).
+function langchainSplit(options: Record<string, unknown>, ensured = true) {
+  const split = (model as unknown as { _separateRunnableConfigFromCallOptionsCompat: Split })._separateRunnableConfigFromCallOptionsCompat.bind(model);
+  return split(ensured ? ensureConfig(options) : options);
 }
 
 // Ours leaves the call options' keys in the config too; the config's own keys must be LangChain's.
@@ -44,10 +47,13 @@ const options = fc.record(
 );
 
 describe("splitCallOptions", () => {
-  it("splits options exactly as LangChain's own split of the same options", () => {
+  it.each([
+    ["stream", true],
+    ["invoke", false],
+  ])("splits options exactly as LangChain's %s splits them", (_path, ensured) => {
     fc.assert(
       fc.property(options, (given) => {
-        expect(ourSplit(given)).toEqual(langchainSplit(given));
+        expect(ourSplit(given)).toEqual(langchainSplit(given, ensured));
       }),
     );
   });
