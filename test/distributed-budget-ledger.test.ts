@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { roundYuan } from "../src/catalog/prices.js";
+import { mergePrices, roundYuan } from "../src/catalog/prices.js";
 import { CostLedger } from "../src/cost/cost-ledger.js";
 import { BudgetExceededError } from "../src/errors.js";
 import type { PlannedOperation } from "../src/gateway/usage-recorder.js";
+import { createItemLedger } from "../src/workflow/distributed/item-ledger.js";
 import { RunBudget } from "../src/workflow/distributed/run-budget.js";
 import { RunGate } from "../src/workflow/distributed/run-gate.js";
 import { RunStore } from "../src/workflow/distributed/run-store.js";
@@ -85,6 +86,54 @@ describe.skipIf(binary === undefined)("a CostLedger on a distributed run's accou
     await account.close();
     expect((await budget.state())!.spentYuan).toBe(roundYuan(ledger.spentYuan));
     expect((await budget.state())!.spentYuan).toBeGreaterThan(0);
+  });
+
+  it("takes a bill settled by an execution that died off the shared spent once, however many later executions refund it", async () => {
+    const runId = `takeover-${randomUUID()}`;
+    const budget = new RunBudget(store, runId);
+    await budget.setMax(10);
+    const dead = (await budget.open(0, randomUUID()))!;
+    const paying = new CostLedger({ account: dead });
+    for (const requestId of ["req-kept", "req-dead"]) {
+      const call = paying.reserve({ kind: "music", operation: "generate" });
+      await call.ready;
+      call.settle({ status: "ok", requestId });
+    }
+    await dead.close();
+    // Two later executions restore the dead one's journaled entries, and both see one job fail.
+    for (let execution = 0; execution < 2; execution++) {
+      const account = (await budget.open(0, randomUUID()))!;
+      const ledger = new CostLedger({ account, entries: paying.entries() });
+      expect(ledger.refund("req-dead")).toMatchObject({ status: "refunded", yuan: -2 });
+      expect(ledger.spentYuan).toBe(2);
+      await account.close();
+    }
+    expect(await budget.state()).toEqual({ maxYuan: 10, spentYuan: 2, heldYuan: 0 });
+  });
+
+  it("lands a refund the dead execution journaled but never wrote to Redis when the item is taken over, and only once", async () => {
+    const runId = `lost-refund-${randomUUID()}`;
+    const budget = new RunBudget(store, runId);
+    await budget.setMax(10);
+    const dead = (await budget.open(0, randomUUID()))!;
+    const paying = new CostLedger({ account: dead });
+    for (const requestId of ["req-kept", "req-lost"]) {
+      const call = paying.reserve({ kind: "music", operation: "generate" });
+      await call.ready;
+      call.settle({ status: "ok", requestId });
+    }
+    await dead.close();
+    // The refund entry as the dead execution journaled it, its Redis write lost with the process.
+    const refund = new CostLedger({ entries: paying.entries() }).refund("req-lost")!;
+    const journaled: unknown[] = [];
+    for (let execution = 0; execution < 2; execution++) {
+      const account = (await budget.open(0, randomUUID()))!;
+      createItemLedger({ pricing: { priceTable: mergePrices() }, account, allowUnpriced: undefined, restored: [...paying.entries(), refund], journal: { append: async (record) => void journaled.push(record) }, onEntry: () => undefined });
+      await account.close();
+    }
+    expect(await budget.state()).toEqual({ maxYuan: 10, spentYuan: 2, heldYuan: 0 });
+    // Restored entries are in the journal already.
+    expect(journaled).toEqual([]);
   });
 
   it("refuses every call once the run was stopped by its budget, and unpriced calls at once", async () => {

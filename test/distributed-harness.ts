@@ -1,7 +1,10 @@
 // Shared set-up of the distributed budget and onItemError tests: a real redis-server, a local
 // gateway, and item workers started in this process (each with its own Redis connections).
+import { spawn, type ChildProcess } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import type { LocalGateway } from "../src/server/start-local-gateway.js";
 import type { ItemOutcome } from "../src/workflow/distributed/item-runner.js";
 import type { MusicPolling } from "../src/workflow/kinds/music-kind.js";
@@ -31,6 +34,22 @@ export async function startTestWorker(
     onItem: ({ index, outcome }) => outcomes.push({ index, outcome }),
   });
   return { outcomes, close: () => worker.close() };
+}
+
+const BIN = fileURLToPath(new URL("../bin/svc-flow.js", import.meta.url));
+
+/** Starts `svc-flow worker` as a child process (one that can really die: SIGSTOP, SIGKILL); resolves once it is ready. */
+export async function startWorkerProcess(redisURL: string, gateway: LocalGateway, apiKey: string, options: { artifactsDir: string; lockMs: number }): Promise<ChildProcess> {
+  const args = [BIN, "worker", "--redis", redisURL, "--artifacts", options.artifactsDir, "--concurrency", "1", "--lock-ms", String(options.lockMs)];
+  const child = spawn(process.execPath, args, { env: { ...process.env, SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: apiKey }, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
+  child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
+  while (!log.includes("svc-flow worker ready")) {
+    if (child.exitCode !== null) throw new Error(`The worker exited: ${log}`);
+    await sleep(50);
+  }
+  return child;
 }
 
 /** Writes `rows` as a .jsonl file and parses `text` as a workflow in `dir`. */

@@ -3,8 +3,9 @@ import type { OperationEstimate } from "./estimate-operation.js";
 
 /** A hold on a shared budget for one operation; exactly one of settle or release is called. */
 export interface BudgetHold {
-  /** Replaces the hold with what the operation cost (0 when it failed or its bill was already counted). */
-  settle(yuan: number): void;
+  /** Replaces the hold with what the operation cost (0 when it failed or its bill was already counted).
+   * `refundId`, the bill's request id, is given when the gateway may refund it later (a music call). */
+  settle(yuan: number, refundId?: string): void;
   /** Drops the hold: nothing was sent. */
   release(): void;
 }
@@ -26,15 +27,16 @@ export type HoldAnswer = { readonly hold: BudgetHold } | { readonly refused: Bud
 export interface BudgetAccount {
   /** Holds `yuan` for one operation, or refuses. */
   hold(yuan: number): Promise<HoldAnswer>;
-  /** Takes `yuan` of a settled bill back off what is spent: the gateway refunded it (a failed music job). */
-  refund(yuan: number): void;
+  /** Takes the bill settled with `refundId` back off what is spent, once: the gateway refunded it (a
+   * failed music job). A bill the account never settled (or already refunded) changes nothing. */
+  refund(refundId: string): void;
 }
 
 /** One operation's hold on an account, as a ledger reservation uses it. */
 export interface SharedHold {
   /** Settles once the account holds the bound; rejects with BudgetExceededError when it refuses. */
   readonly ready: Promise<void>;
-  settle(yuan: number): void;
+  settle(yuan: number, refundId?: string): void;
   release(): void;
 }
 
@@ -56,5 +58,5 @@ export function holdOnAccount(account: BudgetAccount, estimate: OperationEstimat
       () => undefined,
     );
   };
-  return { ready, settle: (yuan) => granted((hold) => hold.settle(yuan)), release: () => granted((hold) => hold.release()) };
+  return { ready, settle: (yuan, refundId) => granted((hold) => hold.settle(yuan, refundId)), release: () => granted((hold) => hold.release()) };
 }

@@ -37,8 +37,6 @@ export class CostLedger implements UsageRecorder {
   readonly #entries: CostEntry[] = [];
   /** Request ids of the gateway bills this ledger has counted (restored entries included). */
   readonly #countedRequests = new Set<string>();
-  /** Music entries settled on the account, so their refunds go back to it. */
-  readonly #onAccount = new WeakSet<CostEntry>();
   #spentYuan = 0;
   #heldYuan = 0;
 
@@ -109,8 +107,7 @@ export class CostLedger implements UsageRecorder {
         this.#add(entry);
         // In the same tick as onEntry: an account sharing the journal's connection lands the cost
         // before any later journal record (the step's), so a journaled step's cost is never lost.
-        shared?.settle(entry.yuan ?? 0);
-        if (shared !== undefined && entry.kind === "music") this.#onAccount.add(entry);
+        shared?.settle(entry.yuan ?? 0, refundIdOf(entry));
       },
       // Release after settle does nothing, so callers can release in a `finally`.
       release: () => {
@@ -137,8 +134,10 @@ export class CostLedger implements UsageRecorder {
     const { estimateYuan: _estimate, ...rest } = paid;
     const entry: CostEntry = { ...rest, time: new Date().toISOString(), status: "refunded", errorCode, yuan: -paid.yuan };
     this.#add(entry);
-    // A restored entry may predate the account (a cap set on resume): its bill was never in the account's spent.
-    if (this.#onAccount.has(paid)) this.#account?.refund(paid.yuan);
+    // The account decides by request id, as it settled: a restored entry whose bill it settled (a
+    // distributed item taken over from a dead worker) comes off once; one that predates it (a cap
+    // set on resume) was never in its spent and changes nothing there.
+    this.#account?.refund(requestId);
     return entry;
   }
 
@@ -192,4 +191,9 @@ export class CostLedger implements UsageRecorder {
     if (maxYuan === undefined || roundYuan(this.#spentYuan + this.#heldYuan + estimate.yuan) <= maxYuan) return;
     throw overBudgetError(estimate, { maxYuan, spentYuan: this.#spentYuan, heldYuan: this.#heldYuan });
   }
+}
+
+// A bill the gateway may refund later (a paid music call) is settled with its request id, so the account can take it back off.
+function refundIdOf(entry: CostEntry): string | undefined {
+  return entry.kind === "music" && entry.status === "ok" && (entry.yuan ?? 0) > 0 ? entry.requestId : undefined;
 }

@@ -1,7 +1,8 @@
 // The Lua scripts of RunBudget. Amounts are whole units of 1e-8 yuan (the ledger's precision), so
 // Redis adds integers and a total never drifts. Keys: the run's budget hash (max, spent, held), the
 // item's holds hash (field EXEC:N per hold, credit:EXEC for holds adopted from an earlier
-// execution of the item) and the run's halt hash (reason "budget" once the run was stopped by it).
+// execution of the item), the run's halt hash (reason "budget" once the run was stopped by it) and
+// the run's refundable hash (request id -> amount of each settled bill the gateway may refund).
 
 /** KEYS budget, holds, halt; ARGV execution, hold id, amount. Returns {granted, max, spent, held, stopped}. */
 export const HOLD = `
@@ -31,9 +32,13 @@ if amount > 0 then
   redis.call("HINCRBY", KEYS[1], "held", -amount)
 end`;
 
-/** KEYS budget, holds; ARGV hold id, actual cost. The hold may be gone (adopted by a newer execution): the cost still counts. */
+/**
+ * KEYS budget, holds, refundable; ARGV hold id, actual cost, and the bill's request id when the
+ * gateway may refund it (kept for REFUND). The hold may be gone (adopted by a newer execution): the cost still counts.
+ */
 export const SETTLE = `${DROP_HOLD}
 redis.call("HINCRBY", KEYS[1], "spent", tonumber(ARGV[2]))
+if ARGV[3] ~= nil and tonumber(ARGV[2]) > 0 then redis.call("HSET", KEYS[3], ARGV[3], ARGV[2]) end
 return amount`;
 
 /** KEYS budget, holds; ARGV hold id. */
@@ -41,12 +46,17 @@ export const RELEASE = `${DROP_HOLD}
 return amount`;
 
 /**
- * KEYS budget, holds; ARGV amount. The gateway refunded a settled bill (a failed music job): spent
- * goes back down by it. Never below 0, which would let the run spend past its cap. Returns the amount taken off.
+ * KEYS budget, refundable; ARGV request id. The gateway refunded a settled bill (a failed music job):
+ * spent goes back down by what was settled for it, once, whichever execution of the item reports it.
+ * A bill never settled here (an entry from before the run had a budget) changes nothing. Never below
+ * 0, which would let the run spend past its cap. Returns the amount taken off.
  */
 export const REFUND = `
+local settled = tonumber(redis.call("HGET", KEYS[2], ARGV[1]) or "0")
+if settled <= 0 then return 0 end
+redis.call("HDEL", KEYS[2], ARGV[1])
 local spent = tonumber(redis.call("HGET", KEYS[1], "spent") or "0")
-local amount = math.min(tonumber(ARGV[1]), spent)
+local amount = math.min(settled, spent)
 if amount > 0 then redis.call("HINCRBY", KEYS[1], "spent", -amount) end
 return amount`;
 

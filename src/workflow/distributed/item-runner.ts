@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import type { Dispatcher } from "undici";
 import { listAgentDefinitions } from "../../../agents/index.js";
-import { CostLedger } from "../../cost/cost-ledger.js";
 import type { GatewayClient } from "../../gateway/gateway-client.js";
 import type { Scheduler } from "../../scheduling/scheduler.js";
 import { resolveInputs } from "../input-values.js";
@@ -20,6 +19,7 @@ import type { Limiter } from "../run/limiter.js";
 import { Replay } from "../run/replay.js";
 import type { RunState, Scope } from "../run/run-state.js";
 import type { StepReport } from "../run/step-report.js";
+import { createItemLedger } from "./item-ledger.js";
 import { RunBudget, type ItemBudget } from "./run-budget.js";
 import { RunGate } from "./run-gate.js";
 import { RunPricing } from "./run-pricing.js";
@@ -126,16 +126,15 @@ export class ItemRunner {
     // The run's pricing, as enqueued or last resumed, never this worker's own flags.
     const pricing = await this.#pricing.forItem();
     const allowUnpriced = pricing.allowUnpriced ?? this.#workflow.definition.budget?.allowUnpriced;
-    // Costs are journaled with the item; the enqueuer totals them into cost.json. The account's writes
-    // go on the same connection after each cost, so a journaled step's cost has reached the budget.
-    const ledger = new CostLedger({
-      priceTable: pricing.priceTable,
-      ...(account === undefined ? {} : { account }),
-      ...(allowUnpriced === undefined ? {} : { allowUnpriced }),
+    const ledger = createItemLedger({
+      pricing,
+      account,
+      allowUnpriced,
+      restored: replay.costs,
+      journal,
       onEntry: (entry) => {
         const key = entry.tags.step;
         if (key !== undefined) this.#reports.get(key)?.add(entry);
-        void journal.append({ type: "cost", entry }).catch(() => undefined);
       },
     });
     const shared = {

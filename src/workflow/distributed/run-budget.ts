@@ -46,7 +46,7 @@ export class RunBudget {
   /** Starts `execution` of item `index`: adopts what earlier executions left. Undefined when the run has no budget. */
   async open(index: number, execution: string): Promise<ItemBudget | undefined> {
     const [hasBudget, adopted] = (await this.#redis.eval(ADOPT, 2, this.#key("budget"), this.#holds(index), execution)) as [number, number];
-    const budget = new ItemBudget(this.#redis, [this.#key("budget"), this.#holds(index), this.#key(HALT_PART)], execution);
+    const budget = new ItemBudget(this.#redis, { budget: this.#key("budget"), holds: this.#holds(index), halt: this.#key(HALT_PART), refundable: this.#key("refundable") }, execution);
     if (hasBudget === 1) return budget;
     if (adopted > 0) await budget.close();
     return undefined;
@@ -68,6 +68,14 @@ export class RunBudget {
   }
 }
 
+/** The Redis keys an item's budget uses: the run's budget, halt and refundable bills, and the item's holds. */
+export interface ItemBudgetKeys {
+  readonly budget: string;
+  readonly holds: string;
+  readonly halt: string;
+  readonly refundable: string;
+}
+
 /**
  * The run's budget as one execution of one item uses it: the account of that item's ledger. Settle,
  * release and refund are written in the background on the store's connection (so a cost lands
@@ -76,13 +84,13 @@ export class RunBudget {
  */
 export class ItemBudget implements BudgetAccount {
   readonly #redis: Redis;
-  readonly #keys: readonly [budget: string, holds: string, halt: string];
+  readonly #keys: ItemBudgetKeys;
   readonly #execution: string;
   readonly #writes = new Set<Promise<void>>();
   #failure: unknown;
   #holds = 0;
 
-  constructor(redis: Redis, keys: readonly [budget: string, holds: string, halt: string], execution: string) {
+  constructor(redis: Redis, keys: ItemBudgetKeys, execution: string) {
     this.#redis = redis;
     this.#keys = keys;
     this.#execution = execution;
@@ -91,35 +99,34 @@ export class ItemBudget implements BudgetAccount {
   /** Holds `yuan` against the run's cap, after this execution's credit; refuses when it does not fit or the run was stopped by its budget. */
   async hold(yuan: number): Promise<HoldAnswer> {
     const id = `${this.#execution}:${++this.#holds}`;
-    const [budget, holds, halt] = this.#keys;
+    const { budget, holds, halt } = this.#keys;
     const answer = (await this.#redis.eval(HOLD, 3, budget, holds, halt, this.#execution, id, toUnits(yuan))) as number[];
     const [granted = 0, max = 0, spent = 0, held = 0, stopped = 0] = answer;
     if (granted !== 1) return { refused: { maxYuan: toYuan(max), spentYuan: toYuan(spent), heldYuan: toYuan(held), stopped: stopped === 1 } };
     return {
       hold: {
-        settle: (cost) => this.#write(SETTLE, id, toUnits(cost)),
-        release: () => this.#write(RELEASE, id),
+        settle: (cost, refundId) => this.#write(SETTLE, [budget, holds, this.#keys.refundable], id, toUnits(cost), ...(refundId === undefined ? [] : [refundId])),
+        release: () => this.#write(RELEASE, [budget, holds], id),
       },
     };
   }
 
-  /** Takes a refunded bill back off the run's spent, in the background like a settle (close waits for it). */
-  refund(yuan: number): void {
-    this.#write(REFUND, toUnits(yuan));
+  /** Takes a refunded bill back off the run's spent, once per bill across executions, in the background like a settle (close waits for it). */
+  refund(refundId: string): void {
+    this.#write(REFUND, [this.#keys.budget, this.#keys.refundable], refundId);
   }
 
   /** Waits for the writes in flight, then releases the execution's unused credit and any hold it left open. */
   async close(): Promise<void> {
     while (this.#writes.size > 0) await Promise.all(this.#writes);
-    const [budget, holds] = this.#keys;
+    const { budget, holds } = this.#keys;
     await this.#redis.eval(CLOSE, 2, budget, holds, this.#execution);
     if (this.#failure !== undefined) throw this.#failure;
   }
 
-  #write(script: string, ...args: (string | number)[]): void {
-    const [budget, holds] = this.#keys;
+  #write(script: string, keys: readonly string[], ...args: (string | number)[]): void {
     const write: Promise<void> = this.#redis
-      .eval(script, 2, budget, holds, ...args)
+      .eval(script, keys.length, ...keys, ...args)
       .then(
         () => undefined,
         (error: unknown) => void (this.#failure ??= error),

@@ -1,0 +1,175 @@
+import type { ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { roundYuan } from "../src/catalog/prices.js";
+import type { CostEntry } from "../src/cost/cost-entry.js";
+import type { CostSummary } from "../src/cost/summarize-entries.js";
+import { startLocalGateway, type LocalGateway } from "../src/server/start-local-gateway.js";
+import type { GatewayConfigInput } from "../src/server/config.js";
+import { awaitRun } from "../src/workflow/distributed/await-run.js";
+import { enqueueRun } from "../src/workflow/distributed/enqueue-run.js";
+import { RunBudget } from "../src/workflow/distributed/run-budget.js";
+import { RunStore } from "../src/workflow/distributed/run-store.js";
+import type { JournalRecord } from "../src/workflow/run/journal-records.js";
+import { batchWorkflow, startTestWorker, startWorkerProcess } from "./distributed-harness.js";
+import { findRedisServer, startRedisServer, type RedisServer } from "./redis-server.js";
+
+const binary = findRedisServer();
+if (binary === undefined && process.env.CI === "true") throw new Error("redis-server is not installed; CI must install it (apt-get install redis-server).");
+
+const KEY = "sk-dist-takeover";
+const BUDGET = 10;
+const LOCK_MS = 1000;
+// Two billed calls in one step: the model asks for the calculator, then answers with its result.
+const SUMS = `version: 1
+name: sums
+inputs:
+  row: { type: items }
+steps:
+  - id: sum
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "Use the calculator: what is \${{ inputs.row.n }} * 4?", tools: [calculator], maxTokens: 64 }
+outputs:
+  n: \${{ inputs.row.n }}
+`;
+// A priced chat call, then a music job the gateway fails (and refunds) after the worker that paid for it died.
+const SONG = `version: 1
+name: song
+inputs:
+  row: { type: items }
+steps:
+  - id: title
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "A title for song \${{ inputs.row.n }}", maxTokens: 8 }
+  - id: song
+    uses: music
+    with: { prompt: "\${{ steps.title.output.text }}", instrumental: true, download: false }
+outputs:
+  n: \${{ inputs.row.n }}
+`;
+
+let dir: string;
+let redis: RedisServer;
+const opened: { close(): Promise<void> }[] = [];
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  if (binary === undefined) return;
+  dir = await mkdtemp(join(tmpdir(), "svc-flow-dist-takeover-"));
+  redis = await startRedisServer(binary);
+});
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const resource of opened.reverse()) await resource.close().catch(() => undefined);
+  await redis?.stop();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+async function gatewayWith(config: Omit<GatewayConfigInput, "keys">): Promise<LocalGateway> {
+  const gateway = await startLocalGateway({ port: 0, config: { keys: [{ key: KEY, concurrency: 64 }], ...config } });
+  opened.push(gateway);
+  return gateway;
+}
+
+function store(): RunStore {
+  const created = RunStore.connect(redis.url);
+  opened.push(created);
+  return created;
+}
+
+async function deadWorker(gateway: LocalGateway): Promise<ChildProcess> {
+  const child = await startWorkerProcess(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), lockMs: LOCK_MS });
+  children.push(child);
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  child.kill("SIGKILL");
+  if (child.exitCode === null && child.signalCode === null) await once(child, "exit");
+}
+
+async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}.`);
+    await sleep(10);
+  }
+}
+
+const costsOf = (records: readonly JournalRecord[]) => records.flatMap((record) => (record.type === "cost" ? [record.entry] : []));
+
+/** Yuan by request id: what the gateway billed (net of refunds), and what cost.json counted. */
+function byRequest(entries: readonly { requestId?: string; yuan?: number }[]): Record<string, number> {
+  const totals: Record<string, number> = {};
+  for (const entry of entries) if (entry.requestId !== undefined) totals[entry.requestId] = roundYuan((totals[entry.requestId] ?? 0) + (entry.yuan ?? 0));
+  return totals;
+}
+
+/** Every bill counted once, net of refunds: in Redis's spent, in cost.json's total, and request by request. */
+async function expectCountedOnce(gateway: LocalGateway, runs: RunStore, runId: string, runDir: string): Promise<void> {
+  const stats = gateway.stats();
+  const bills = stats.keys.flatMap((key) => key.billed).map((bill) => ({ requestId: bill.requestId, yuan: bill.refunded ? 0 : bill.yuan }));
+  const cost = JSON.parse(await readFile(join(runDir, "cost.json"), "utf8")) as CostSummary & { calls: CostEntry[] };
+  expect(byRequest(cost.calls)).toEqual(byRequest(bills));
+  expect(cost.totalYuan).toBe(stats.billedYuan);
+  expect(await new RunBudget(runs, runId).state()).toEqual({ maxYuan: BUDGET, spentYuan: stats.billedYuan, heldYuan: 0 });
+}
+
+describe.skipIf(binary === undefined)("an item taken over from a worker that died", () => {
+  it("counts once both a bill the dead worker journaled and one it was answered for but never journaled, when the gateway replays them", async () => {
+    const gateway = await gatewayWith({ faults: { seed: 1, latencyMs: 0, models: { "alpha-sonnet-4-6": { latencyMs: 500 } } } });
+    const { workflow, items } = await batchWorkflow(dir, "sums", SUMS, [{ n: 12 }]);
+    const runs = store();
+    const child = await deadWorker(gateway);
+    const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "sums"), budgetYuan: BUDGET });
+    const account = () => gateway.stats().keys[0]!;
+    // The first call is billed and journaled; the worker freezes while the gateway works on the
+    // second, which it bills and answers to a process that never reads it, and is then killed.
+    await until(() => account().billed.length === 1 && account().inFlight === 1, "the second call reaches the gateway");
+    child.kill("SIGSTOP");
+    await until(() => account().billed.length === 2, "the gateway bills the second call");
+    await kill(child);
+    const journaled = costsOf(await runs.itemRecords(run.runId, 0));
+    expect(journaled.map((entry) => entry.requestId)).toEqual([account().billed[0]!.requestId]);
+    expect((await new RunBudget(runs, run.runId).state())!.spentYuan).toBe(journaled[0]!.yuan);
+
+    const finisher = await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 1, lockMs: LOCK_MS });
+    onTestFinished(() => finisher.close());
+    const result = await awaitRun(runs, run.runId, { pollMs: 50 });
+
+    expect(result).toMatchObject({ status: "done", done: 1 });
+    // Both calls were sent again and replayed by their idempotency keys: nothing was billed twice.
+    expect(account().requests.replayed).toBe(2);
+    expect(account().billed).toHaveLength(2);
+    await expectCountedOnce(gateway, runs, run.runId, join(dir, "sums"));
+  }, 60_000);
+
+  it("takes a music call the dead worker paid for back off Redis's spent once, when the new execution sees its job fail", async () => {
+    const gateway = await gatewayWith({ music: { completeAfterMs: 2500, failRate: 1, clipSeconds: 1 } });
+    const { workflow, items } = await batchWorkflow(dir, "song", SONG, [{ n: 1 }]);
+    const runs = store();
+    const child = await deadWorker(gateway);
+    const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "song"), budgetYuan: BUDGET });
+    // Killed while it polls the job it paid for: the job's clip ids and its cost are journaled.
+    await until(async () => (await runs.itemRecords(run.runId, 0)).some((record) => record.type === "music-submitted"), "the music job is journaled");
+    await kill(child);
+    const music = () => gateway.stats().keys.flatMap((key) => key.billed).filter((bill) => bill.kind === "music");
+    expect(music()).toMatchObject([{ refunded: false, yuan: 2 }]);
+    expect(costsOf(await runs.itemRecords(run.runId, 0)).filter((entry) => entry.kind === "music")).toMatchObject([{ yuan: 2, requestId: music()[0]!.requestId }]);
+
+    const finisher = await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 1, lockMs: LOCK_MS, music: { pollIntervalMs: 10 } });
+    onTestFinished(() => finisher.close());
+    const result = await awaitRun(runs, run.runId, { pollMs: 50 });
+
+    expect(result).toMatchObject({ status: "failed", failed: 1 });
+    // The new execution polled the dead worker's job rather than paying for another, and saw it refunded.
+    expect(music()).toMatchObject([{ refunded: true }]);
+    const cost = JSON.parse(await readFile(join(dir, "song", "cost.json"), "utf8")) as CostSummary;
+    expect(cost.refunds).toBe(1);
+    await expectCountedOnce(gateway, runs, run.runId, join(dir, "song"));
+  }, 60_000);
+});
