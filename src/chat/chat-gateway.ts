@@ -14,7 +14,6 @@ import type { SerializableSchema } from "@langchain/core/utils/standard_schema";
 import type { InteropZodType } from "@langchain/core/utils/types";
 import { ParameterError } from "../errors.js";
 import { chunksOf, type PullSource } from "../gateway/chat-stream.js";
-import { invalidToolCallError } from "./broken-stream.js";
 import { buildChatInput, type ChatCallFields } from "./build-chat-input.js";
 import { toAIMessage } from "./build-reply-message.js";
 import { callDeadline, type CallDeadline } from "./call-deadline.js";
@@ -26,7 +25,7 @@ import { modelProfile } from "./model-profile.js";
 import { openChatCall } from "./open-chat-call.js";
 import type { OpenReply } from "./run-attempt.js";
 import { splitCallOptions } from "./split-call-options.js";
-import { finalPiece, generationChunk, pieceMessage, type StreamPiece } from "./stream-piece.js";
+import { generationChunk, pieceMessage, replyPieces, type StreamPiece } from "./stream-piece.js";
 import { structuredOutput } from "./structured-output.js";
 
 /** A schema for structured output: zod 4, zod 3, a Standard JSON Schema, or JSON Schema. */
@@ -207,39 +206,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     const { open, origin } = await this.#open(messages, options, true, deadline).catch((error: unknown) => {
       throw deadline.explain(error);
     });
-    let final: StreamPiece | undefined;
-    let ended = false;
-    return {
-      take() {
-        if (final !== undefined) {
-          const piece = final;
-          final = undefined;
-          return piece;
-        }
-        try {
-          return open.take();
-        } catch (error) {
-          throw deadline.explain(error);
-        }
-      },
-      async read() {
-        if (ended) return false;
-        try {
-          const reply = await open.read();
-          if (reply === undefined) return true;
-          const invalid = invalidToolCallError(reply);
-          if (invalid) throw invalid;
-          final = finalPiece(reply, origin);
-          ended = true;
-          return true;
-        } catch (error) {
-          throw deadline.explain(error);
-        }
-      },
-      cancel() {
-        return open.cancel();
-      },
-    };
+    return replyPieces(open, origin, deadline);
   }
 
   /** Reads a reply that streams (an output budget above 16K) to its end, passing its text on. */

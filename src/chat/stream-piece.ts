@@ -1,7 +1,11 @@
 import type { AIMessageChunk } from "@langchain/core/messages";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
+import type { PullSource } from "../gateway/chat-stream.js";
+import { invalidToolCallError } from "./broken-stream.js";
 import { toEventChunk, toFinalChunk, type ReplyOrigin } from "./build-reply-message.js";
+import type { CallDeadline } from "./call-deadline.js";
 import type { CompletedReply, ReplyEvent } from "./collect-reply.js";
+import type { OpenReply } from "./run-attempt.js";
 
 /** One piece of a streamed reply: an event as it came, or the final chunk. */
 export type StreamPiece = ReplyEvent | { readonly type: "final"; readonly chunk: ChatGenerationChunk };
@@ -31,4 +35,42 @@ export function pieceMessage(piece: StreamPiece, signal: AbortSignal | undefined
   // gives every copy a map of its own (~5 us, against ~0.2 us; measured).
   message.response_metadata = Object.assign({}, generationInfo, message.response_metadata);
   return message as AIMessageChunk;
+}
+
+/** A streamed call's pieces: its events, each made when it is taken, then the final piece with the
+ * metadata, usage and finish reason. Failures come out explained by the call's deadline. */
+export function replyPieces(open: OpenReply, origin: ReplyOrigin, deadline: CallDeadline): PullSource<StreamPiece> {
+  let final: StreamPiece | undefined;
+  let ended = false;
+  return {
+    take() {
+      if (final !== undefined) {
+        const piece = final;
+        final = undefined;
+        return piece;
+      }
+      try {
+        return open.take();
+      } catch (error) {
+        throw deadline.explain(error);
+      }
+    },
+    async read() {
+      if (ended) return false;
+      try {
+        const reply = await open.read();
+        if (reply === undefined) return true;
+        const invalid = invalidToolCallError(reply);
+        if (invalid) throw invalid;
+        final = finalPiece(reply, origin);
+        ended = true;
+        return true;
+      } catch (error) {
+        throw deadline.explain(error);
+      }
+    },
+    cancel() {
+      return open.cancel();
+    },
+  };
 }
