@@ -40,13 +40,13 @@ function completed(reply: CompletedReply, head?: EventQueue): OpenReply {
 export type BrokenStream = (error: unknown, partial: PartialReply) => SvcFlowError;
 
 /** One non-streamed attempt: budget held, slot held, request sent, reply checked. */
-export async function completeOnce(plan: RequestPlan, context: AttemptContext): Promise<CompletedReply> {
+async function completeOnce(plan: RequestPlan, context: AttemptContext): Promise<OpenReply> {
   const hold = await AttemptHold.take(plan, context);
   try {
     const { response, ids, replayed } = await context.client.chat(plan.request, attemptCallOptions(context, plan));
     const collector = new ReplyCollector(plan.model);
     collector.takeResponse(response);
-    return hold.complete(collector.finish(ids, replayed));
+    return completed(hold.complete(collector.finish(ids, replayed)));
   } catch (error) {
     hold.fail(error);
     throw error;
@@ -133,8 +133,8 @@ function failBroken(hold: AttemptHold, broken: BrokenStream, collector: ReplyCol
   throw broken(error, collector.partial());
 }
 
-/** One attempt of a plan: streamed when the plan streams, a single response otherwise. */
-export async function runAttempt(plan: RequestPlan, context: AttemptContext, broken: BrokenStream): Promise<OpenReply> {
-  if (plan.stream) return openOnce(plan, context, broken);
-  return completed(await completeOnce(plan, context));
+/** One attempt of a plan: streamed when the plan streams, a single response otherwise. Not async:
+ * an async function's frame stays alive, suspended, for as long as the call is in flight. */
+export function runAttempt(plan: RequestPlan, context: AttemptContext, broken: BrokenStream): Promise<OpenReply> {
+  return plan.stream ? openOnce(plan, context, broken) : completeOnce(plan, context);
 }
