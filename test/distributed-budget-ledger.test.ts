@@ -8,6 +8,7 @@ import { createItemLedger } from "../src/workflow/distributed/item-ledger.js";
 import { RunBudget } from "../src/workflow/distributed/run-budget.js";
 import { RunGate } from "../src/workflow/distributed/run-gate.js";
 import { RunStore } from "../src/workflow/distributed/run-store.js";
+import { CostJournal } from "../src/workflow/run/cost-journal.js";
 import { findRedisServer, startRedisServer, type RedisServer } from "./redis-server.js";
 
 const binary = findRedisServer();
@@ -128,7 +129,7 @@ describe.skipIf(binary === undefined)("a CostLedger on a distributed run's accou
     const journaled: unknown[] = [];
     for (let execution = 0; execution < 2; execution++) {
       const account = (await budget.open(0, randomUUID()))!;
-      createItemLedger({ pricing: { priceTable: mergePrices() }, account, allowUnpriced: undefined, restored: [...paying.entries(), refund], journal: { append: async (record) => void journaled.push(record) }, onEntry: () => undefined });
+      createItemLedger({ pricing: { priceTable: mergePrices() }, account, allowUnpriced: undefined, restored: [...paying.entries(), refund], costs: new CostJournal({ append: async (record) => void journaled.push(record) }), onEntry: () => undefined });
       await account.close();
     }
     expect(await budget.state()).toEqual({ maxYuan: 10, spentYuan: 2, heldYuan: 0 });

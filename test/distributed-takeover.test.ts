@@ -16,6 +16,7 @@ import { RunBudget } from "../src/workflow/distributed/run-budget.js";
 import { RunStore } from "../src/workflow/distributed/run-store.js";
 import type { JournalRecord } from "../src/workflow/run/journal-records.js";
 import { batchWorkflow, startTestWorker, startWorkerProcess } from "./distributed-harness.js";
+import { startRedisCommandProxy } from "./redis-command-proxy.js";
 import { findRedisServer, startRedisServer, type RedisServer } from "./redis-server.js";
 
 const binary = findRedisServer();
@@ -81,9 +82,11 @@ function store(): RunStore {
   return created;
 }
 
-async function deadWorker(gateway: LocalGateway): Promise<ChildProcess> {
-  const child = await startWorkerProcess(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), lockMs: LOCK_MS });
+async function deadWorker(gateway: LocalGateway, redisURL = redis.url): Promise<ChildProcess> {
+  const child = await startWorkerProcess(redisURL, gateway, KEY, { artifactsDir: join(dir, "shared"), lockMs: LOCK_MS });
   children.push(child);
+  // A test that fails before its kill must not leave the worker to take the next test's items.
+  onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")));
   return child;
 }
 
@@ -149,13 +152,15 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
   }, 60_000);
 
   it("takes a music call the dead worker paid for back off Redis's spent once, when the new execution sees its job fail", async () => {
-    const gateway = await gatewayWith({ music: { completeAfterMs: 2500, failRate: 1, clipSeconds: 1 } });
+    // The job fails well after the new execution has taken the item over (up to twice --lock-ms after
+    // the kill): one found failed already would be refunded and submitted anew, as the next test shows.
+    const gateway = await gatewayWith({ music: { completeAfterMs: 6000, failRate: 1, clipSeconds: 1 } });
     const { workflow, items } = await batchWorkflow(dir, "song", SONG, [{ n: 1 }]);
     const runs = store();
     const child = await deadWorker(gateway);
     const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "song"), budgetYuan: BUDGET });
     // Killed while it polls the job it paid for: the job's clip ids and its cost are journaled.
-    await until(async () => (await runs.itemRecords(run.runId, 0)).some((record) => record.type === "music-submitted"), "the music job is journaled");
+    await until(async () => (await runs.itemRecords(run.runId, 0)).some((record) => record.type === "cost" && record.musicJob !== undefined), "the music job is journaled");
     await kill(child);
     const music = () => gateway.stats().keys.flatMap((key) => key.billed).filter((bill) => bill.kind === "music");
     expect(music()).toMatchObject([{ refunded: false, yuan: 2 }]);
@@ -171,5 +176,48 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
     const cost = JSON.parse(await readFile(join(dir, "song", "cost.json"), "utf8")) as CostSummary;
     expect(cost.refunds).toBe(1);
     await expectCountedOnce(gateway, runs, run.runId, join(dir, "song"));
+  }, 60_000);
+
+  it("refunds once, then submits anew, a music job that failed after its worker died right behind the journaled bill", async () => {
+    // Faults seed 10 with failRate 0.5: the first music job fails (refunded, its key forgotten), the second completes.
+    const gateway = await gatewayWith({ faults: { seed: 10 }, music: { completeAfterMs: 1000, failRate: 0.5, clipSeconds: 1 } });
+    const { workflow, items } = await batchWorkflow(dir, "song-cut", SONG, [{ n: 2 }]);
+    const runs = store();
+    let child: ChildProcess | undefined;
+    let bill: string | undefined;
+    // The worker reaches Redis through a proxy that stops it (SIGSTOP) as it settles the music call's
+    // bill on Redis's spent (the write after the bill's journal record), and lets none of its later
+    // journal writes through: so it dies with the bill journaled and settled and nothing after it.
+    const proxy = await startRedisCommandProxy(redis.url, (command) => {
+      const [name, key, value] = command;
+      if (name?.toUpperCase() === "RPUSH" && key?.includes(":journal:") === true) {
+        if (bill !== undefined) return "drop";
+        const record = JSON.parse(value ?? "{}") as JournalRecord;
+        if (record.type === "cost" && record.entry.kind === "music" && record.entry.status === "ok") bill = record.entry.requestId;
+      } else if (name?.toUpperCase() === "EVAL" && bill !== undefined && command.at(-1) === bill) {
+        child?.kill("SIGSTOP");
+      }
+      return "forward";
+    });
+    opened.push(proxy);
+    child = await deadWorker(gateway, proxy.url);
+    const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "song-cut"), budgetYuan: BUDGET });
+    const music = () => gateway.stats().keys.flatMap((key) => key.billed).filter((bill) => bill.kind === "music");
+    await until(() => music().some((bill) => bill.refunded), "the music job fails upstream and is refunded");
+    await kill(child);
+    const records = await runs.itemRecords(run.runId, 0);
+    expect(records.at(-1)).toMatchObject({ type: "cost", entry: { kind: "music", yuan: 2, requestId: music()[0]!.requestId } });
+    const [chat] = costsOf(records).filter((entry) => entry.kind === "chat");
+    expect((await new RunBudget(runs, run.runId).state())!.spentYuan).toBe(roundYuan(chat!.yuan! + 2));
+
+    const finisher = await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 1, lockMs: LOCK_MS, music: { pollIntervalMs: 10 } });
+    onTestFinished(() => finisher.close());
+    const result = await awaitRun(runs, run.runId, { pollMs: 50 });
+
+    expect(result).toMatchObject({ status: "done", done: 1 });
+    expect(music()).toMatchObject([{ refunded: true }, { refunded: false, yuan: 2 }]);
+    const cost = JSON.parse(await readFile(join(dir, "song-cut", "cost.json"), "utf8")) as CostSummary;
+    expect(cost.refunds).toBe(1);
+    await expectCountedOnce(gateway, runs, run.runId, join(dir, "song-cut"));
   }, 60_000);
 });

@@ -182,7 +182,7 @@ steps:
         stdio: "ignore",
       });
       const exited = new Promise((resolve) => child.once("exit", resolve));
-      await waitFor(async () => (await readFile(path.join(runDir, "journal.jsonl"), "utf8").catch(() => "")).includes("music-submitted"));
+      await waitFor(async () => (await readFile(path.join(runDir, "journal.jsonl"), "utf8").catch(() => "")).includes('"musicJob"'));
       child.kill("SIGKILL");
       await exited;
       const billedBefore = slow.stats().keys[0]!.billed.map((entry) => entry.operation);

@@ -89,15 +89,16 @@ describe("workflow step kinds against the local gateway", () => {
     expect(text).not.toMatch(/base64/);
   });
 
-  it("submits a music job once, journals the clip ids before polling, and downloads the clips", async () => {
+  it("submits a music job once, journals the clip ids with its bill before polling, and downloads the clips", async () => {
     const before = billed(gateway.current).filter((entry) => entry.kind === "music").length;
     const { result, journal } = await runText(gateway.current, `${HEAD}  - id: jingle\n    uses: music\n    with: { prompt: "Upbeat jingle", instrumental: true }\n`);
     const clips = (result.outputs?.jingle as { clips: Array<{ id: string; artifact: string; mime: string }> }).clips;
     expect(clips).toHaveLength(2);
     for (const clip of clips) await access(path.join(result.runDir, clip.artifact));
-    const types = journal.map((record) => record.type);
-    expect(types.indexOf("music-submitted")).toBeLessThan(types.indexOf("step-finished"));
-    expect(recordsOf(journal, "music-submitted")[0]!.clipIds).toEqual(clips.map((clip) => clip.id));
+    const bill = journal.findIndex((record) => record.type === "cost" && record.entry.kind === "music");
+    expect(bill).toBeGreaterThan(0);
+    expect(bill).toBeLessThan(journal.findIndex((record) => record.type === "step-finished"));
+    expect(journal[bill]).toMatchObject({ entry: { yuan: 2 }, musicJob: { key: "jingle", operation: "generate", clipIds: clips.map((clip) => clip.id) } });
     expect(billed(gateway.current).filter((entry) => entry.kind === "music").length - before).toBe(1);
   });
 

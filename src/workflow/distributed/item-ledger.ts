@@ -1,6 +1,6 @@
 import { CostLedger } from "../../cost/cost-ledger.js";
 import type { CostEntry } from "../../cost/cost-entry.js";
-import type { JournalSink } from "../run/run-journal.js";
+import type { CostJournal } from "../run/cost-journal.js";
 import type { ItemPricing } from "./run-pricing.js";
 import type { ItemBudget } from "./run-budget.js";
 
@@ -12,8 +12,8 @@ export interface ItemLedgerOptions {
   readonly allowUnpriced: boolean | undefined;
   /** The cost entries earlier executions of the item journaled (none on a first run). */
   readonly restored: readonly CostEntry[];
-  /** The item's journal, where each new entry is appended. */
-  readonly journal: JournalSink;
+  /** Where each new entry is journaled: the item's journal. */
+  readonly costs: CostJournal;
   /** Called with each new entry too (a step's report). */
   readonly onEntry: (entry: CostEntry) => void;
 }
@@ -30,11 +30,12 @@ export interface ItemLedgerOptions {
  * Redis's spent) is recorded at 0. A replay of a bill the dead worker was answered for but never
  * journaled (nor settled: the settle comes after the journal write) has no entry: it is the only
  * record of that bill, so it counts in full and settles on spent now, against the hold the dead
- * worker left. A refunded music job is forgotten by the gateway, so its repeat is a new bill with a
- * new id, counted as one.
+ * worker left. A music call's bill is journaled with its job's clip ids, so the new execution looks
+ * a job the dead worker paid for up: one that failed was refunded (and forgotten) by the gateway, so
+ * its refund is recorded once and the step's repeat is a new bill with a new id, counted as one.
  */
 export function createItemLedger(options: ItemLedgerOptions): CostLedger {
-  const { account, allowUnpriced, restored, journal } = options;
+  const { account, allowUnpriced, restored, costs } = options;
   const ledger = new CostLedger({
     priceTable: options.pricing.priceTable,
     ...(account === undefined ? {} : { account }),
@@ -42,7 +43,7 @@ export function createItemLedger(options: ItemLedgerOptions): CostLedger {
     entries: restored,
     onEntry: (entry) => {
       options.onEntry(entry);
-      void journal.append({ type: "cost", entry }).catch(() => undefined);
+      void costs.append(entry).catch(() => undefined);
     },
   });
   // A refund is journaled just before it is written to Redis, so one may be journaled and lost with

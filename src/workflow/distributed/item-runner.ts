@@ -11,6 +11,7 @@ import { isPlainObject } from "../plain-object.js";
 import { BATCH_KEY } from "../batch/batch-run-body.js";
 import { ConfigError } from "../../errors.js";
 import { ArtifactStore } from "../run/artifact-store.js";
+import { CostJournal } from "../run/cost-journal.js";
 import { createStepServices } from "../run/create-step-services.js";
 import { budgetStop, summarizeError } from "../run/error-summary.js";
 import { renderOutputs } from "../run/execute-run.js";
@@ -122,6 +123,7 @@ export class ItemRunner {
     const item = await this.#store.item(runId, index);
     const replay = new Replay([this.spec.start, ...(await this.#store.itemRecords(runId, index))]);
     const journal = this.#store.itemJournal(runId, index);
+    const costs = new CostJournal(journal);
     const services = this.#services;
     // The run's pricing, as enqueued or last resumed, never this worker's own flags.
     const pricing = await this.#pricing.forItem();
@@ -131,7 +133,7 @@ export class ItemRunner {
       account,
       allowUnpriced,
       restored: replay.costs,
-      journal,
+      costs,
       onEntry: (entry) => {
         const key = entry.tags.step;
         if (key !== undefined) this.#reports.get(key)?.add(entry);
@@ -145,7 +147,7 @@ export class ItemRunner {
       baseURL: services.baseURL,
       ledger,
       artifacts: new ArtifactStore(this.#root),
-      journal,
+      costs,
       replay,
       baseDir: this.#workflow.baseDir,
       runDir: this.#root,

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { SvcFlowError } from "../../errors.js";
+import type { MusicClient, MusicClipsResult } from "../../gateway/music-client.js";
 import type { Clip } from "../../gateway/wire.js";
 import { withRetry } from "../../scheduling/retry.js";
 import { stringifyValue } from "../expression/index.js";
+import type { JournaledMusicJob } from "../run/journal-records.js";
 import type { MusicStep } from "../schema/step-schemas.js";
 import { MUSIC_STEP_OPERATIONS } from "../schema/with-schemas.js";
 import { parseStepInput } from "./parse-step-input.js";
@@ -28,35 +30,32 @@ const musicInputSchema = z.object({
 type MusicInput = z.infer<typeof musicInputSchema>;
 
 /**
- * `uses: music`. The job is submitted once: its clip ids are journaled before polling, so a resumed
- * run polls the same clips instead of paying again. Finished audio is downloaded into artifacts/.
+ * `uses: music`. The job is submitted once: its clip ids are journaled with the call's bill, before
+ * polling, so a resumed run looks the same job up instead of paying again. Finished audio is
+ * downloaded into artifacts/.
  * Output: `{ clips: [{ id, title, duration, audioUrl, artifact, mime, bytes }] }`; lyrics: `{ text, title }`.
  */
 export async function runMusicStep(context: LeafContext<MusicStep>, polling: MusicPolling = {}): Promise<unknown> {
   const input = parseStepInput(musicInputSchema, context.input, context.key);
   const { services, signal } = context;
-  const music = services.music();
   if (input.operation === "lyrics") {
-    const { lyrics } = await withRetry(() => music.lyrics({ prompt: input.prompt ?? "", signal }), context.retry, { signal });
+    const { lyrics } = await withRetry(() => services.music().lyrics({ prompt: input.prompt ?? "", signal }), context.retry, { signal });
     return { text: lyrics.text, ...(lyrics.title === undefined ? {} : { title: lyrics.title }) };
   }
-  let submitted = services.journaledMusic();
-  if (submitted === undefined) {
-    const { clips, ids } = await withRetry(() => submit(music, input, signal), context.retry, { signal });
-    submitted = {
-      type: "music-submitted",
-      key: context.key,
-      operation: input.operation,
-      clipIds: clips.map((clip) => clip.id),
-      ...(ids.requestId === undefined ? {} : { requestId: ids.requestId }),
-      at: new Date().toISOString(),
-    };
-    await services.journal(submitted);
+  // A job an earlier execution of this step paid for (the run was resumed, or the item was taken over
+  // from a worker that died) is looked up before anything is sent. Complete: its clips are used, and
+  // nothing is sent or billed. Still running: it is polled as if just submitted. Failed (at the first
+  // look): the spec has failed music refunded automatically, so its refund is recorded (once: refunds
+  // go by request id, in the ledger and in Redis) and the step submits anew. The local gateway forgets
+  // a refunded job's idempotency key, so that is a new job and a new bill; a gateway that kept the key
+  // would replay the failed job, which then fails the step with its refund already counted. A job that
+  // fails while this execution polls it fails the step, as in any run; resuming then submits anew.
+  const journaled = services.journaledMusic();
+  let clips = journaled === undefined ? undefined : await journaledClips(context, journaled, polling);
+  if (clips === undefined) {
+    const job = await withRetry(() => services.submitMusic(input.operation, (music) => submit(music, input, signal)), context.retry, { signal });
+    clips = await clipsOf(context, job, polling);
   }
-  const { clips } = await music.waitForClips(submitted.clipIds, { signal, ...polling }).catch((error: unknown) => {
-    if (error instanceof SvcFlowError && error.code === "music_failed" && submitted.requestId !== undefined) services.refundMusic(submitted.requestId);
-    throw error;
-  });
   const outputs = [];
   for (const clip of clips) {
     const saved = input.download ? await withRetry(() => save(context, clip), context.retry, { signal }) : {};
@@ -65,9 +64,29 @@ export async function runMusicStep(context: LeafContext<MusicStep>, polling: Mus
   return { clips: outputs };
 }
 
-type MusicApi = ReturnType<LeafContext["services"]["music"]>;
+/** The clips of a job an earlier execution journaled; undefined when it had failed by the first look. */
+async function journaledClips(context: LeafContext<MusicStep>, job: JournaledMusicJob, polling: MusicPolling): Promise<Clip[] | undefined> {
+  let polls = 0;
+  try {
+    return await clipsOf(context, job, polling, () => void polls++);
+  } catch (error) {
+    if (error instanceof SvcFlowError && error.code === "music_failed" && polls === 1) return undefined;
+    throw error;
+  }
+}
 
-function submit(music: MusicApi, input: MusicInput, signal: AbortSignal): Promise<{ clips: Clip[]; ids: { requestId?: string } }> {
+/** Polls a job until its clips are complete; a failed job was refunded by the gateway, which is recorded before music_failed is thrown. */
+async function clipsOf(context: LeafContext<MusicStep>, job: JournaledMusicJob, polling: MusicPolling, onPoll?: () => void): Promise<Clip[]> {
+  try {
+    const { clips } = await context.services.music().waitForClips(job.clipIds, { signal: context.signal, ...polling, ...(onPoll === undefined ? {} : { onPoll }) });
+    return clips;
+  } catch (error) {
+    if (error instanceof SvcFlowError && error.code === "music_failed" && job.requestId !== undefined) context.services.refundMusic(job.requestId);
+    throw error;
+  }
+}
+
+function submit(music: MusicClient, input: MusicInput, signal: AbortSignal): Promise<MusicClipsResult> {
   const clipId = input.clip ?? "";
   switch (input.operation) {
     case "continuation":

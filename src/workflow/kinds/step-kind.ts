@@ -1,11 +1,11 @@
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { ChatGateway } from "../../chat/chat-gateway.js";
-import type { MusicClient } from "../../gateway/music-client.js";
+import type { MusicClient, MusicClipsResult } from "../../gateway/music-client.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
 import type { LeafStep } from "../schema/step-schemas.js";
 import type { WorkflowToolContext } from "../schema/tool-settings-schema.js";
 import type { ArtifactStore } from "../run/artifact-store.js";
-import type { JournalRecord, RecordOf } from "../run/journal-records.js";
+import type { JournaledMusicJob } from "../run/journal-records.js";
 import type { AgentDefinition } from "../../../agents/index.js";
 
 /** Settings of one chat model for one step. */
@@ -37,10 +37,11 @@ export interface StepServices {
   /** Folder that relative media paths are read from (the workflow file's). */
   readonly baseDir: string;
   readonly runDir: string;
-  /** The music job this step submitted before an interruption, if the journal has it. */
-  journaledMusic(): RecordOf<"music-submitted"> | undefined;
-  /** Appends a record to the journal and waits until it is on disk. */
-  journal(record: JournalRecord): Promise<void>;
+  /** The music job an earlier execution of this step submitted (and paid for), if the journal has it. */
+  journaledMusic(): JournaledMusicJob | undefined;
+  /** Sends one billed music call that starts a job (one attempt), billed to this step; resolves once
+   * the job is journaled, in one record with the call's bill. */
+  submitMusic(operation: string, call: (music: MusicClient) => Promise<MusicClipsResult>): Promise<JournaledMusicJob>;
 }
 
 /** Everything a leaf step kind gets for one run of one step. */

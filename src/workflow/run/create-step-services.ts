@@ -4,6 +4,7 @@ import { ChatGateway } from "../../chat/chat-gateway.js";
 import type { CostLedger } from "../../cost/cost-ledger.js";
 import type { GatewayClient } from "../../gateway/gateway-client.js";
 import { MusicClient } from "../../gateway/music-client.js";
+import type { UsageRecorder } from "../../gateway/usage-recorder.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
 import type { Scheduler } from "../../scheduling/scheduler.js";
 import type { AgentDefinition } from "../../../agents/index.js";
@@ -11,9 +12,10 @@ import { defaultOutputTokens } from "../kinds/default-output-tokens.js";
 import type { StepServices } from "../kinds/step-kind.js";
 import type { WorkflowEvent } from "../workflow-event.js";
 import type { ArtifactStore } from "./artifact-store.js";
-import type { JournalSink } from "./run-journal.js";
+import type { CostJournal } from "./cost-journal.js";
 import type { Replay } from "./replay.js";
 import type { StepReport } from "./step-report.js";
+import { submitMusicJob } from "./submit-music-job.js";
 
 /** What every step's services share within a run. */
 export interface SharedServices {
@@ -25,7 +27,8 @@ export interface SharedServices {
   readonly baseURL: string;
   readonly ledger: CostLedger;
   readonly artifacts: ArtifactStore;
-  readonly journal: JournalSink;
+  /** Where the ledger's entries are journaled (the ledger's onEntry appends to it). */
+  readonly costs: CostJournal;
   readonly replay: Replay;
   readonly baseDir: string;
   readonly runDir: string;
@@ -62,8 +65,9 @@ export function createStepServices(shared: SharedServices, key: string, report: 
         }
       },
     });
+  const newMusicClient = (billedTo: UsageRecorder) => new MusicClient({ apiKey: shared.apiKey, baseURL: shared.baseURL, dispatcher: shared.dispatcher, recorder: billedTo });
   const musicClient = () => {
-    music ??= new MusicClient({ apiKey: shared.apiKey, baseURL: shared.baseURL, dispatcher: shared.dispatcher, recorder });
+    music ??= newMusicClient(recorder);
     return music;
   };
   const refundMusic = (requestId: string) => {
@@ -92,6 +96,6 @@ export function createStepServices(shared: SharedServices, key: string, report: 
     baseDir: shared.baseDir,
     runDir: shared.runDir,
     journaledMusic: () => shared.replay.music.get(key),
-    journal: (record) => shared.journal.append(record),
+    submitMusic: (operation, call) => submitMusicJob({ key, operation, recorder, costs: shared.costs, client: newMusicClient }, call),
   };
 }

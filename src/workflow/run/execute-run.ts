@@ -15,6 +15,7 @@ import type { Workflow } from "../load/load-workflow.js";
 import { exposedIds } from "../load/walk-steps.js";
 import type { RunStatus, WorkflowEvent } from "../workflow-event.js";
 import { ArtifactStore } from "./artifact-store.js";
+import { CostJournal } from "./cost-journal.js";
 import { createStepServices } from "./create-step-services.js";
 import { summarizeError } from "./error-summary.js";
 import { executeSteps } from "./execute-steps.js";
@@ -67,8 +68,9 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   // Counted as entries arrive: summarizing the ledger on every entry is quadratic in a long batch.
   const isUnpricedCall = (entry: CostEntry) => entry.yuan === undefined && entry.status !== "refunded";
   let unpricedCalls = replay.costs.filter(isUnpricedCall).length;
+  const costs = new CostJournal(journal);
   const onEntry = (entry: CostEntry) => {
-    pendingCost = journal.append({ type: "cost", entry }).catch(() => undefined);
+    pendingCost = costs.append(entry).catch(() => undefined);
     if (isUnpricedCall(entry)) unpricedCalls++;
     const key = entry.tags.step;
     const report = key === undefined ? undefined : reports.get(key);
@@ -92,7 +94,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     baseURL: connection.baseURL,
     ledger,
     artifacts: new ArtifactStore(runDir),
-    journal,
+    costs,
     replay,
     baseDir: workflow.baseDir,
     runDir,

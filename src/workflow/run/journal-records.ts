@@ -25,11 +25,24 @@ export const runStartedSchema = z.object({
   pid: z.number().int().optional(),
 });
 
+/** A music job a billed call started: what a resumed step looks up instead of paying again. */
+export const musicJobSchema = z.object({
+  /** The step instance that submitted it, e.g. `songs[2].song`. */
+  key: z.string(),
+  operation: z.string(),
+  clipIds: z.array(z.string()),
+});
+
 /** The journal's record types. */
 export const journalRecordSchema = z.discriminatedUnion("type", [
   runStartedSchema,
   z.object({ type: z.literal("run-resumed"), at: time, budgetYuan: z.number().optional(), pid: z.number().int().optional() }),
-  z.object({ type: z.literal("cost"), entry: costEntrySchema }),
+  z.object({
+    type: z.literal("cost"),
+    entry: costEntrySchema,
+    /** The job a music call's bill paid for, in the bill's own line, so a kill never keeps one without the other. */
+    musicJob: musicJobSchema.optional(),
+  }),
   z.object({
     type: z.literal("step-finished"),
     key: z.string(),
@@ -56,6 +69,7 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     output: z.unknown().optional(),
     error: errorSummary.optional(),
   }),
+  // Journals written before jobs went into their bill's cost line have the job on a line of its own.
   z.object({
     type: z.literal("music-submitted"),
     key: z.string(),
@@ -80,5 +94,9 @@ export type JournalRecord = z.infer<typeof journalRecordSchema>;
 export type RunStarted = z.infer<typeof runStartedSchema>;
 /** A journal record of one type. */
 export type RecordOf<T extends JournalRecord["type"]> = Extract<JournalRecord, { type: T }>;
+/** A music job as its bill's cost record names it. */
+export type MusicJob = z.infer<typeof musicJobSchema>;
+/** A music job as the journal keeps it, with the request id of the call that started (and paid for) it. */
+export type JournaledMusicJob = MusicJob & { readonly requestId?: string };
 /** An error as the journal keeps it. */
 export type ErrorSummary = z.infer<typeof errorSummary>;

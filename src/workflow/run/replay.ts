@@ -1,6 +1,6 @@
 import { ConfigError } from "../../errors.js";
 import type { CostEntry } from "../../cost/cost-entry.js";
-import type { JournalRecord, RecordOf, RunStarted } from "./journal-records.js";
+import type { JournaledMusicJob, JournalRecord, RecordOf, RunStarted } from "./journal-records.js";
 
 /** What a journal says is already done, indexed for the engine. */
 export class Replay {
@@ -8,7 +8,8 @@ export class Replay {
   readonly steps = new Map<string, RecordOf<"step-finished">>();
   readonly skipped = new Set<string>();
   readonly items = new Map<string, Map<number, RecordOf<"item-finished">>>();
-  readonly music = new Map<string, RecordOf<"music-submitted">>();
+  /** The last music job each step instance submitted, by step key. */
+  readonly music = new Map<string, JournaledMusicJob>();
   readonly costs: CostEntry[] = [];
   /** The budget in force last (the start's, or a resume's raised one). */
   readonly budgetYuan?: number;
@@ -38,10 +39,14 @@ export class Replay {
           break;
         }
         case "music-submitted":
-          this.music.set(record.key, record);
+          this.music.set(record.key, { key: record.key, operation: record.operation, clipIds: record.clipIds, ...(record.requestId === undefined ? {} : { requestId: record.requestId }) });
           break;
         case "cost":
           this.costs.push(record.entry);
+          if (record.musicJob !== undefined) {
+            const { requestId } = record.entry;
+            this.music.set(record.musicJob.key, { ...record.musicJob, ...(requestId === undefined ? {} : { requestId }) });
+          }
           break;
         case "run-resumed":
           if (record.budgetYuan !== undefined) budgetYuan = record.budgetYuan;
