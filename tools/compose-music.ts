@@ -3,10 +3,11 @@ import path from "node:path";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { SvcFlowError, TimeoutError, UpstreamError } from "../src/errors.js";
-import type { MusicClient } from "../src/gateway/music-client.js";
+import type { MusicClient, MusicClipsResult } from "../src/gateway/music-client.js";
 import type { Clip } from "../src/gateway/wire.js";
 import { positiveInteger, requireWorkspace } from "./support/check-option.js";
 import { musicRefund, withMusicClient, type GatewayAccess } from "./support/gateway-access.js";
+import { musicCallName, type LoggedMusicJob, type MusicJobLog } from "./support/music-job-log.js";
 import { slugFromText } from "./support/workspace-media.js";
 import { resolveWorkspacePath } from "./support/workspace-path.js";
 
@@ -18,6 +19,9 @@ export interface ComposeMusicToolOptions extends GatewayAccess {
   music?: MusicClient;
   /** Records the gateway's refund of a music job that failed. Default: `ledger.refund` when the ledger is a CostLedger. */
   refundMusic?: (requestId: string) => void;
+  /** Keeps the jobs the tool starts (a workflow step's journal), so a call repeated after a resume looks its job up
+   * instead of paying again. Default: none; every call submits. */
+  jobs?: MusicJobLog;
   /** How long to wait for the clips. Default 300000 ms. */
   timeoutMs?: number;
   /** First wait between polls (it grows by half each poll). Default 2000 ms. */
@@ -48,6 +52,28 @@ function extensionOf(clip: Clip): string {
   return AUDIO_EXTENSIONS.has(extension) ? extension : "mp3";
 }
 
+function jobOf({ clips, ids }: MusicClipsResult): LoggedMusicJob {
+  return { clipIds: clips.map((clip) => clip.id), ...(ids.requestId === undefined ? {} : { requestId: ids.requestId }) };
+}
+
+/** What the model hears when the clips of `job` did not come: a timeout says what calling again costs; a failed job is refunded. */
+function failure(error: unknown, job: LoggedMusicJob, signal: AbortSignal | undefined, timeoutMs: number, refund: ((requestId: string) => void) | undefined): unknown {
+  if (error instanceof TimeoutError && signal?.aborted !== true) {
+    // waitForClips says to wait again; the model has no tool for that, so it hears what calling again costs.
+    return new TimeoutError(
+      `The clips (${job.clipIds.join(", ")}) were not ready after ${timeoutMs / 1000} s; they may still finish and stay billed. ` +
+        "Calling compose_music again submits a new job, billed again; say in your answer that the music is late instead.",
+      { cause: error },
+    );
+  }
+  if (!(error instanceof SvcFlowError) || error.code !== "music_failed") return error;
+  if (job.requestId !== undefined) refund?.(job.requestId);
+  return new UpstreamError(
+    "The music job failed upstream; the gateway refunds it, so nothing was spent. Call compose_music again, perhaps with a simpler prompt.",
+    { code: "music_failed", retryable: false, cause: error },
+  );
+}
+
 /** Creates the `compose_music` tool: submits a music job, waits for its two clips and saves them in the workspace. */
 export function createComposeMusicTool(options: ComposeMusicToolOptions) {
   const workspace = requireWorkspace(options.workspace, "compose_music");
@@ -60,26 +86,29 @@ export function createComposeMusicTool(options: ComposeMusicToolOptions) {
       await mkdir(workspace, { recursive: true });
       const stem = slugFromText(name ?? prompt, "music");
       return withMusicClient(options, async (music) => {
-        const submitted = await music.generate({ prompt, instrumental, ...(signal === undefined ? {} : { signal }) });
-        const ids = submitted.clips.map((clip) => clip.id);
-        let finished: Clip[];
-        try {
-          ({ clips: finished } = await music.waitForClips(ids, { timeoutMs, pollIntervalMs, ...(signal === undefined ? {} : { signal }) }));
-        } catch (error) {
-          if (error instanceof TimeoutError && signal?.aborted !== true) {
-            // waitForClips says to wait again; the model has no tool for that, so it hears what calling again costs.
-            throw new TimeoutError(
-              `The clips (${ids.join(", ")}) were not ready after ${timeoutMs / 1000} s; they may still finish and stay billed. ` +
-                "Calling compose_music again submits a new job, billed again; say in your answer that the music is late instead.",
-              { cause: error },
-            );
+        const polling = { timeoutMs, pollIntervalMs, ...(signal === undefined ? {} : { signal }) };
+        const clipsOf = async (job: LoggedMusicJob, onPoll?: () => void): Promise<Clip[]> => {
+          try {
+            return (await music.waitForClips(job.clipIds, { ...polling, ...(onPoll === undefined ? {} : { onPoll }) })).clips;
+          } catch (error) {
+            throw failure(error, job, signal, timeoutMs, refund);
           }
-          if (!(error instanceof SvcFlowError) || error.code !== "music_failed") throw error;
-          if (submitted.ids.requestId !== undefined) refund?.(submitted.ids.requestId);
-          throw new UpstreamError(
-            "The music job failed upstream; the gateway refunds it, so nothing was spent. Call compose_music again, perhaps with a simpler prompt.",
-            { code: "music_failed", retryable: false, cause: error },
-          );
+        };
+        // A job an earlier execution of this step paid for with the same call (the run was resumed) is
+        // looked up first, by the rules of a music step: complete, its clips are used and nothing is
+        // billed; running, it is polled; failed at the first look, its refund is recorded (once, by
+        // request id) and the call submits anew, a new job the gateway bills anew.
+        const call = musicCallName("generate", { prompt, instrumental });
+        const earlier = options.jobs?.find(call);
+        let polls = 0;
+        let finished = earlier === undefined ? undefined : await clipsOf(earlier, () => void polls++).catch((error: unknown) => {
+          if (error instanceof UpstreamError && error.code === "music_failed" && polls === 1) return undefined;
+          throw error;
+        });
+        if (finished === undefined) {
+          const start = (client: MusicClient) => client.generate({ prompt, instrumental, ...(signal === undefined ? {} : { signal }) });
+          const job = options.jobs === undefined ? jobOf(await start(music)) : await options.jobs.submit("generate", call, start);
+          finished = await clipsOf(job);
         }
         const saved = [];
         let number = 1;

@@ -16,6 +16,7 @@ import { createUnderstandAudioTool } from "./understand-audio.js";
 import { createWriteFileTool } from "./write-file.js";
 import { requireWorkspace } from "./support/check-option.js";
 import type { GatewayAccess, GatewayConnectionOptions, ToolChatModelFactory } from "./support/gateway-access.js";
+import type { MusicJobLog } from "./support/music-job-log.js";
 
 /**
  * What tools may need from the run that creates them. Every field is optional; a tool that needs one
@@ -54,6 +55,9 @@ export interface ToolContext {
   music?: MusicClient;
   /** compose_music: records the refund of a failed music job. Default: `ledger.refund` when `ledger` is a CostLedger. */
   refundMusic?: (requestId: string) => void;
+  /** compose_music: keeps the jobs it starts (a workflow step's journal) so a call repeated after a resume looks its
+   * job up instead of paying again. Default: none. */
+  musicJobs?: MusicJobLog;
   /** compose_music: how long to wait for the clips. Default 300000 ms. */
   musicTimeoutMs?: number;
   /** compose_music: the first wait between polls (it grows by half each poll). Default 2000 ms. */
@@ -78,6 +82,7 @@ const FACTORIES = {
       workspace: requireWorkspace(context.workspace, "compose_music"),
       ...(context.music === undefined ? {} : { music: context.music }),
       ...(context.refundMusic === undefined ? {} : { refundMusic: context.refundMusic }),
+      ...(context.musicJobs === undefined ? {} : { jobs: context.musicJobs }),
       timeoutMs: context.musicTimeoutMs,
       pollIntervalMs: context.musicPollIntervalMs,
     }),

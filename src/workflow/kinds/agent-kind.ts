@@ -56,6 +56,7 @@ export async function runAgentStep(context: LeafContext<AgentStep>): Promise<unk
     refundMusic: (requestId) => services.refundMusic(requestId),
     toolOptions: {
       ...context.toolContext,
+      musicJobs: services.musicJobs,
       ...(services.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: services.musicPollIntervalMs }),
     },
     signal,

@@ -7,6 +7,7 @@ import type { WorkflowToolContext } from "../schema/tool-settings-schema.js";
 import type { ArtifactStore } from "../run/artifact-store.js";
 import type { JournaledMusicJob } from "../run/journal-records.js";
 import type { AgentDefinition } from "../../../agents/index.js";
+import type { MusicJobLog } from "../../../tools/support/music-job-log.js";
 
 /** Settings of one chat model for one step. */
 export interface ChatModelRequest {
@@ -42,6 +43,9 @@ export interface StepServices {
   /** Sends one billed music call that starts a job (one attempt), billed to this step; resolves once
    * the job is journaled, in one record with the call's bill. */
   submitMusic(operation: string, call: (music: MusicClient) => Promise<MusicClipsResult>): Promise<JournaledMusicJob>;
+  /** The music jobs this step's tool calls (compose_music, in a tool or agent step) start, journaled with their bills
+   * and looked up by call, so a resumed step's repeat of a call finds the job it paid for. */
+  readonly musicJobs: MusicJobLog;
 }
 
 /** Everything a leaf step kind gets for one run of one step. */

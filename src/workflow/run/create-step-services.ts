@@ -8,12 +8,14 @@ import type { UsageRecorder } from "../../gateway/usage-recorder.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
 import type { Scheduler } from "../../scheduling/scheduler.js";
 import type { AgentDefinition } from "../../../agents/index.js";
+import type { MusicJobLog } from "../../../tools/support/music-job-log.js";
 import { defaultOutputTokens } from "../kinds/default-output-tokens.js";
 import type { StepServices } from "../kinds/step-kind.js";
 import type { WorkflowEvent } from "../workflow-event.js";
 import type { ArtifactStore } from "./artifact-store.js";
 import type { CostJournal } from "./cost-journal.js";
-import type { Replay } from "./replay.js";
+import type { JournaledMusicJob } from "./journal-records.js";
+import { toolMusicKey, type Replay } from "./replay.js";
 import type { StepReport } from "./step-report.js";
 import { submitMusicJob } from "./submit-music-job.js";
 
@@ -70,6 +72,17 @@ export function createStepServices(shared: SharedServices, key: string, report: 
     music ??= newMusicClient(recorder);
     return music;
   };
+  // A call's job started in this execution wins over the journal's: a repeat of a call whose job failed
+  // then looks up the new job, not the failed one again.
+  const started = new Map<string, JournaledMusicJob>();
+  const musicJobs: MusicJobLog = {
+    find: (call) => started.get(call) ?? shared.replay.toolMusic.get(toolMusicKey(key, call)),
+    submit: async (operation, call, start) => {
+      const job = await submitMusicJob({ key, operation, call, recorder, costs: shared.costs, client: newMusicClient }, start);
+      started.set(call, job);
+      return job;
+    },
+  };
   const refundMusic = (requestId: string) => {
     const entry = shared.ledger.refund(requestId);
     if (entry !== undefined) shared.emit({ type: "warning", key, message: `A music job of step ${key} failed upstream; the gateway refunds it.` });
@@ -87,6 +100,7 @@ export function createStepServices(shared: SharedServices, key: string, report: 
         ledger: recorder,
         music: musicClient(),
         refundMusic,
+        musicJobs,
         ...(shared.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: shared.musicPollIntervalMs }),
       }),
     workspace: shared.workspace,
@@ -97,5 +111,6 @@ export function createStepServices(shared: SharedServices, key: string, report: 
     runDir: shared.runDir,
     journaledMusic: () => shared.replay.music.get(key),
     submitMusic: (operation, call) => submitMusicJob({ key, operation, recorder, costs: shared.costs, client: newMusicClient }, call),
+    musicJobs,
   };
 }

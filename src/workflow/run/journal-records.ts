@@ -31,6 +31,8 @@ export const musicJobSchema = z.object({
   key: z.string(),
   operation: z.string(),
   clipIds: z.array(z.string()),
+  /** For a job a tool started (an agent's compose_music), the call it is kept under: its operation and input digest. */
+  call: z.string().optional(),
 });
 
 /** The journal's record types. */

@@ -10,6 +10,8 @@ export class Replay {
   readonly items = new Map<string, Map<number, RecordOf<"item-finished">>>();
   /** The last music job each step instance submitted, by step key. */
   readonly music = new Map<string, JournaledMusicJob>();
+  /** The last music job each tool call of a step instance started, by step key and call (see `toolMusicKey`). */
+  readonly toolMusic = new Map<string, JournaledMusicJob>();
   readonly costs: CostEntry[] = [];
   /** The budget in force last (the start's, or a resume's raised one). */
   readonly budgetYuan?: number;
@@ -45,7 +47,9 @@ export class Replay {
           this.costs.push(record.entry);
           if (record.musicJob !== undefined) {
             const { requestId } = record.entry;
-            this.music.set(record.musicJob.key, { ...record.musicJob, ...(requestId === undefined ? {} : { requestId }) });
+            const job = { ...record.musicJob, ...(requestId === undefined ? {} : { requestId }) };
+            if (job.call === undefined) this.music.set(job.key, job);
+            else this.toolMusic.set(toolMusicKey(job.key, job.call), job);
           }
           break;
         case "run-resumed":
@@ -66,4 +70,9 @@ export class Replay {
   static fresh(start: RunStarted): Replay {
     return new Replay([start]);
   }
+}
+
+/** The key of a tool call's music job in `Replay.toolMusic`. */
+export function toolMusicKey(stepKey: string, call: string): string {
+  return `${stepKey}\n${call}`;
 }

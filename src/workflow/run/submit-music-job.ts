@@ -8,6 +8,8 @@ export interface MusicSubmission {
   /** The step instance's key. */
   readonly key: string;
   readonly operation: string;
+  /** The tool call the job is kept under, when a tool (not the step itself) starts it. */
+  readonly call?: string;
   /** The step's recorder (its ledger tags and the run's cap). */
   readonly recorder: UsageRecorder;
   readonly costs: CostJournal;
@@ -39,7 +41,12 @@ export async function submitMusicJob(submission: MusicSubmission, call: (music: 
   };
   try {
     const { clips, ids } = await call(submission.client(recorder));
-    const job = { key: submission.key, operation: submission.operation, clipIds: clips.map((clip) => clip.id) };
+    const job = {
+      key: submission.key,
+      operation: submission.operation,
+      clipIds: clips.map((clip) => clip.id),
+      ...(submission.call === undefined ? {} : { call: submission.call }),
+    };
     const settles = held.splice(0);
     await submission.costs.journalWithBill(job, () => {
       for (const settle of settles) settle();
