@@ -4,6 +4,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { SvcFlowError, TimeoutError, UpstreamError } from "../src/errors.js";
 import type { MusicClient, MusicClipsResult } from "../src/gateway/music-client.js";
+import { clipsOfEarlierJob } from "../src/gateway/wait-for-clips.js";
 import type { Clip } from "../src/gateway/wire.js";
 import { positiveInteger, requireWorkspace } from "./support/check-option.js";
 import { musicRefund, withMusicClient, type GatewayAccess } from "./support/gateway-access.js";
@@ -100,11 +101,7 @@ export function createComposeMusicTool(options: ComposeMusicToolOptions) {
         // request id) and the call submits anew, a new job the gateway bills anew.
         const call = musicCallName("generate", { prompt, instrumental });
         const earlier = options.jobs?.find(call);
-        let polls = 0;
-        let finished = earlier === undefined ? undefined : await clipsOf(earlier, () => void polls++).catch((error: unknown) => {
-          if (error instanceof UpstreamError && error.code === "music_failed" && polls === 1) return undefined;
-          throw error;
-        });
+        let finished = earlier === undefined ? undefined : await clipsOfEarlierJob((onPoll) => clipsOf(earlier, onPoll));
         if (finished === undefined) {
           const start = (client: MusicClient) => client.generate({ prompt, instrumental, ...(signal === undefined ? {} : { signal }) });
           const job = options.jobs === undefined ? jobOf(await start(music)) : await options.jobs.submit("generate", call, start);

@@ -74,3 +74,19 @@ export async function waitForClips(
 function hasAudio(clip: Clip | undefined): boolean {
   return typeof clip?.audio_url === "string" && clip.audio_url !== "";
 }
+
+/**
+ * The clips of a job an earlier execution started and paid for (a resumed run's): `wait` polls it as
+ * it would a new job, calling `onPoll` after each poll, and this resolves undefined instead when the
+ * job had already failed at the first look, so the caller submits anew (the gateway refunded it and
+ * forgot its call). A job that fails later fails as `wait` does.
+ */
+export async function clipsOfEarlierJob<T>(wait: (onPoll: () => void) => Promise<T>): Promise<T | undefined> {
+  let polls = 0;
+  try {
+    return await wait(() => void polls++);
+  } catch (error) {
+    if (error instanceof SvcFlowError && error.code === "music_failed" && polls === 1) return undefined;
+    throw error;
+  }
+}

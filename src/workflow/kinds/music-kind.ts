@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SvcFlowError } from "../../errors.js";
 import type { MusicClient, MusicClipsResult } from "../../gateway/music-client.js";
+import { clipsOfEarlierJob } from "../../gateway/wait-for-clips.js";
 import type { Clip } from "../../gateway/wire.js";
 import { withRetry } from "../../scheduling/retry.js";
 import { stringifyValue } from "../expression/index.js";
@@ -51,7 +52,7 @@ export async function runMusicStep(context: LeafContext<MusicStep>, polling: Mus
   // would replay the failed job, which then fails the step with its refund already counted. A job that
   // fails while this execution polls it fails the step, as in any run; resuming then submits anew.
   const journaled = services.journaledMusic();
-  let clips = journaled === undefined ? undefined : await journaledClips(context, journaled, polling);
+  let clips = journaled === undefined ? undefined : await clipsOfEarlierJob((onPoll) => clipsOf(context, journaled, polling, onPoll));
   if (clips === undefined) {
     const job = await withRetry(() => services.submitMusic(input.operation, (music) => submit(music, input, signal)), context.retry, { signal });
     clips = await clipsOf(context, job, polling);
@@ -62,17 +63,6 @@ export async function runMusicStep(context: LeafContext<MusicStep>, polling: Mus
     outputs.push({ ...describe(clip), ...saved });
   }
   return { clips: outputs };
-}
-
-/** The clips of a job an earlier execution journaled; undefined when it had failed by the first look. */
-async function journaledClips(context: LeafContext<MusicStep>, job: JournaledMusicJob, polling: MusicPolling): Promise<Clip[] | undefined> {
-  let polls = 0;
-  try {
-    return await clipsOf(context, job, polling, () => void polls++);
-  } catch (error) {
-    if (error instanceof SvcFlowError && error.code === "music_failed" && polls === 1) return undefined;
-    throw error;
-  }
 }
 
 /** Polls a job until its clips are complete; a failed job was refunded by the gateway, which is recorded before music_failed is thrown. */
