@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { PriceOverrides } from "../catalog/prices.js";
+import { isUnpricedRefusal } from "../cost/budget-errors.js";
 import { formatYuan } from "../cost/format-summary-table.js";
 import { awaitRun, type DistributedRunResult } from "../workflow/distributed/await-run.js";
 import { enqueueRun, reenqueueRun } from "../workflow/distributed/enqueue-run.js";
@@ -80,7 +81,7 @@ function report(result: DistributedRunResult, context: CommandContext): number {
   if (result.reason === "budget") {
     // A cap cannot bound a call it cannot price: the fix is a price, not a higher cap.
     const fix =
-      result.error?.message.includes("has no price") === true
+      result.error !== undefined && isUnpricedRefusal(result.error.message)
         ? `resume with its price or with --allow-unpriced: ${resume} --prices FILE`
         : `resume with a raised budget: ${resume} --budget YUAN`;
     context.stderr.write(`Stopped by the budget (${formatYuan(result.costYuan)} spent): ${result.done} done of ${result.total}. ${result.error?.message ?? ""} Finished items are kept; ${fix}\n`);

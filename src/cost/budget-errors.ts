@@ -33,13 +33,21 @@ export function stoppedByBudgetError(estimate: OperationEstimate, budget: Budget
   );
 }
 
+const NO_PRICE = " has no price, so ";
+
+/** Whether a budget refusal's message (it may have crossed processes as text) is an unpriced call's:
+ * the fix for that is a price or allowUnpriced, not a higher cap. */
+export function isUnpricedRefusal(message: string): boolean {
+  return message.includes(NO_PRICE);
+}
+
 /** The refusal of an unpriced call under a cap, which the cap cannot bound; `maxYuan` when the cap is known here. */
 export function unpricedUnderBudgetError(estimate: OperationEstimate, maxYuan?: number): BudgetExceededError {
   const what = subject(estimate);
   const where = estimate.kind === "image" ? `image: { ${what}: YUAN }` : `chat: { ${what}: { input, output } }`;
   const budget = maxYuan === undefined ? "the budget" : `the ${formatYuan(maxYuan)} budget`;
   return new BudgetExceededError(
-    `${what} has no price, so ${budget} cannot bound this call; nothing was sent. ` +
+    `${what}${NO_PRICE}${budget} cannot bound this call; nothing was sent. ` +
       `Add its price to a price file (${where}) or set allowUnpriced to run unpriced calls uncounted.`,
   );
 }

@@ -3,6 +3,7 @@ import path from "node:path";
 import { Agent } from "undici";
 import { listAgentDefinitions } from "../../../agents/index.js";
 import { roundYuan } from "../../catalog/prices.js";
+import { isUnpricedRefusal } from "../../cost/budget-errors.js";
 import { CostLedger } from "../../cost/cost-ledger.js";
 import type { CostEntry } from "../../cost/cost-entry.js";
 import { formatYuan } from "../../cost/format-summary-table.js";
@@ -172,7 +173,7 @@ function explain(error: ErrorSummary, reason: "budget" | "interrupted" | "failed
   if (reason === "budget") {
     const spent = formatYuan(roundYuan(ledger.spentYuan));
     // A cap cannot bound a call it cannot price: the fix is a price, not a higher cap.
-    const fix = error.message.includes("has no price")
+    const fix = isUnpricedRefusal(error.message)
       ? `resume with its price (${resume} --prices FILE) or with --allow-unpriced`
       : `resume with a raised budget: ${resume} --budget YUAN`;
     return { ...error, message: `Stopped by the budget (${spent} spent of ${formatYuan(ledger.maxYuan ?? 0)}): ${error.message} Finished steps are kept; ${fix}` };
