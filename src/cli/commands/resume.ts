@@ -18,9 +18,9 @@ export const resumeCommand: Command = {
       return resumeOnWorkers(context, positionals[0]!, {
         redisURL: values.redis,
         ...(values.out === undefined ? {} : { outDir: resolve(context.cwd, values.out) }),
-        ...(flags.budgetYuan === undefined ? {} : { budgetYuan: flags.budgetYuan }),
-        ...(flags.prices === undefined ? {} : { prices: flags.prices }),
-        ...(flags.allowUnpriced === undefined ? {} : { allowUnpriced: flags.allowUnpriced }),
+        budgetYuan: flags.budgetYuan,
+        prices: flags.prices,
+        allowUnpriced: flags.allowUnpriced,
       });
     }
     const result = await resumeWorkflow(resolve(context.cwd, positionals[0]!), {

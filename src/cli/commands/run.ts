@@ -27,9 +27,9 @@ export const runCommand: Command = {
     if (values.redis !== undefined) {
       return runOnWorkers(context, workflow, {
         redisURL: values.redis,
-        ...(flags.budgetYuan === undefined ? {} : { budgetYuan: flags.budgetYuan }),
-        ...(flags.prices === undefined ? {} : { prices: flags.prices }),
-        ...(flags.allowUnpriced === undefined ? {} : { allowUnpriced: flags.allowUnpriced }),
+        budgetYuan: flags.budgetYuan,
+        prices: flags.prices,
+        allowUnpriced: flags.allowUnpriced,
         inputs: readInputs(values.input),
         ...(values.items === undefined ? {} : { items: resolve(context.cwd, values.items) }),
         outDir: resolve(context.cwd, values.out ?? `runs/${stamp()}-${workflow.name}`),
