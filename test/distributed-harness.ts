@@ -52,6 +52,22 @@ export async function startWorkerProcess(redisURL: string, gateway: LocalGateway
   return child;
 }
 
+/** A priced chat call, then a music job: for the tests of music refunds (the gateway fails some jobs). */
+export const SONG_WORKFLOW = `version: 1
+name: song
+inputs:
+  row: { type: items }
+steps:
+  - id: title
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "A title for song \${{ inputs.row.n }}", maxTokens: 8 }
+  - id: song
+    uses: music
+    with: { prompt: "\${{ steps.title.output.text }}", instrumental: true, download: false }
+outputs:
+  n: \${{ inputs.row.n }}
+`;
+
 /** Writes `rows` as a .jsonl file and parses `text` as a workflow in `dir`. */
 export async function batchWorkflow(dir: string, name: string, text: string, rows: readonly unknown[]): Promise<{ workflow: Workflow; items: string }> {
   const items = join(dir, `${name}.jsonl`);

@@ -8,28 +8,13 @@ import { awaitRun } from "../src/workflow/distributed/await-run.js";
 import { enqueueRun } from "../src/workflow/distributed/enqueue-run.js";
 import { RunBudget } from "../src/workflow/distributed/run-budget.js";
 import { RunStore, type StoredResult } from "../src/workflow/distributed/run-store.js";
-import { batchWorkflow, startTestWorker } from "./distributed-harness.js";
+import { batchWorkflow, SONG_WORKFLOW, startTestWorker } from "./distributed-harness.js";
 import { findRedisServer, startRedisServer, type RedisServer } from "./redis-server.js";
 
 const binary = findRedisServer();
 if (binary === undefined && process.env.CI === "true") throw new Error("redis-server is not installed; CI must install it (apt-get install redis-server).");
 
 const KEY = "sk-dist-music";
-// A priced chat call, then a music job that the gateway fails (and refunds) for some items.
-const SONG = `version: 1
-name: songs
-inputs:
-  row: { type: items }
-steps:
-  - id: title
-    uses: chat
-    with: { model: alpha-sonnet-4-6, prompt: "A title for song \${{ inputs.row.n }}", maxTokens: 8 }
-  - id: song
-    uses: music
-    with: { prompt: "\${{ steps.title.output.text }}", instrumental: true, download: false }
-outputs:
-  n: \${{ inputs.row.n }}
-`;
 
 let dir: string;
 let redis: RedisServer;
@@ -62,7 +47,7 @@ describe.skipIf(binary === undefined)("music items of a distributed run", () => 
   it("returns a refunded music call to the shared budget: Redis's spent is what the gateway billed net of refunds", async () => {
     const gateway = await gatewayWith({ completeAfterMs: 40, failRate: 0.5 });
     const rows = Array.from({ length: 8 }, (_, n) => ({ n }));
-    const { workflow, items } = await batchWorkflow(dir, "songs", SONG, rows);
+    const { workflow, items } = await batchWorkflow(dir, "songs", SONG_WORKFLOW, rows);
     const worker = await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 4, music: { pollIntervalMs: 10 } });
     onTestFinished(() => worker.close());
     const runs = store();
@@ -87,7 +72,7 @@ describe.skipIf(binary === undefined)("music items of a distributed run", () => 
   it("polls music jobs as the worker's `music` option says, as a one-machine run does", async () => {
     // Clips that never finish: the item ends when the worker's timeout says, not after the client's default five minutes.
     const gateway = await gatewayWith({ completeAfterMs: 600_000, failRate: 0 });
-    const { workflow, items } = await batchWorkflow(dir, "slow-song", SONG, [{ n: 1 }]);
+    const { workflow, items } = await batchWorkflow(dir, "slow-song", SONG_WORKFLOW, [{ n: 1 }]);
     const worker = await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 1, music: { pollIntervalMs: 10, timeoutMs: 400 } });
     onTestFinished(() => worker.close());
     const runs = store();

@@ -15,7 +15,7 @@ import { enqueueRun } from "../src/workflow/distributed/enqueue-run.js";
 import { RunBudget } from "../src/workflow/distributed/run-budget.js";
 import { RunStore } from "../src/workflow/distributed/run-store.js";
 import type { JournalRecord } from "../src/workflow/run/journal-records.js";
-import { batchWorkflow, startTestWorker, startWorkerProcess } from "./distributed-harness.js";
+import { batchWorkflow, SONG_WORKFLOW, startTestWorker, startWorkerProcess } from "./distributed-harness.js";
 import { startRedisCommandProxy } from "./redis-command-proxy.js";
 import { findRedisServer, startRedisServer, type RedisServer } from "./redis-server.js";
 
@@ -34,21 +34,6 @@ steps:
   - id: sum
     uses: chat
     with: { model: alpha-sonnet-4-6, prompt: "Use the calculator: what is \${{ inputs.row.n }} * 4?", tools: [calculator], maxTokens: 64 }
-outputs:
-  n: \${{ inputs.row.n }}
-`;
-// A priced chat call, then a music job the gateway fails (and refunds) after the worker that paid for it died.
-const SONG = `version: 1
-name: song
-inputs:
-  row: { type: items }
-steps:
-  - id: title
-    uses: chat
-    with: { model: alpha-sonnet-4-6, prompt: "A title for song \${{ inputs.row.n }}", maxTokens: 8 }
-  - id: song
-    uses: music
-    with: { prompt: "\${{ steps.title.output.text }}", instrumental: true, download: false }
 outputs:
   n: \${{ inputs.row.n }}
 `;
@@ -155,7 +140,7 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
     // The job fails well after the new execution has taken the item over (up to twice --lock-ms after
     // the kill): one found failed already would be refunded and submitted anew, as the next test shows.
     const gateway = await gatewayWith({ music: { completeAfterMs: 6000, failRate: 1, clipSeconds: 1 } });
-    const { workflow, items } = await batchWorkflow(dir, "song", SONG, [{ n: 1 }]);
+    const { workflow, items } = await batchWorkflow(dir, "song", SONG_WORKFLOW, [{ n: 1 }]);
     const runs = store();
     const child = await deadWorker(gateway);
     const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "song"), budgetYuan: BUDGET });
@@ -181,7 +166,7 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
   it("refunds once, then submits anew, a music job that failed after its worker died right behind the journaled bill", async () => {
     // Faults seed 10 with failRate 0.5: the first music job fails (refunded, its key forgotten), the second completes.
     const gateway = await gatewayWith({ faults: { seed: 10 }, music: { completeAfterMs: 1000, failRate: 0.5, clipSeconds: 1 } });
-    const { workflow, items } = await batchWorkflow(dir, "song-cut", SONG, [{ n: 2 }]);
+    const { workflow, items } = await batchWorkflow(dir, "song-cut", SONG_WORKFLOW, [{ n: 2 }]);
     const runs = store();
     let child: ChildProcess | undefined;
     let bill: string | undefined;

@@ -2,13 +2,20 @@
 // and checking cost.json against what the local gateway billed.
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { expect } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import { roundYuan } from "../src/catalog/prices.js";
 import type { CostEntry } from "../src/cost/cost-entry.js";
 import type { CostSummary } from "../src/cost/summarize-entries.js";
 import type { GatewayConfigInput } from "../src/server/config.js";
-import type { LocalGateway } from "../src/server/index.js";
+import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
 import { readJson } from "./workflow-harness.js";
+
+/** A local gateway with `config`, closed when the test ends. */
+export async function gatewayWith(config: GatewayConfigInput): Promise<LocalGateway> {
+  const gateway = await startLocalGateway({ config });
+  onTestFinished(() => gateway.close());
+  return gateway;
+}
 
 /** Faults seed 10 with failRate 0.5: the gateway's first music job fails (and is refunded), the second completes. */
 export const FIRST_FAILS: GatewayConfigInput = { faults: { seed: 10 }, music: { completeAfterMs: 30, failRate: 0.5, clipSeconds: 1 } };

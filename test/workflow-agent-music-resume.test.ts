@@ -1,10 +1,9 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import type { GatewayConfigInput } from "../src/server/config.js";
-import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
+import { describe, expect, it, vi } from "vitest";
+import type { LocalGateway } from "../src/server/index.js";
 import { resumeWorkflow } from "../src/workflow/index.js";
-import { cutAfterMusicBill, expectCostMatchesGateway, FIRST_FAILS, musicBills } from "./music-resume-harness.js";
+import { cutAfterMusicBill, expectCostMatchesGateway, FIRST_FAILS, gatewayWith, musicBills } from "./music-resume-harness.js";
 import { gatewayOptions, recordsOf, runText, type TestRun } from "./workflow-harness.js";
 
 // The simulated model calls compose_music once for this task, and answers with what the tool said.
@@ -20,17 +19,6 @@ steps:
 
 interface AgentOutput {
   toolCalls: { name: string; failed: boolean; result: string }[];
-}
-
-let opened: LocalGateway | undefined;
-afterEach(async () => {
-  await opened?.close();
-  opened = undefined;
-});
-
-async function gatewayWith(config: GatewayConfigInput): Promise<LocalGateway> {
-  opened = await startLocalGateway({ config });
-  return opened;
 }
 
 /**

@@ -1,8 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { GatewayConfigInput } from "../src/server/config.js";
-import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
+import { describe, expect, it } from "vitest";
 import { resumeWorkflow } from "../src/workflow/index.js";
-import { cutAfterMusicBill, expectCostMatchesGateway, FIRST_FAILS, musicBills } from "./music-resume-harness.js";
+import { cutAfterMusicBill, expectCostMatchesGateway, FIRST_FAILS, gatewayWith, musicBills } from "./music-resume-harness.js";
 import { gatewayOptions, runText } from "./workflow-harness.js";
 
 const JINGLE = `version: 1
@@ -11,17 +9,6 @@ steps:
     uses: music
     with: { prompt: "Upbeat jingle", instrumental: true }
 `;
-
-let opened: LocalGateway | undefined;
-afterEach(async () => {
-  await opened?.close();
-  opened = undefined;
-});
-
-async function gatewayWith(config: GatewayConfigInput): Promise<LocalGateway> {
-  opened = await startLocalGateway({ config });
-  return opened;
-}
 
 describe("resuming a music step", () => {
   it("refunds once, then submits anew, a job that failed after a kill right behind its journaled bill", async () => {
