@@ -3,7 +3,7 @@ import { createTools } from "../../../tools/index.js";
 import { ChatGateway } from "../../chat/chat-gateway.js";
 import type { CostLedger } from "../../cost/cost-ledger.js";
 import type { GatewayClient } from "../../gateway/gateway-client.js";
-import { MusicClient } from "../../gateway/music-client.js";
+import { MusicClient, type MusicClipsResult } from "../../gateway/music-client.js";
 import type { UsageRecorder } from "../../gateway/usage-recorder.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
 import type { Scheduler } from "../../scheduling/scheduler.js";
@@ -72,13 +72,16 @@ export function createStepServices(shared: SharedServices, key: string, report: 
     music ??= newMusicClient(recorder);
     return music;
   };
+  // `call`: the tool call a job is kept under, when a tool (not the step itself) starts it.
+  const submitMusic = (operation: string, start: (music: MusicClient) => Promise<MusicClipsResult>, call?: string) =>
+    submitMusicJob({ key, operation, ...(call === undefined ? {} : { call }), recorder, costs: shared.costs, client: newMusicClient }, start);
   // A call's job started in this execution wins over the journal's: a repeat of a call whose job failed
   // then looks up the new job, not the failed one again.
   const started = new Map<string, JournaledMusicJob>();
   const musicJobs: MusicJobLog = {
     find: (call) => started.get(call) ?? shared.replay.toolMusic.get(toolMusicKey(key, call)),
     submit: async (operation, call, start) => {
-      const job = await submitMusicJob({ key, operation, call, recorder, costs: shared.costs, client: newMusicClient }, start);
+      const job = await submitMusic(operation, start, call);
       started.set(call, job);
       return job;
     },
@@ -110,7 +113,7 @@ export function createStepServices(shared: SharedServices, key: string, report: 
     baseDir: shared.baseDir,
     runDir: shared.runDir,
     journaledMusic: () => shared.replay.music.get(key),
-    submitMusic: (operation, call) => submitMusicJob({ key, operation, recorder, costs: shared.costs, client: newMusicClient }, call),
+    submitMusic,
     musicJobs,
   };
 }
