@@ -6,6 +6,7 @@ import type { CostEntry } from "../../cost/cost-entry.js";
 import { BATCH_KEY } from "../batch/batch-run-body.js";
 import { ITEM_RESULTS_FILE } from "../batch/item-results.js";
 import type { ErrorSummary, JournalRecord } from "../run/journal-records.js";
+import { RunDirLock } from "../run/run-dir-lock.js";
 import { JOURNAL_FILE } from "../run/run-workflow.js";
 import { costFileContent, writeJsonFile } from "../run/write-run-files.js";
 import { RunGate, type RunHalt } from "./run-gate.js";
@@ -58,6 +59,15 @@ export async function awaitRun(
 export async function assembleRun(store: RunStore, runId: string, runDir: string): Promise<DistributedRunResult> {
   const spec = await store.spec(runId);
   await mkdir(runDir, { recursive: true });
+  const lock = await RunDirLock.acquire(runDir, { takenHint: "Another process is writing this run's files; wait for it." });
+  try {
+    return await writeRunFiles(store, spec, runId, runDir);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function writeRunFiles(store: RunStore, spec: Awaited<ReturnType<RunStore["spec"]>>, runId: string, runDir: string): Promise<DistributedRunResult> {
   const journal = await open(path.join(runDir, JOURNAL_FILE), "w");
   const outputs = await open(path.join(runDir, ITEM_RESULTS_FILE), "w");
   const costs: CostEntry[] = [];

@@ -1,4 +1,4 @@
-import { access, writeFile } from "node:fs/promises";
+import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { PriceOverrides } from "../../catalog/prices.js";
 import { ConfigError } from "../../errors.js";
@@ -7,6 +7,7 @@ import { ItemsError } from "../batch/items-error.js";
 import { readItems } from "../batch/read-items.js";
 import type { Workflow } from "../load/load-workflow.js";
 import { summarizeError } from "../run/error-summary.js";
+import { RunDirLock } from "../run/run-dir-lock.js";
 import { startRunDirectory } from "../run/start-run-directory.js";
 import type { ON_ITEM_ERROR } from "../schema/step-schemas.js";
 import { enqueueItems, itemQueue, queueConnection } from "./item-queue.js";
@@ -61,7 +62,10 @@ export async function enqueueRun(store: RunStore, workflow: Workflow, options: E
   if (budgetYuan !== undefined && !(budgetYuan > 0)) throw new ConfigError(`Expected the budget to be above 0 yuan, got ${budgetYuan}.`);
   const prices = options.prices === undefined ? undefined : checkPrices(options.prices);
   const runDir = path.resolve(options.outDir);
-  const start = await startRunDirectory(workflow, { runDir, inputs, ...(budgetYuan === undefined ? {} : { budgetYuan }), takenHint: "Choose another --out." });
+  await mkdir(runDir, { recursive: true });
+  // Held while the directory is made: the workers own the items from then on, through Redis.
+  const lock = await RunDirLock.acquire(runDir, { takenHint: "Choose another --out." });
+  const start = await startRunDirectory(workflow, { runDir, inputs, ...(budgetYuan === undefined ? {} : { budgetYuan }), takenHint: "Choose another --out." }).finally(() => lock.release());
   const runId = start.runId;
   if (budgetYuan !== undefined) await new RunBudget(store, runId).setMax(budgetYuan);
   // Before the spec: a worker that sees the run prices it as enqueued, never by its own flags.

@@ -5,6 +5,7 @@ import { resumedBatchBody } from "../batch/batch-run-body.js";
 import { loadWorkflow, parseWorkflow, type LoadWorkflowOptions, type Workflow } from "../load/load-workflow.js";
 import { executeRun } from "./execute-run.js";
 import { Replay } from "./replay.js";
+import { RunDirLock } from "./run-dir-lock.js";
 import { readJournal, RunJournal } from "./run-journal.js";
 import type { ExecuteOptions, RunResult } from "./run-options.js";
 import { JOURNAL_FILE, WORKFLOW_COPY } from "./run-workflow.js";
@@ -22,6 +23,16 @@ export interface ResumeWorkflowOptions extends ExecuteOptions, Pick<LoadWorkflow
  */
 export async function resumeWorkflow(runDir: string, options: ResumeWorkflowOptions = {}): Promise<RunResult> {
   const directory = path.resolve(runDir);
+  // Before the journal is read (and its torn tail cut): a second process must not touch a live run.
+  const lock = await RunDirLock.acquire(directory);
+  try {
+    return await resumeOwned(directory, options);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function resumeOwned(directory: string, options: ResumeWorkflowOptions): Promise<RunResult> {
   const journalPath = path.join(directory, JOURNAL_FILE);
   const { records } = await readJournal(journalPath, { repair: true });
   const replay = new Replay(records);

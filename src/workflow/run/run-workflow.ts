@@ -1,9 +1,11 @@
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../../errors.js";
 import { batchBodyFor, resolveRunInputs } from "../batch/batch-run-body.js";
 import type { Workflow } from "../load/load-workflow.js";
 import { executeRun } from "./execute-run.js";
 import { Replay } from "./replay.js";
+import { RunDirLock } from "./run-dir-lock.js";
 import { RunJournal } from "./run-journal.js";
 import type { RunResult, RunWorkflowOptions } from "./run-options.js";
 
@@ -25,16 +27,22 @@ export async function runWorkflow(workflow: Workflow, options: RunWorkflowOption
   }
   const startedAt = new Date();
   const runDir = path.resolve(options.outDir ?? path.join("runs", `${stamp(startedAt)}-${workflow.name}`));
-  const start = await startRunDirectory(workflow, {
-    runDir,
-    inputs,
-    startedAt,
-    budgetYuan: options.budgetYuan ?? workflow.definition.budget?.maxYuan,
-    takenHint: `Finish it with \`svc-flow resume ${runDir}\`, or choose another --out.`,
-  });
-  const journal = await RunJournal.open(path.join(runDir, JOURNAL_FILE));
-  await journal.append(start);
-  return executeRun({ workflow, runDir, journal, replay: Replay.fresh(start), resumed: false }, body === undefined ? options : { ...options, body });
+  await mkdir(runDir, { recursive: true });
+  const lock = await RunDirLock.acquire(runDir, { takenHint: "Choose another --out." });
+  try {
+    const start = await startRunDirectory(workflow, {
+      runDir,
+      inputs,
+      startedAt,
+      budgetYuan: options.budgetYuan ?? workflow.definition.budget?.maxYuan,
+      takenHint: `Finish it with \`svc-flow resume ${runDir}\`, or choose another --out.`,
+    });
+    const journal = await RunJournal.open(path.join(runDir, JOURNAL_FILE));
+    await journal.append(start);
+    return await executeRun({ workflow, runDir, journal, replay: Replay.fresh(start), resumed: false }, body === undefined ? options : { ...options, body });
+  } finally {
+    await lock.release();
+  }
 }
 
 function stamp(date: Date): string {

@@ -1,12 +1,16 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, existsSync } from "node:fs";
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { roundYuan } from "../../catalog/prices.js";
 import { readBatchFile, type BatchFile } from "../batch/run-batch.js";
+import { isAlive, LOCK_FILE, readLockState } from "../run/run-dir-lock.js";
 
-/** A run's state as seen from its directory. `interrupted`: its process is gone; `svc-flow resume` finishes it. */
-export type RunState = "running" | "done" | "failed" | "stopped" | "interrupted";
+/**
+ * A run's state as seen from its directory. `running`: a live process holds its lock;
+ * `interrupted`: its process is gone; `svc-flow resume` finishes it; `waiting`: for a person.
+ */
+export type RunState = "running" | "done" | "failed" | "stopped" | "interrupted" | "waiting";
 
 /** One run directory, summarized. */
 export interface RunListing {
@@ -63,18 +67,23 @@ export async function describeRun(dir: string): Promise<RunListing | undefined> 
     dir,
     name: started?.name ?? dir.split(/[\\/]/).pop()!,
     startedAt: started?.startedAt,
-    state: finished ?? unfinishedState(batch, batch?.pid ?? (await lastAttemptPid(journal, started))),
+    state: finished ?? (await unfinishedState(dir, batch, () => lastAttemptPid(journal, started))),
     items: batch?.total === undefined ? undefined : { done: batch.done ?? 0, failed: batch.failed ?? 0, total: batch.total },
     costYuan: cost.totalYuan ?? 0,
     unpriced: cost.complete === false,
   };
 }
 
-// Without a run-finished line the run is going, unless the process that wrote it is gone.
-function unfinishedState(batch: Partial<BatchFile> | undefined, pid: number | undefined): RunState {
+// Without a run-finished line the run is going while its owner holds the lock. Directories from
+// before the lock (or a distributed run's, owned by no process) fall back to the pid that wrote them.
+async function unfinishedState(dir: string, batch: Partial<BatchFile> | undefined, journalPid: () => Promise<number | undefined>): Promise<RunState> {
   if (batch?.state === "done" || batch?.state === "failed" || batch?.state === "stopped") return batch.state;
+  const lock = await readLockState(join(dir, LOCK_FILE));
+  if (lock.state === "held") return "running";
+  if (lock.state === "dead") return "interrupted";
+  const pid = batch?.pid ?? (await journalPid());
   if (pid !== undefined && !isAlive(pid)) return "interrupted";
-  return "running";
+  return existsSync(join(dir, "distributed.json")) || pid === undefined ? "running" : "interrupted";
 }
 
 // The process of the run's latest attempt: the last run-resumed record's, else run-started's.
@@ -84,15 +93,6 @@ async function lastAttemptPid(journal: string, started: JournalLine | undefined)
   if (at === -1) return started?.pid;
   const end = text.indexOf("\n", at);
   return (parseLine(text.slice(at, end === -1 ? undefined : end)) as JournalLine | undefined)?.pid;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 async function readJson<T>(file: string): Promise<T | undefined> {
