@@ -1,6 +1,7 @@
 import { SvcFlowError, type GatewayIds } from "../errors.js";
 import type { ChatStream } from "../gateway/chat-stream.js";
 import type { StreamCallOptions } from "../gateway/gateway-client.js";
+import { onAbort } from "../gateway/on-abort.js";
 import type { ArgumentsDelta } from "../gateway/arguments-delta.js";
 import type { ChatChunk } from "../gateway/wire.js";
 import { AttemptHold, attemptCallOptions, type AttemptContext } from "./attempt-hold.js";
@@ -87,9 +88,7 @@ export async function openOnce(plan: RequestPlan, context: AttemptContext, broke
   // slot and connection are freed on the signal rather than on the next read.
   const signal = context.signal;
   if (signal) {
-    const onAbort = (): void => void open.cancel();
-    signal.addEventListener("abort", onAbort, { once: true });
-    hold.onEnd(() => signal.removeEventListener("abort", onAbort));
+    hold.onEnd(onAbort(signal, () => void open.cancel()));
   }
   // Methods, not arrow functions: see ChunkSource in chat-stream.ts (the cost of a named closure).
   const open: OpenReply = {

@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { AbortedError, TimeoutError, type SvcFlowError } from "../errors.js";
 import { errorFromNetwork, type NetworkContext } from "./error-from-network.js";
+import { onAbort } from "./on-abort.js";
 import { toAbortedError } from "./to-aborted-error.js";
 
 /**
@@ -25,10 +26,9 @@ export class RequestWatchdog {
     if (callerSignal === undefined) return;
     if (callerSignal.aborted) this.signal.abort();
     else {
-      const onAbort = (): void => this.signal.abort();
-      callerSignal.addEventListener("abort", onAbort, { once: true });
+      const unsubscribe = onAbort(callerSignal, () => this.signal.abort());
       // Once the request is over (aborted or not), the caller's signal lets go of it.
-      this.signal.once("done", () => callerSignal.removeEventListener("abort", onAbort));
+      this.signal.once("done", unsubscribe);
     }
   }
 

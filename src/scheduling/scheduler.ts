@@ -2,6 +2,7 @@ import PQueue from "p-queue";
 import { chatStreamOf, type ChatStream } from "../gateway/chat-stream.js";
 import type { ArgumentsDelta } from "../gateway/arguments-delta.js";
 import type { ChatChunk } from "../gateway/wire.js";
+import { onAbort } from "../gateway/on-abort.js";
 import { positiveInteger } from "../gateway/positive-number.js";
 import { toAbortedError } from "../gateway/to-aborted-error.js";
 
@@ -150,20 +151,19 @@ function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => voi
   if (signal?.aborted === true) return Promise.reject(toAbortedError(signal.reason));
   // p-queue's abort support costs ~10 us per task: only asked for when there is a signal to follow.
   const waiting = signal === undefined ? undefined : new AbortController();
-  const onAbort = (): void => waiting?.abort(signal?.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
+  const unsubscribe = signal === undefined ? undefined : onAbort(signal, () => waiting?.abort(signal.reason));
   return new Promise<() => void>((resolve, reject) => {
     lane
       .add(
         () =>
           new Promise<void>((done) => {
-            signal?.removeEventListener("abort", onAbort);
+            unsubscribe?.();
             resolve(done);
           }),
         waiting === undefined ? {} : { signal: waiting.signal },
       )
       .catch((error: unknown) => {
-        signal?.removeEventListener("abort", onAbort);
+        unsubscribe?.();
         reject(signal?.aborted === true ? toAbortedError(signal.reason) : error);
       });
   });
