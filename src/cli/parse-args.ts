@@ -4,8 +4,13 @@ import { UsageError } from "./command.js";
 /** Options as node:util parseArgs takes them. */
 export type OptionSpec = NonNullable<Parameters<typeof parseArgs>[0]>["options"];
 
+/** What parseCommandArgs returns for the options T: values typed by flag, and positionals. */
+export type ParsedCommandArgs<T extends OptionSpec> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>
+>;
+
 /** Parses argv strictly; unknown flags and missing values become a UsageError (exit 2). */
-export function parseCommandArgs<T extends OptionSpec>(argv: readonly string[], options: T) {
+export function parseCommandArgs<T extends OptionSpec>(argv: readonly string[], options: T): ParsedCommandArgs<T> {
   try {
     return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (error) {
