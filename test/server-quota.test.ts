@@ -12,6 +12,7 @@ const gateway = useGateway({
       { key: "sk-test-images", name: "images", quota: 0.84 },
       { key: "sk-test-tight", name: "tight", quota: 0.5 },
       { key: "sk-test-music", name: "music", quota: 2 },
+      { key: "sk-test-crumbs", name: "crumbs", quota: 0.05 },
     ],
     prices: { chat: { "beta-4o-mini": PRICE } },
     music: { completeAfterMs: 0 },
@@ -61,16 +62,28 @@ describe("local gateway billing", () => {
     expect(keyStats("images").spentYuan).toBe(roundYuan(images * 0.42));
   });
 
-  it("answers 429 insufficient_quota, unbilled and not to be retried, when a request costs more than is left", async () => {
+  it("bills the last call in full, taking the balance below zero, and deactivates the key then", async () => {
     const first = await postJson(chatUrl(), chatBody("gamma-2.5-flash-image", "A lighthouse at dawn"), "sk-test-tight");
     expect(first.status).toBe(200);
-    const spent = keyStats("tight").spentYuan;
-    const second = await postJson(chatUrl(), chatBody("gamma-2.5-flash-image", "A lighthouse at dusk"), "sk-test-tight");
-    expect(second.status).toBe(429);
-    expect(second.headers.get("x-should-retry")).toBe("false");
-    expect((await errorOf(second)).code).toBe("insufficient_quota");
-    expect(keyStats("tight").spentYuan).toBe(spent);
+    await first.arrayBuffer();
     expect(keyStats("tight").active).toBe(true);
+    const second = await postJson(chatUrl(), chatBody("gamma-2.5-flash-image", "A lighthouse at dusk"), "sk-test-tight");
+    expect(second.status).toBe(200);
+    await second.arrayBuffer();
+    expect(keyStats("tight").remainingYuan).toBeLessThan(0);
+    expect(keyStats("tight").active).toBe(false);
+    const third = await postJson(chatUrl(), chatBody("gamma-2.5-flash-image", "A lighthouse at night"), "sk-test-tight");
+    expect(third.status).toBe(401);
+    expect((await errorOf(third)).code).toBe("key_deactivated");
+  });
+
+  it("answers 429 insufficient_quota, unbilled and not to be retried, when the balance cannot pay even the prompt", async () => {
+    const prompt = "Tell me about the moon. ".repeat(40);
+    const response = await postJson(chatUrl(), chatBody("beta-4o-mini", prompt), "sk-test-crumbs");
+    expect(response.status).toBe(429);
+    expect(response.headers.get("x-should-retry")).toBe("false");
+    expect((await errorOf(response)).code).toBe("insufficient_quota");
+    expect(keyStats("crumbs")).toMatchObject({ spentYuan: 0, active: true });
   });
 
   it("deactivates a key once its quota is spent; every interface then answers 401 key_deactivated", async () => {

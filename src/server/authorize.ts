@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Dialect } from "./dialects/index.js";
 import type { GatewayContext } from "./gateway-context.js";
 import type { KeyAccount } from "./key-account.js";
 import { KeyStore } from "./key-store.js";
@@ -35,20 +36,21 @@ export function authorize(
     account.count(response.writableFinished ? response.statusCode : "dropped");
     if (refusal === undefined) account.release();
   });
+  const dialect = context.dialects.forFamily();
   if (refusal === "deactivated") {
-    sendKeyDeactivated(response);
+    sendKeyDeactivated(response, dialect);
     return undefined;
   }
   if (refusal !== undefined) {
-    sendError(response, 429, refusal.code, refusal.message, { retryAfterS: refusal.retryAfterS });
+    sendError(response, 429, refusal.code, refusal.message, { retryAfterS: refusal.retryAfterS, dialect });
     return undefined;
   }
   return { account };
 }
 
 /** The 401 of a key whose quota is spent. */
-export function sendKeyDeactivated(response: ServerResponse): void {
-  sendError(response, 401, "key_deactivated", "This API key is deactivated: its quota is spent. Top up the key or use another one.");
+export function sendKeyDeactivated(response: ServerResponse, dialect?: Dialect): void {
+  sendError(response, 401, "key_deactivated", "This API key is deactivated: its quota is spent. Top up the key or use another one.", dialect === undefined ? {} : { dialect });
 }
 
 function findAccount(context: GatewayContext, request: IncomingMessage, response: ServerResponse): KeyAccount | undefined {
@@ -62,6 +64,6 @@ function findAccount(context: GatewayContext, request: IncomingMessage, response
       : KeyStore.isBearer(header)
         ? "Invalid API key. Check the key you sent (SVC_API_KEY) against the gateway's keys."
         : "Malformed Authorization header. Send Authorization: Bearer sk-...";
-  sendError(response, 401, "invalid_api_key", message);
+  sendError(response, 401, "invalid_api_key", message, { dialect: context.dialects.forFamily() });
   return undefined;
 }

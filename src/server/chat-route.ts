@@ -4,18 +4,22 @@ import { findModel, suggestModels, type ModelInfo } from "../catalog/models.js";
 import { countPromptTokens } from "../catalog/tokens.js";
 import { SvcFlowError } from "../errors.js";
 import { authorize } from "./authorize.js";
-import { chatCost } from "./billing.js";
+import { chatCost, type BilledEntry } from "./billing.js";
 import { checkChatRequest } from "./check-chat-request.js";
+import { cleanDialect, type Dialect } from "./dialects/index.js";
+import { replyParts } from "./dialects/reply-parts.js";
 import { fetchImage } from "./fetch-image.js";
-import { hashString } from "./faults.js";
+import { hashString, type FaultDecision } from "./faults.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { applyIdempotencyKey, hasIdempotencyKey, storingHold, withoutIdempotencyKey } from "./idempotent-request.js";
+import type { QuotaHold } from "./key-account.js";
 import { parseChatRequest } from "./parse-chat-request.js";
 import { readJsonBody } from "./read-json-body.js";
 import { RenderedReply, type CompletionMeta } from "./rendered-reply.js";
 import { deferRequestIds, setBackend } from "./request-ids.js";
 import { sendError, sendJsonText, sendSchemaError } from "./send-response.js";
-import { streamCompletion } from "./stream-completion.js";
+import { streamCompletion, streamDialect, streamFrames } from "./stream-completion.js";
+import { sseText } from "./write-sse.js";
 import { simulateChat } from "./simulate/index.js";
 
 /** `POST /v1/chat/completions`: auth, limits, idempotency, validation, faults, simulation, billing, reply. */
@@ -32,14 +36,15 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
     : withoutIdempotencyKey(account, response);
   if (idempotency.done) return;
   const parsed = parseChatRequest(body.value);
-  if (!parsed.success) return sendSchemaError(response, parsed.error);
+  if (!parsed.success) return sendSchemaError(response, parsed.error, context.dialects.forFamily());
   const chat = parsed.data;
   const model = findModel(chat.model);
-  if (!model || !account.allows(model.id)) return sendModelNotFound(response, chat.model, model);
+  if (!model || !account.allows(model.id)) return sendModelNotFound(response, chat.model, model, context.dialects.forFamily(model?.family));
   setBackend(response, model.family);
+  const dialect = context.dialects.forFamily(model.family);
 
   const problem = checkChatRequest(chat, model);
-  if (problem) return sendError(response, 400, problem.code, problem.message, { param: problem.param });
+  if (problem) return sendError(response, 400, problem.code, problem.message, { param: problem.param, dialect });
   // Everything but the transport options decides the reply, so it keys the reply cache and seeds
   // the simulation: the same request gets the same reply, streamed or not.
   const { stream: _stream, stream_options: _streamOptions, user: _user, ...decisive } = chat;
@@ -50,11 +55,11 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
     promptTokens = rendered?.promptTokens ?? countPromptTokens(chat);
   } catch (error) {
     if (!(error instanceof SvcFlowError)) throw error;
-    return sendError(response, 400, "unsupported_media", error.message, { param: "messages" });
+    return sendError(response, 400, "unsupported_media", error.message, { param: "messages", dialect });
   }
   if (model.contextWindow !== undefined && promptTokens > model.contextWindow) {
     const message = `The prompt has ${promptTokens} tokens, more than ${model.id}'s context window of ${model.contextWindow}. Shorten it or use a model with a larger window.`;
-    return sendError(response, 400, "context_length_exceeded", message, { param: "messages" });
+    return sendError(response, 400, "context_length_exceeded", message, { param: "messages", dialect });
   }
 
   const fault = context.faults.decide(model.id);
@@ -62,11 +67,15 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
   if (response.destroyed) return;
   if (fault.kind === "error") {
     const message = `The upstream ${model.id} backend failed (injected fault, status ${fault.status}). Retry with backoff or fall back to another model.`;
-    return sendError(response, fault.status, "upstream_error", message);
+    const failure = { status: fault.status, code: "upstream_error", message };
+    // Some relays have sent their 200 before the upstream fails, and report it inside the stream.
+    const inStream = chat.stream ? dialect.streamError(failure, { id: `chatcmpl-${compactId}`, created: Math.floor(Date.now() / 1000), model: model.servedAs }) : undefined;
+    if (inStream) return streamFrames(response, inStream);
+    return sendError(response, fault.status, "upstream_error", message, { dialect });
   }
   if (fault.kind === "rate_limit") {
     const message = `The upstream ${model.id} backend is rate limited (injected fault). Retry after the Retry-After delay.`;
-    return sendError(response, 429, "rate_limit_exceeded", message, { retryAfterS: fault.retryAfterS });
+    return sendError(response, 429, "rate_limit_exceeded", message, { retryAfterS: fault.retryAfterS, dialect });
   }
 
   if (!rendered) {
@@ -82,7 +91,7 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
       rendered = new RenderedReply(reply, promptTokens);
     } catch (error) {
       if (!(error instanceof SvcFlowError)) throw error;
-      return sendError(response, 400, "invalid_parameter", error.message, { param: "messages" });
+      return sendError(response, 400, "invalid_parameter", error.message, { param: "messages", dialect });
     }
     context.replies.set(key, rendered, seed);
     if (response.destroyed) return;
@@ -90,10 +99,13 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
   const { reply } = rendered;
   const usage = { promptTokens, completionTokens: reply.completionTokens, images: reply.images };
   const cost = chatCost(model, usage, context.prices);
-  const quotaHold = account.hold(cost);
+  // Billed at its actual cost once answered; refused up front only when the balance cannot pay
+  // even the prompt (spec 5.4, as relays keep quota).
+  const promptCost = chatCost(model, { promptTokens, completionTokens: 0, images: 0 }, context.prices);
+  const quotaHold = account.hold(cost, promptCost);
   if (!quotaHold) {
-    const message = `This request costs ¥${cost}, more than the ¥${account.remaining()} left on this key. Top up the key or use a cheaper model; retrying will not help.`;
-    return sendError(response, 429, "insufficient_quota", message);
+    const message = `Insufficient quota: the prompt alone costs ¥${promptCost}, more than the ¥${account.remaining()} left on this key. Top up the key or use a cheaper model; retrying will not help.`;
+    return sendError(response, 429, "insufficient_quota", message, { dialect });
   }
   // Fields listed, not spread: the ledger keeps this object, and a spread is slower to build.
   const entry = {
@@ -107,6 +119,14 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
   };
   const meta: CompletionMeta = { id: `chatcmpl-${compactId}`, created: Math.floor(Date.now() / 1000), model: model.servedAs };
   const includeUsage = chat.stream_options?.include_usage === true;
+  if (dialect !== cleanDialect) {
+    const parts = replyParts(reply, promptTokens, meta, chat.model);
+    const stream = chat.stream ? dialect.stream(parts, includeUsage) : undefined;
+    const text = stream ? sseText(stream.frames, stream.end) : JSON.stringify(dialect.json(parts));
+    const hold = storingHold(quotaHold, idempotency.claim, response, () => (stream ? { kind: "sse-text", text } : { kind: "json", text }));
+    if (stream) return streamDialect(response, { stream, fault, hold, entry });
+    return sendJsonReply(response, fault, hold, entry, text);
+  }
   // Billed means stored: a repeat of the Idempotency-Key replays exactly what this request sent.
   const hold = storingHold(quotaHold, idempotency.claim, response, () =>
     chat.stream ? { kind: "sse", events: rendered.chunks(meta, includeUsage).chunks } : { kind: "json", text: rendered.json(meta) },
@@ -116,18 +136,22 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
     await streamCompletion(response, { meta, rendered, includeUsage, fault, hold, entry });
     return;
   }
+  sendJsonReply(response, fault, hold, entry, rendered.json(meta));
+}
+
+function sendJsonReply(response: ServerResponse, fault: FaultDecision, hold: QuotaHold, entry: Omit<BilledEntry, "yuan" | "refunded">, text: string): void {
   if (fault.kind === "drop" || response.destroyed) {
     hold.release();
     response.socket?.destroy();
     return;
   }
   hold.commit(entry);
-  sendJsonText(response, 200, rendered.json(meta));
+  sendJsonText(response, 200, text);
 }
 
-function sendModelNotFound(response: ServerResponse, requested: string, model: ModelInfo | undefined): void {
+function sendModelNotFound(response: ServerResponse, requested: string, model: ModelInfo | undefined, dialect: Dialect): void {
   const message = model
     ? `This key may not call ${model.id}. GET /v1/models lists the models it may call.`
     : `The model "${requested}" does not exist. Did you mean ${suggestModels(requested).join(", ")}? GET /v1/models lists the models this key may call.`;
-  sendError(response, 404, "model_not_found", message, { param: "model" });
+  sendError(response, 404, "model_not_found", message, { param: "model", dialect, ...(model ? { modelNotAllowed: requested } : {}) });
 }

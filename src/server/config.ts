@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { findModel, suggestModels } from "../catalog/models.js";
 import { priceOverridesSchema } from "../catalog/prices.js";
+import { DIALECT_NAMES, type DialectName } from "./dialects/index.js";
 
 /** The key the local gateway accepts when its config lists none. */
 export const DEMO_KEY = "sk-local-demo";
@@ -77,6 +78,18 @@ export const musicConfigSchema = z
   })
   .strict();
 
+const dialectName = z.string().superRefine((name, context) => {
+  if (!(DIALECT_NAMES as string[]).includes(name)) {
+    context.addIssue({ code: "custom", message: `Unknown dialect "${name}". Known dialects: ${DIALECT_NAMES.join(", ")}.` });
+  }
+}) as unknown as z.ZodType<DialectName>;
+
+/** `dialect:` one relay dialect for every reply, or one per model family (unnamed families speak clean). */
+export const dialectSettingSchema = z.union([
+  dialectName,
+  z.object({ alpha: dialectName.optional(), beta: dialectName.optional(), gamma: dialectName.optional() }).strict(),
+], { error: `Expected a dialect name (${DIALECT_NAMES.join(", ")}) or a map from family (alpha, beta, gamma) to a dialect name.` });
+
 /** The local gateway's configuration (DESIGN.md section 3); every field is optional. */
 export const gatewayConfigSchema = z
   .object({
@@ -88,6 +101,8 @@ export const gatewayConfigSchema = z
       .object({ maxBodyBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES) })
       .strict()
       .default({ maxBodyBytes: DEFAULT_MAX_BODY_BYTES }),
+    /** The relay dialect replies and errors are sent in (docs/dialects.md). Default clean. */
+    dialect: dialectSettingSchema.default("clean"),
   })
   .strict()
   .superRefine((config, context) => {

@@ -1,6 +1,7 @@
 import { mergePrices, type PriceTable } from "../catalog/prices.js";
 import { summarize, type GatewayStats } from "./billing.js";
 import { effectiveKeys, type GatewayConfig } from "./config.js";
+import { DialectChoice } from "./dialects/index.js";
 import { FaultInjector } from "./faults.js";
 import { IdempotencyStore } from "./idempotency-store.js";
 import { KeyStore } from "./key-store.js";
@@ -15,6 +16,8 @@ export class GatewayContext {
   readonly faults: FaultInjector;
   readonly music: MusicStore;
   readonly replies = new ReplyCache();
+  /** The relay dialect each reply and error is sent in. */
+  readonly dialects: DialectChoice;
   /** Billed responses by API key and Idempotency-Key, replayed to repeats. */
   readonly idempotency = new IdempotencyStore();
   /** Requests that presented no valid key. */
@@ -28,6 +31,7 @@ export class GatewayContext {
     this.config = config;
     this.allowPrivateImageURLs = options.allowPrivateImageURLs;
     this.keys = new KeyStore(effectiveKeys(config));
+    this.dialects = new DialectChoice(config.dialect);
     this.prices = mergePrices(config.prices);
     this.faults = new FaultInjector(config.faults);
     // A refunded music call was in effect not billed, so a repeat of its key must run again.

@@ -7,7 +7,11 @@ export interface StoredResponse {
   readonly requestId: string;
   /** The id headers the billed response carried, sent again with the replay. */
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: { readonly kind: "json"; readonly text: string } | { readonly kind: "sse"; readonly events: readonly string[] };
+  /** JSON text; the `data:` events of a clean stream; or a relay dialect's whole SSE body. */
+  readonly body:
+    | { readonly kind: "json"; readonly text: string }
+    | { readonly kind: "sse"; readonly events: readonly string[] }
+    | { readonly kind: "sse-text"; readonly text: string };
 }
 
 /** How much one API key's store keeps: whichever bound is reached first evicts. */
@@ -182,6 +186,6 @@ function canonicalJson(value: unknown): string {
 
 function bodyBytes(response: StoredResponse): number {
   const { body } = response;
-  if (body.kind === "json") return Buffer.byteLength(body.text);
+  if (body.kind === "json" || body.kind === "sse-text") return Buffer.byteLength(body.text);
   return body.events.reduce((sum, event) => sum + Buffer.byteLength(event), 0);
 }

@@ -104,5 +104,6 @@ async function replay(response: ServerResponse, stored: StoredResponse): Promise
   }
   const writer = new SseWriter(response);
   writer.start();
-  await writer.events(stored.body.events, true);
+  if (stored.body.kind === "sse-text") writer.finish(stored.body.text);
+  else await writer.events(stored.body.events, true);
 }

@@ -6,3 +6,5 @@ export type { GatewayConfig, GatewayConfigInput, KeyConfig, ModelFault } from ".
 export { loadGatewayConfig, parseGatewayConfig } from "./load-gateway-config.js";
 export { API_VERSION } from "./describe-route.js";
 export type { BilledEntry, GatewayStats, KeyStats } from "./billing.js";
+export { DIALECT_NAMES, DIALECTS } from "./dialects/index.js";
+export type { Dialect, DialectName, DialectSetting, ReplyParts } from "./dialects/index.js";

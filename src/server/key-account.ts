@@ -102,10 +102,15 @@ export class KeyAccount {
     this.#inFlight--;
   }
 
-  /** Sets `yuan` aside if the quota covers it (other holds included); undefined when it does not. */
-  hold(yuan: number): QuotaHold | undefined {
+  /**
+   * Sets `yuan` aside for a request; undefined when the balance (other holds included) cannot
+   * pay `mustCoverYuan` (default: all of it). Relays bill the actual cost after the call, so a
+   * chat request is refused only when the balance cannot pay even its prompt, and the call it
+   * admits may take the balance to zero or below: that call deactivates the key (spec 5.4).
+   */
+  hold(yuan: number, mustCoverYuan = yuan): QuotaHold | undefined {
     const amount = roundYuan(yuan);
-    if (this.quota !== null && amount > roundYuan(this.quota - this.#spent - this.#held)) return undefined;
+    if (this.quota !== null && roundYuan(mustCoverYuan) > roundYuan(this.quota - this.#spent - this.#held)) return undefined;
     this.#held = roundYuan(this.#held + amount);
     let settled = false;
     const account = this;

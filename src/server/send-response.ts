@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { z } from "zod";
 import type { ERROR_CODES } from "../gateway/wire.js";
+import { cleanDialect, type Dialect } from "./dialects/index.js";
 import { writeHeadWithIds } from "./request-ids.js";
 
 /** One of the codes the gateway puts in `error.code`. */
@@ -14,16 +15,11 @@ export interface ErrorOptions {
   readonly retryAfterS?: number;
   /** Close the connection after the response (e.g. a body left unread). */
   readonly close?: boolean;
+  /** The relay dialect that shapes the status and body; default clean (the wire format's own). */
+  readonly dialect?: Dialect;
+  /** Set when the model exists but the key may not call it: relays answer that with 403. */
+  readonly modelNotAllowed?: string;
 }
-
-const TYPES: Partial<Record<ErrorCode, string>> = {
-  invalid_api_key: "authentication_error",
-  key_deactivated: "authentication_error",
-  rate_limit_exceeded: "rate_limit_error",
-  concurrency_limit_exceeded: "rate_limit_error",
-  insufficient_quota: "insufficient_quota",
-  upstream_error: "server_error",
-};
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -38,7 +34,7 @@ export function sendJsonText(response: ServerResponse, status: number, text: str
   response.end(text);
 }
 
-/** Sends the wire format's error body; every error response goes through here. */
+/** Sends an error body, in the wire format's shape or a relay dialect's; every error response goes through here. */
 export function sendError(
   response: ServerResponse,
   status: number,
@@ -58,28 +54,29 @@ export function sendError(
   // exhausted quota or a bad key will not get better by retrying.
   if (code === "insufficient_quota" || status === 401) headers.push("x-should-retry", "false");
   if (options.close) headers.push("connection", "close");
-  const text = JSON.stringify({
-    error: {
-      message,
-      type: TYPES[code] ?? "invalid_request_error",
-      code,
-      param: options.param ?? null,
-    },
+  const dialect = options.dialect ?? cleanDialect;
+  const shaped = dialect.error({
+    status,
+    code,
+    message,
+    ...(options.param === undefined ? {} : { param: options.param }),
+    ...(options.modelNotAllowed === undefined ? {} : { modelNotAllowed: options.modelNotAllowed }),
   });
+  const text = JSON.stringify(shaped.body);
   headers.push("content-type", JSON_TYPE, "content-length", Buffer.byteLength(text));
-  writeHeadWithIds(response, status, headers);
+  writeHeadWithIds(response, shaped.status, headers);
   response.end(text);
 }
 
 /** Sends the 400 for a request that does not match the wire schema, naming the first bad field. */
-export function sendSchemaError(response: ServerResponse, error: z.ZodError): void {
+export function sendSchemaError(response: ServerResponse, error: z.ZodError, dialect?: Dialect): void {
   const issue = error.issues[0];
   const param = issue ? formatParam(issue.path) : "";
   const missing = issue?.code === "invalid_type" && issue.input === undefined;
   const message = missing
     ? `Missing required field ${param}. See the chat completion request format.`
     : `Invalid ${param || "request"}: ${issue?.message ?? "does not match the request format"}.`;
-  sendError(response, 400, "invalid_parameter", message, { param: param || undefined });
+  sendError(response, 400, "invalid_parameter", message, { param: param || undefined, ...(dialect === undefined ? {} : { dialect }) });
 }
 
 function formatParam(path: readonly PropertyKey[]): string {

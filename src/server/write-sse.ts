@@ -2,6 +2,19 @@ import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import { writeHeadWithIds } from "./request-ids.js";
 
+/** One SSE frame: a `data:` event (JSON text, or `[DONE]`), or a `:` comment line (keep-alive). */
+export type SseFrame = { readonly data: string } | { readonly comment: string };
+
+/** How a stream of frames ends: `data: [DONE]` then close, or a close without it. */
+export type SseEnd = "done" | "close";
+
+/** The SSE text of frames, `data: [DONE]` appended when `end` is "done". */
+export function sseText(frames: readonly SseFrame[], end: SseEnd | false = false): string {
+  let text = "";
+  for (const frame of frames) text += "data" in frame ? `data: ${frame.data}\n\n` : `: ${frame.comment}\n\n`;
+  return end === "done" ? `${text}data: [DONE]\n\n` : text;
+}
+
 const SSE_HEAD: readonly string[] = ["content-type", "text/event-stream; charset=utf-8", "cache-control", "no-cache", "x-accel-buffering", "no"];
 
 /** Writes a server-sent-event stream; every SSE byte the gateway sends goes through here. */
@@ -32,6 +45,22 @@ export class SseWriter {
     const text = jsonTexts.length === 0 ? "" : `data: ${jsonTexts.join("\n\ndata: ")}\n\n`;
     if (done) {
       this.#response.end(`${text}data: [DONE]\n\n`);
+      return;
+    }
+    if (text !== "" && !this.#response.write(text) && this.open) {
+      await Promise.race([once(this.#response, "drain"), once(this.#response, "close")]);
+    }
+  }
+
+  /**
+   * Writes frames (events and comments) in one write; with `end` the stream then ends, after
+   * `data: [DONE]` when `end` is "done". Resolves at once unless the socket's buffer is full.
+   */
+  async frames(frames: readonly SseFrame[], end: SseEnd | false = false): Promise<void> {
+    if (!this.open) return;
+    const text = sseText(frames, end);
+    if (end !== false) {
+      this.#response.end(text);
       return;
     }
     if (text !== "" && !this.#response.write(text) && this.open) {

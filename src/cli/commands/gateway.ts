@@ -1,23 +1,30 @@
 import { once } from "node:events";
-import { DEMO_KEY, loadGatewayConfig, startLocalGateway } from "../../server/index.js";
+import { DEMO_KEY, DIALECT_NAMES, loadGatewayConfig, startLocalGateway } from "../../server/index.js";
 import { UsageError, type Command } from "../command.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
 
 /** Port `svc-flow gateway` listens on without --port. */
 export const DEFAULT_GATEWAY_PORT = 8787;
 
-/** `svc-flow gateway [--port N] [--config FILE]`: serves the local gateway until stopped. */
+/** `svc-flow gateway [--port N] [--config FILE] [--dialect NAME]`: serves the local gateway until stopped. */
 export const gatewayCommand: Command = {
-  usage: `svc-flow gateway [--port N] [--config FILE]   (default port ${DEFAULT_GATEWAY_PORT}; --port 0 picks a free one)`,
+  usage: `svc-flow gateway [--port N] [--config FILE] [--dialect NAME]   (default port ${DEFAULT_GATEWAY_PORT}; --port 0 picks a free one; dialects: ${DIALECT_NAMES.join(", ")})`,
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, {
       port: { type: "string" },
       config: { type: "string" },
+      dialect: { type: "string" },
     });
     if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}".`);
     const port = numberFlag("port", values.port, { min: 0 }) ?? DEFAULT_GATEWAY_PORT;
     if (!Number.isInteger(port) || port > 65_535) throw new UsageError(`Expected --port to be an integer 0..65535, got "${values.port}".`);
-    const config = values.config === undefined ? undefined : await loadGatewayConfig(values.config);
+    const dialect = values.dialect;
+    if (dialect !== undefined && !(DIALECT_NAMES as string[]).includes(dialect)) {
+      throw new UsageError(`Unknown dialect "${dialect}" for --dialect. Known dialects: ${DIALECT_NAMES.join(", ")}.`);
+    }
+    const loaded = values.config === undefined ? undefined : await loadGatewayConfig(values.config);
+    // --dialect overrides the config file's `dialect:`.
+    const config = dialect === undefined ? loaded : { ...loaded, dialect: dialect as (typeof DIALECT_NAMES)[number] };
     let gateway;
     try {
       gateway = await startLocalGateway({ port, ...(config ? { config } : {}) });
@@ -27,6 +34,8 @@ export const gatewayCommand: Command = {
       return 1;
     }
     context.stdout.write(`svc-flow gateway listening on ${gateway.baseURL}\n`);
+    const setting = gateway.config.dialect;
+    if (setting !== "clean") context.stderr.write(`Speaking the ${typeof setting === "string" ? setting : JSON.stringify(setting)} dialect.\n`);
     const keys = gateway.config.keys;
     context.stderr.write(
       keys
