@@ -193,3 +193,10 @@ export class PrivateAddressError extends SvcFlowError {
 export function redactSecrets(text: string): string {
   return text.replace(/\bsk-[A-Za-z0-9_\-]{2,}/g, "sk-[redacted]");
 }
+
+/** A person rejected an approval step (`svc-flow approve --reject`), or nobody answered in time and its onTimeout is reject. */
+export class ApprovalRejectedError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("approval_rejected", message, { ...options, retryable: false });
+  }
+}

@@ -10,6 +10,7 @@ export { countPromptTokens, countTextTokens } from "./catalog/tokens.js";
 // Errors
 export {
   AbortedError,
+  ApprovalRejectedError,
   AuthenticationError,
   BadRequestError,
   BudgetExceededError,

@@ -70,6 +70,9 @@ const INPUT_ERROR_CODES: ReadonlySet<string> = new Set([
   "workflow_changed",
   "unknown_tool",
   "unknown_agent",
+  "unknown_step",
+  "not_waiting",
+  "invalid_approval_input",
 ]);
 
 function isInputError(error: SvcFlowError): boolean {

@@ -1,19 +1,47 @@
 import path from "node:path";
 import { formatYuan } from "../cost/format-summary-table.js";
 import { REPORT_FILE } from "../workflow/report/write-report-file.js";
-import type { RunResult } from "../workflow/run/run-options.js";
+import type { RunResult, WaitingApproval } from "../workflow/run/run-options.js";
 import type { CommandContext } from "./command.js";
+import { exitCodeOfRun } from "./exit-codes.js";
 
-/** Prints how a run ended and returns the exit code: 0 done, 1 stopped or failed (both resumable). */
+/** Prints how a run ended and returns the exit code: 0 done, 1 stopped or failed (both resumable), 3 waiting for a decision. */
 export function reportRunResult(result: RunResult, context: Pick<CommandContext, "stdout" | "stderr" | "cwd">): number {
   const where = path.relative(context.cwd, result.runDir) || ".";
   const unpriced = result.cost.unpriced.calls > 0 ? ` + ${result.cost.unpriced.calls} unpriced call(s) (${result.cost.unpriced.models.join(", ")})` : "";
   const cost = `${formatYuan(result.cost.totalYuan)}${unpriced}`;
   if (result.status === "done") {
     context.stdout.write(`Done. Outputs: ${path.join(where, "outputs.json")}. Report: ${path.join(where, REPORT_FILE)}. Cost: ${cost}.\n`);
-    return 0;
+  } else if (result.status === "waiting") {
+    const questions = (result.waiting ?? []).map((waiting) => describeWaiting(waiting, where)).join("\n");
+    context.stdout.write(`Waiting for a decision. Everything that did not need one is done and journaled.\n${questions}\nReport: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
+  } else {
+    const what = result.status === "stopped" ? (result.reason === "budget" ? "Stopped by the budget" : "Stopped") : "Failed";
+    context.stderr.write(`${what} (${result.error?.code ?? "error"}). ${result.error?.message ?? ""}\nRun directory: ${where}. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
   }
-  const what = result.status === "stopped" ? (result.reason === "budget" ? "Stopped by the budget" : "Stopped") : "Failed";
-  context.stderr.write(`${what} (${result.error?.code ?? "error"}). ${result.error?.message ?? ""}\nRun directory: ${where}. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
-  return 1;
+  return exitCodeOfRun(result.status);
+}
+
+const SHOWN_CHARS = 600;
+
+/** The question, what it shows, and the exact command that answers it. */
+export function describeWaiting(waiting: WaitingApproval, runDir: string): string {
+  const lines = [`  ${waiting.key}: ${waiting.prompt}`];
+  if (waiting.show !== undefined) {
+    const shown = typeof waiting.show === "string" ? waiting.show : JSON.stringify(waiting.show, null, 2);
+    const cut = shown.length > SHOWN_CHARS ? `${shown.slice(0, SHOWN_CHARS)}… (the report shows it whole)` : shown;
+    lines.push(...cut.split("\n").map((line, index) => `    ${index === 0 ? "Shows: " : "       "}${line}`));
+  }
+  if (waiting.input !== undefined) lines.push(`    Reply with --input JSON matching: ${JSON.stringify(waiting.input)}`);
+  if (waiting.timeoutAt !== undefined) lines.push(`    Open until ${waiting.timeoutAt}.`);
+  lines.push(`    Approve: ${approveCommand(runDir, waiting.key)} [--note TEXT]`, `    Reject:  ${approveCommand(runDir, waiting.key)} --reject [--note TEXT]`);
+  return lines.join("\n");
+}
+
+/** `svc-flow approve RUN_DIR STEP_ID [--item N]` for a step instance key (`check`, `posters[2].check`). */
+export function approveCommand(runDir: string, key: string): string {
+  const dir = /^[\w./-]+$/.test(runDir) ? runDir : JSON.stringify(runDir);
+  const item = /^[\w-]+\[(\d+)\]\.([\w-]+)$/.exec(key);
+  if (item !== null) return `svc-flow approve ${dir} ${item[2]} --item ${item[1]}`;
+  return `svc-flow approve ${dir} ${/^[\w-]+$/.test(key) ? key : `'${key}'`}`;
 }

@@ -33,6 +33,7 @@ export function progressPrinter(stream: Writable & { isTTY?: boolean }): (event:
       case "step-finished":
       case "step-skipped":
       case "step-failed":
+      case "step-waiting":
         running.delete(event.key);
         line(text!);
         break;
@@ -66,6 +67,8 @@ export function describe(event: WorkflowEvent): string | undefined {
       return `- ${event.key} skipped${event.replayed ? " (from the journal)" : " (if: was false)"}`;
     case "step-failed":
       return `✗ ${event.key}: ${event.error.message} [${event.error.code}]`;
+    case "step-waiting":
+      return `? ${event.key} waits for a decision: ${event.prompt}`;
     case "step-retry":
       return `↻ ${event.key}: attempt ${event.attempt} failed (${event.errorCode}); trying again`;
     case "step-fallback":

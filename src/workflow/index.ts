@@ -1,4 +1,6 @@
 // The workflow engine's surface; src/index.ts re-exports what users need.
+export { recordApproval } from "./approval/record-approval.js";
+export type { ApprovalAnswer } from "./approval/record-approval.js";
 export { connectGateway } from "./connect-gateway.js";
 export type { ConnectGatewayOptions, GatewayConnection } from "./connect-gateway.js";
 export { resolveInputs } from "./input-values.js";
@@ -10,7 +12,7 @@ export { readJournal } from "./run/run-journal.js";
 export type { ErrorSummary, JournalRecord, RunStarted } from "./run/journal-records.js";
 export { resumeWorkflow } from "./run/resume-workflow.js";
 export type { ResumeWorkflowOptions } from "./run/resume-workflow.js";
-export type { ExecuteOptions, RunResult, RunWorkflowOptions } from "./run/run-options.js";
+export type { ExecuteOptions, RunResult, RunWorkflowOptions, WaitingApproval } from "./run/run-options.js";
 export type { RunReportWriter, RunSummary } from "./run/run-summary.js";
 export { JOURNAL_FILE, runWorkflow, WORKFLOW_COPY } from "./run/run-workflow.js";
 export { workflowJsonSchema } from "./schema/workflow-json-schema.js";

@@ -1,7 +1,7 @@
 import type { ErrorSummary } from "./run/journal-records.js";
 
-/** How a run ended: done; stopped by its budget (resumable); failed (resumable after a fix). */
-export type RunStatus = "done" | "stopped" | "failed";
+/** How a run ended: done; stopped by its budget (resumable); failed (resumable after a fix); waiting for a person (`svc-flow approve`). */
+export type RunStatus = "done" | "stopped" | "failed" | "waiting";
 
 /** Progress of a run, for a live display or a log; `key` names a step instance (`posters[2].poster`). */
 export type WorkflowEvent =
@@ -19,6 +19,8 @@ export type WorkflowEvent =
     }
   | { readonly type: "step-skipped"; readonly key: string; readonly id: string; readonly replayed: boolean }
   | { readonly type: "step-failed"; readonly key: string; readonly id: string; readonly error: ErrorSummary }
+  /** An approval step asked its question; the steps after it wait for `svc-flow approve`. */
+  | { readonly type: "step-waiting"; readonly key: string; readonly id: string; readonly prompt: string }
   /** A call of the step failed and is tried again (or moves to a fallback). */
   | { readonly type: "step-retry"; readonly key: string; readonly id: string; readonly attempt: number; readonly errorCode: string }
   | { readonly type: "step-fallback"; readonly key: string; readonly id: string; readonly message: string }

@@ -6,6 +6,7 @@ import type { CommandEntry } from "../command.js";
 export const COMMANDS: readonly CommandEntry[] = [
   { name: "run", summary: "Run a workflow file; writes a run directory (journal, artifacts, outputs, cost)", load: async () => (await import("./run.js")).runCommand },
   { name: "resume", summary: "Finish an interrupted or stopped run; journaled steps are not run (or paid) again", load: async () => (await import("./resume.js")).resumeCommand },
+  { name: "approve", summary: "Answer an approval step a run waits on (exit 3), then resume the run", load: async () => (await import("./approve.js")).approveCommand },
   { name: "validate", summary: "Check workflow files (schema, models, tools, references, capabilities) without running them", load: async () => (await import("./validate.js")).validateCommand },
   { name: "estimate", summary: "Price a workflow before running it: the most each step can cost, the total, and what is unpriced", load: async () => (await import("./estimate.js")).estimateCommand },
   { name: "schedule", summary: "Run workflows on their schedule: (cron) until stopped", load: async () => (await import("./schedule.js")).scheduleCommand },

@@ -25,6 +25,8 @@ export const runsCommand: Command = {
       return 0;
     }
     context.stdout.write(`${formatRuns(runs)}\n`);
+    const waiting = runs.filter((run) => run.waitingFor !== undefined && run.waitingFor.length > 0);
+    if (waiting.length > 0) context.stdout.write(`\nAnswer a waiting run with: svc-flow approve RUN_DIR STEP_ID [--reject] [--note TEXT] [--item N]\n`);
     return 0;
   },
 };
@@ -34,7 +36,7 @@ export function formatRuns(runs: readonly RunListing[]): string {
   const rows = runs.map((run) => [
     run.startedAt === undefined ? "-" : run.startedAt.replace("T", " ").replace(/\.\d+Z$/, "Z"),
     run.name,
-    run.state,
+    run.waitingFor === undefined ? run.state : `waiting for ${run.waitingFor.join(", ")}`,
     run.items === undefined ? "-" : `${run.items.done}/${run.items.total}${run.items.failed > 0 ? ` (${run.items.failed} failed)` : ""}`,
     `${formatYuan(run.costYuan)}${run.unpriced ? " + unpriced" : ""}`,
     run.dir,

@@ -43,6 +43,8 @@ export async function estimateLeaf(step: LeafStep, context: EstimateContext): Pr
       return estimateAgent(step, context);
     case "tool":
       return estimateTool(step, context);
+    case "approval":
+      return { models: [], calls: 0, yuan: 0, unpriced: [], upperBound: true, notes: [] };
   }
 }
 

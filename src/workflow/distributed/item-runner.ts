@@ -168,6 +168,7 @@ export class ItemRunner {
       signal,
       music: services.music ?? {},
       reports: this.#reports,
+      waiting: [],
       emit: () => undefined,
       services: (key, report, retry) => createStepServices(shared, key, report, retry),
     };

@@ -2,7 +2,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { ChatGateway } from "../../chat/chat-gateway.js";
 import type { MusicClient, MusicClipsResult } from "../../gateway/music-client.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
-import type { LeafStep } from "../schema/step-schemas.js";
+import type { CallStep } from "../schema/step-schemas.js";
 import type { WorkflowToolContext } from "../schema/tool-settings-schema.js";
 import type { ArtifactStore } from "../run/artifact-store.js";
 import type { JournaledMusicJob } from "../run/journal-records.js";
@@ -49,7 +49,7 @@ export interface StepServices {
 }
 
 /** Everything a leaf step kind gets for one run of one step. */
-export interface LeafContext<S extends LeafStep = LeafStep> {
+export interface LeafContext<S extends CallStep = CallStep> {
   /** The step instance, e.g. `posters[2].poster`. */
   readonly key: string;
   readonly step: S;
@@ -67,4 +67,4 @@ export interface LeafContext<S extends LeafStep = LeafStep> {
 }
 
 /** Runs one kind of leaf step; resolves with the step's output (JSON-safe: artifacts by reference). */
-export type LeafRunner<S extends LeafStep = LeafStep> = (context: LeafContext<S>) => Promise<unknown>;
+export type LeafRunner<S extends CallStep = CallStep> = (context: LeafContext<S>) => Promise<unknown>;

@@ -1,6 +1,7 @@
 import { formatYuan } from "../../cost/format-summary-table.js";
 import type { RunSummary } from "../run/run-summary.js";
 import { collectStepRows } from "./collect-step-rows.js";
+import { renderApprovals } from "./render-approvals.js";
 import { htmlText } from "./escape-html.js";
 import { formatDuration, formatTime } from "./format-report-values.js";
 import { formatTotalCost, renderCostTable } from "./render-cost-table.js";
@@ -11,11 +12,12 @@ import { REPORT_STYLES } from "./report-styles.js";
 /** Step instances shown in the table and in detail; a large batch lists the rest in journal.jsonl. */
 export const MAX_REPORTED_STEPS = 500;
 
-const STATUS_TEXT: Readonly<Record<RunSummary["status"], string>> = { done: "Done", stopped: "Stopped", failed: "Failed" };
+const STATUS_TEXT: Readonly<Record<RunSummary["status"], string>> = { done: "Done", stopped: "Stopped", failed: "Failed", waiting: "Waiting" };
 
 function banner(summary: RunSummary): string {
   const resume = `svc-flow resume ${summary.runDir}`;
   if (summary.status === "done") return `<div class="banner done"><strong>Done.</strong> Every step finished.</div>`;
+  if (summary.status === "waiting") return `<div class="banner waiting"><strong>Waiting for a decision.</strong> Everything that did not need one is done; the questions are under Approvals.</div>`;
   const why = summary.status === "stopped" ? (summary.reason === "budget" ? " by the budget" : summary.reason === "interrupted" ? " (interrupted)" : "") : "";
   const message = summary.error === undefined ? "" : `<p><code>${htmlText(summary.error.code)}</code> ${htmlText(summary.error.message)}</p>`;
   const fix = summary.status === "stopped" && summary.reason === "budget" ? " --budget YUAN" : "";
@@ -72,6 +74,7 @@ ${banner(summary)}
 ${values(summary.inputs, "No inputs.")}
 <h2>Outputs</h2>
 ${summary.status === "done" ? values(summary.outputs, "No outputs.") : `<p class="muted">The run did not finish, so it has no outputs yet; finished steps are below.</p>`}
+${renderApprovals(summary.journal, summary.runDir)}
 <h2>Steps</h2>
 ${renderStepTable(shown)}${more}
 <h2>Cost by model</h2>

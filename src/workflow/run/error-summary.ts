@@ -30,3 +30,11 @@ export class NotStartedError extends Error {
     this.name = "NotStartedError";
   }
 }
+
+/** Marks work that cannot go on until a person answers an approval step; the run ends `waiting`, not failed. */
+export class WaitingError extends Error {
+  constructor(readonly key: string) {
+    super(`Step ${key} is waiting for a decision.`);
+    this.name = "WaitingError";
+  }
+}

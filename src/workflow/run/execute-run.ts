@@ -18,7 +18,7 @@ import type { RunStatus, WorkflowEvent } from "../workflow-event.js";
 import { ArtifactStore } from "./artifact-store.js";
 import { CostJournal } from "./cost-journal.js";
 import { createStepServices } from "./create-step-services.js";
-import { summarizeError } from "./error-summary.js";
+import { summarizeError, WaitingError } from "./error-summary.js";
 import { executeSteps } from "./execute-steps.js";
 import { idempotentDispatcher } from "./idempotency.js";
 import type { ErrorSummary } from "./journal-records.js";
@@ -116,6 +116,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     signal: options.signal ?? new AbortController().signal,
     music: options.music ?? {},
     reports,
+    waiting: [],
     emit,
     services: (key, report, retry) => createStepServices(shared, key, report, retry),
   };
@@ -134,10 +135,14 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
       outputs = renderOutputs(workflow, scope);
     }
   } catch (caught) {
-    const halt = state.halt ?? { reason: "failed" as const, error: caught };
-    status = halt.reason === "failed" ? "failed" : "stopped";
-    reason = halt.reason === "failed" ? undefined : halt.reason;
-    error = explain(summarizeError(halt.error), halt.reason, runDir, ledger);
+    if (caught instanceof WaitingError && state.halt === undefined) {
+      status = "waiting";
+    } else {
+      const halt = state.halt ?? { reason: "failed" as const, error: caught };
+      status = halt.reason === "failed" ? "failed" : "stopped";
+      reason = halt.reason === "failed" ? undefined : halt.reason;
+      error = explain(summarizeError(halt.error), halt.reason, runDir, ledger);
+    }
   } finally {
     await pendingCost;
     await client.close();
@@ -156,7 +161,8 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     runDir, runId, workflow, status, ...(reason === undefined ? {} : { reason }), ...(error === undefined ? {} : { error }),
     inputs, ...(outputs === undefined ? {} : { outputs }), cost, entries: ledger.entries(), journal: records, startedAt, finishedAt,
   });
-  return { runDir, runId, status, ...(reason === undefined ? {} : { reason }), ...(outputs === undefined ? {} : { outputs }), cost, ...(error === undefined ? {} : { error }) };
+  const waiting = status === "waiting" ? { waiting: state.waiting.map(({ key, id, prompt, show, input, timeoutAt }) => ({ key, id, prompt, show, input, timeoutAt })) } : {};
+  return { runDir, runId, status, ...(reason === undefined ? {} : { reason }), ...(outputs === undefined ? {} : { outputs }), cost, ...(error === undefined ? {} : { error }), ...waiting };
 }
 
 /** The run's `outputs:` rendered in `scope`; without `outputs:`, every top-level step's output (a parallel's children included) by id. */

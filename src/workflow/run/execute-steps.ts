@@ -1,7 +1,8 @@
 import { isTruthy, renderValue } from "../expression/index.js";
 import { isMapStep, isParallelStep } from "../schema/step-schemas.js";
 import type { StepNode } from "../step-graph.js";
-import { budgetStop, isAbort, NotStartedError, summarizeError } from "./error-summary.js";
+import { budgetStop, isAbort, NotStartedError, summarizeError, WaitingError } from "./error-summary.js";
+import { runApproval } from "./run-approval.js";
 import { runLeaf } from "./run-leaf.js";
 import { runMap } from "./run-map.js";
 import { expressionScope, type RunState, type Scope } from "./run-state.js";
@@ -9,7 +10,8 @@ import { expressionScope, type RunState, type Scope } from "./run-state.js";
 /**
  * Runs one list of steps: each starts as soon as the siblings it waits for are done (finished or
  * skipped). After the first failure nothing new starts, steps in flight finish (and are journaled),
- * and the first failure in file order is thrown.
+ * and the first failure in file order is thrown. A step waiting for a decision (WaitingError) halts
+ * nothing: only the steps after it wait, and it is thrown once nothing failed.
  */
 export async function executeSteps(nodes: readonly StepNode[], scope: Scope, state: RunState, prefix: string): Promise<void> {
   const done = new Map<string, Promise<void>>();
@@ -27,8 +29,10 @@ export async function executeSteps(nodes: readonly StepNode[], scope: Scope, sta
   }
   const results = await Promise.allSettled(done.values());
   const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason as unknown] : []));
-  const real = failures.find((error) => !(error instanceof NotStartedError));
+  const real = failures.find((error) => !(error instanceof NotStartedError) && !(error instanceof WaitingError));
   if (real !== undefined) throw real;
+  const waiting = failures.find((error) => error instanceof WaitingError);
+  if (waiting !== undefined) throw waiting;
   if (failures.length > 0) throw failures[0];
 }
 
@@ -57,7 +61,7 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
       return;
     }
     if ("uses" in step) {
-      scope.steps[step.id] = { output: await runLeaf(node, scope, state, key) };
+      scope.steps[step.id] = { output: step.uses === "approval" ? await runApproval(node, scope, state, key) : await runLeaf(node, scope, state, key) };
       return;
     }
     const startedAt = new Date();
@@ -88,7 +92,7 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
     scope.steps[step.id] = { output };
     state.emit({ type: "step-finished", key, id: step.id, kind, durationMs, costYuan: 0, replayed: false });
   } catch (error) {
-    if (!(error instanceof NotStartedError)) await recordFailure(key, step.id, error, state);
+    if (!(error instanceof NotStartedError) && !(error instanceof WaitingError)) await recordFailure(key, step.id, error, state);
     throw error;
   }
 }

@@ -80,9 +80,33 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     requestId: z.string().optional(),
     at: time,
   }),
+  // An approval step asked its question (rendered), and when it stops waiting for an answer.
+  z.object({
+    type: z.literal("approval-requested"),
+    key: z.string(),
+    id: z.string(),
+    prompt: z.string(),
+    show: z.unknown().optional(),
+    /** JSON Schema of the reply. */
+    input: z.record(z.string(), z.unknown()).optional(),
+    at: time,
+    timeoutAt: time.optional(),
+    onTimeout: z.enum(["reject", "approve"]).optional(),
+  }),
+  // The answer (`svc-flow approve`, or the timeout's): what the step's output is made of.
+  z.object({
+    type: z.literal("approval-decided"),
+    key: z.string(),
+    approved: z.boolean(),
+    input: z.unknown().optional(),
+    note: z.string().optional(),
+    by: z.string(),
+    at: time,
+  }),
   z.object({
     type: z.literal("run-finished"),
-    status: z.enum(["done", "stopped", "failed"]),
+    /** waiting: the run can go no further until a person answers an approval step. */
+    status: z.enum(["done", "stopped", "failed", "waiting"]),
     /** Why a stopped run stopped: its budget, or an interruption (a signal). */
     reason: z.enum(["budget", "interrupted"]).optional(),
     at: time,
@@ -100,5 +124,9 @@ export type RecordOf<T extends JournalRecord["type"]> = Extract<JournalRecord, {
 export type MusicJob = z.infer<typeof musicJobSchema>;
 /** A music job as the journal keeps it, with the request id of the call that started (and paid for) it. */
 export type JournaledMusicJob = MusicJob & { readonly requestId?: string };
+/** An approval step's question as journaled. */
+export type ApprovalRequest = RecordOf<"approval-requested">;
+/** An approval step's answer as journaled. */
+export type ApprovalDecision = RecordOf<"approval-decided">;
 /** An error as the journal keeps it. */
 export type ErrorSummary = z.infer<typeof errorSummary>;

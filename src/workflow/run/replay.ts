@@ -1,6 +1,6 @@
 import { ConfigError } from "../../errors.js";
 import type { CostEntry } from "../../cost/cost-entry.js";
-import type { JournaledMusicJob, JournalRecord, RecordOf, RunStarted } from "./journal-records.js";
+import type { ApprovalDecision, ApprovalRequest, JournaledMusicJob, JournalRecord, RecordOf, RunStarted } from "./journal-records.js";
 
 /** What a journal says is already done, indexed for the engine. */
 export class Replay {
@@ -13,6 +13,10 @@ export class Replay {
   /** The last music job each tool call of a step instance started, by step key and call (see `toolMusicKey`). */
   readonly toolMusic = new Map<string, JournaledMusicJob>();
   readonly costs: CostEntry[] = [];
+  /** Approval questions asked, by step key. */
+  readonly approvalRequests = new Map<string, ApprovalRequest>();
+  /** Approval answers, by step key: the first answer counts. */
+  readonly approvalDecisions = new Map<string, ApprovalDecision>();
   /** The budget in force last (the start's, or a resume's raised one). */
   readonly budgetYuan?: number;
   /** How the last attempt ended, when it got that far. */
@@ -52,6 +56,12 @@ export class Replay {
             else this.toolMusic.set(toolMusicKey(job.key, job.call), job);
           }
           break;
+        case "approval-requested":
+          if (!this.approvalRequests.has(record.key)) this.approvalRequests.set(record.key, record);
+          break;
+        case "approval-decided":
+          if (!this.approvalDecisions.has(record.key)) this.approvalDecisions.set(record.key, record);
+          break;
         case "run-resumed":
           if (record.budgetYuan !== undefined) budgetYuan = record.budgetYuan;
           break;
@@ -64,6 +74,11 @@ export class Replay {
     }
     this.budgetYuan = budgetYuan;
     this.finished = finished;
+  }
+
+  /** Approval questions asked and not answered yet, in the order they were asked. */
+  waitingApprovals(): ApprovalRequest[] {
+    return [...this.approvalRequests.values()].filter((request) => !this.approvalDecisions.has(request.key));
   }
 
   /** An empty replay for a new run. */

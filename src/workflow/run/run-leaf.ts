@@ -9,7 +9,7 @@ import { runMusicStep } from "../kinds/music-kind.js";
 import type { LeafContext } from "../kinds/step-kind.js";
 import { runToolStep } from "../kinds/tool-kind.js";
 import { durationMs } from "../schema/common-schemas.js";
-import type { LeafStep } from "../schema/step-schemas.js";
+import type { CallStep } from "../schema/step-schemas.js";
 import { workflowToolContext } from "../schema/tool-settings-schema.js";
 import type { StepNode } from "../step-graph.js";
 import { planModels } from "../step-models.js";
@@ -20,10 +20,10 @@ import { StepReport } from "./step-report.js";
 
 /** Runs a leaf step under the run's call limit, its timeout and retry policy, and journals its output. */
 export async function runLeaf(node: StepNode, scope: Scope, state: RunState, key: string): Promise<unknown> {
-  const step = node.step as LeafStep;
+  const step = node.step as CallStep;
   const defaults = state.workflow.definition.defaults ?? {};
   const input = renderValue(step.with, expressionScope(scope), [...node.path, "with"]) as Record<string, unknown>;
-  const rendered = { ...step, with: { ...step.with, ...pickModels(input) } } as LeafStep;
+  const rendered = { ...step, with: { ...step.with, ...pickModels(input) } } as CallStep;
   const models = planModels(rendered, defaults);
   for (const dropped of models.dropped) {
     state.emit({ type: "warning", key, message: `Fallback ${dropped.model} (from defaults.fallbacks) is left out for step ${key}: it lacks ${dropped.missing}.` });

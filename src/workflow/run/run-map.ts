@@ -2,7 +2,7 @@ import { ConfigError } from "../../errors.js";
 import { renderValue } from "../expression/index.js";
 import type { MapStep } from "../schema/step-schemas.js";
 import type { StepNode } from "../step-graph.js";
-import { budgetStop, isAbort, NotStartedError, summarizeError } from "./error-summary.js";
+import { budgetStop, isAbort, NotStartedError, summarizeError, WaitingError } from "./error-summary.js";
 import { executeSteps } from "./execute-steps.js";
 import type { ErrorSummary } from "./journal-records.js";
 import { createLimiter } from "./limiter.js";
@@ -52,8 +52,8 @@ export async function runMap(node: StepNode, scope: Scope, state: RunState, key:
       const output = step.output === undefined ? itemScope.steps[last]?.output : renderValue(step.output, expressionScope(itemScope), [...node.path, "output"]);
       result = { output };
     } catch (error) {
-      // Cut short by a halt (the map's or the run's): unfinished, not failed, so resume runs it.
-      if (error instanceof NotStartedError) throw error;
+      // Cut short by a halt (the map's or the run's), or waiting for a decision: unfinished, not failed, so resume runs it.
+      if (error instanceof NotStartedError || error instanceof WaitingError) throw error;
       // A budget stop or a cancellation stops the whole run whatever onItemError says.
       const stop = budgetStop(error) !== undefined ? "budget" : isAbort(error, state.signal) ? "interrupted" : undefined;
       if (stop !== undefined || mode === "fail") {
@@ -78,6 +78,8 @@ export async function runMap(node: StepNode, scope: Scope, state: RunState, key:
     state.halt ??= failure;
     throw errors.find((error) => !(error instanceof NotStartedError)) ?? failure.error;
   }
+  // Items waiting for a decision: the others are journaled, and the map finishes once they are answered.
+  if (errors.some((error) => error instanceof WaitingError)) throw new WaitingError(key);
   // Stopped by a halt from outside the map: finished items are journaled, the rest resume later.
   if (results.includes(undefined)) throw new NotStartedError(key);
   if (mode === "skip") return results.flatMap((result) => (result === undefined || result.error !== undefined ? [] : [result.output]));

@@ -65,4 +65,18 @@ export interface RunResult {
   readonly outputs?: Readonly<Record<string, unknown>>;
   readonly cost: CostSummary;
   readonly error?: ErrorSummary;
+  /** A waiting run's open questions: answer each with `svc-flow approve RUN_DIR STEP_ID`. */
+  readonly waiting?: readonly WaitingApproval[];
+}
+
+/** An approval step a run waits on. */
+export interface WaitingApproval {
+  /** The step instance, e.g. `sign-off` or `posters[2].check`. */
+  readonly key: string;
+  readonly id: string;
+  readonly prompt: string;
+  readonly show?: unknown;
+  /** JSON Schema of the reply. */
+  readonly input?: Record<string, unknown>;
+  readonly timeoutAt?: string;
 }

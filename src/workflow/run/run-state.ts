@@ -1,6 +1,7 @@
 import type { CostLedger } from "../../cost/cost-ledger.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
 import type { ExpressionScope } from "../expression/index.js";
+import type { ApprovalRequest } from "./journal-records.js";
 import type { JournalSink } from "./run-journal.js";
 import type { Replay } from "./replay.js";
 import type { Limiter } from "./limiter.js";
@@ -32,6 +33,8 @@ export interface RunState {
   emit(event: WorkflowEvent): void;
   /** The clients and helpers a leaf step gets, bound to its key. */
   services(key: string, report: StepReport, retry: RetryPolicy): StepServices;
+  /** Approval questions this attempt is waiting on (shared by every view of the state). */
+  readonly waiting: ApprovalRequest[];
   /** Set by the first error that stops the run; no new step or item starts after it. */
   halt?: Halt;
 }

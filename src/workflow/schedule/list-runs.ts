@@ -25,6 +25,8 @@ export interface RunListing {
   readonly costYuan: number;
   /** True when some usage has no price, so `costYuan` is not the whole cost. */
   readonly unpriced: boolean;
+  /** A waiting run's unanswered approval steps (their keys, e.g. `sign-off`, `posters[2].check`). */
+  readonly waitingFor?: readonly string[];
 }
 
 /** Lists the run directories under `runsDir`, newest first, at most `limit`. */
@@ -71,7 +73,23 @@ export async function describeRun(dir: string): Promise<RunListing | undefined> 
     items: batch?.total === undefined ? undefined : { done: batch.done ?? 0, failed: batch.failed ?? 0, total: batch.total },
     costYuan: cost.totalYuan ?? 0,
     unpriced: cost.complete === false,
+    ...(finished === "waiting" ? { waitingFor: await openApprovals(journal) } : {}),
   };
+}
+
+// Approval questions asked and not answered, in the order asked.
+async function openApprovals(file: string): Promise<string[]> {
+  const text = await readFile(file, "utf8").catch(() => "");
+  const asked: string[] = [];
+  const answered = new Set<string>();
+  for (const line of text.split("\n")) {
+    if (!line.includes('"type":"approval-')) continue;
+    const record = parseLine(line) as { type?: string; key?: string } | undefined;
+    if (typeof record?.key !== "string") continue;
+    if (record.type === "approval-requested") asked.push(record.key);
+    else if (record.type === "approval-decided") answered.add(record.key);
+  }
+  return asked.filter((key) => !answered.has(key));
 }
 
 // Without a run-finished line the run is going while its owner holds the lock. Directories from

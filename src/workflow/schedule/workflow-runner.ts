@@ -10,9 +10,9 @@ export interface RunRequest {
   readonly runDir: string;
 }
 
-/** How one run ended. `enqueued`: handed to another worker, which owns it from then on. */
+/** How one run ended. `enqueued`: handed to another worker, which owns it from then on; `waiting`: for `svc-flow approve`. */
 export interface RunOutcome {
-  readonly state: "done" | "failed" | "stopped" | "enqueued";
+  readonly state: "done" | "failed" | "stopped" | "waiting" | "enqueued";
   readonly runDir: string;
   /** Spent on this run, when known. */
   readonly costYuan?: number;

@@ -39,10 +39,10 @@ export const modelIdSchema = z
   .min(1)
   .meta({ id: "modelId", description: "A model id, e.g. alpha-sonnet-4-6.", examples: listModels().map((model) => model.id) });
 
-/** A duration: a number of seconds, or text such as "500ms", "30s", "2m". */
+/** A duration: a number of seconds, or text such as "500ms", "30s", "2m", "2d". */
 export const durationSchema = z
-  .union([z.number().positive(), z.string().regex(/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h)\s*$/, { message: 'Expected a duration such as "30s", "500ms" or "2m"' })])
-  .meta({ id: "duration", description: 'Seconds as a number, or text such as "500ms", "30s", "2m".' });
+  .union([z.number().positive(), z.string().regex(/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d)\s*$/, { message: 'Expected a duration such as "30s", "500ms", "2m" or "2d"' })])
+  .meta({ id: "duration", description: 'Seconds as a number, or text such as "500ms", "30s", "2m", "2d".' });
 
 /** How a failing call is tried again (429, 5xx, broken connections; never 400/401/quota). */
 export const retrySchema = z.strictObject({
@@ -53,12 +53,12 @@ export const retrySchema = z.strictObject({
 /** A retry policy as written in a workflow file. */
 export type RetrySpec = z.infer<typeof retrySchema>;
 
-const UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+const UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** A duration as written (seconds, or "30s") in milliseconds. */
 export function durationMs(value: number | string): number {
   if (typeof value === "number") return value * 1000;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(value);
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(value);
   if (match === null) throw new RangeError(`Not a duration: ${value}`);
   return Number(match[1]) * UNITS_MS[match[2] as keyof typeof UNITS_MS];
 }

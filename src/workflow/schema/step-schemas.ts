@@ -28,6 +28,8 @@ export const LEAF_STEP_SCHEMAS = {
   music: leafStep("music"),
   agent: leafStep("agent"),
   tool: leafStep("tool"),
+  // A person's decision calls nothing, so there is nothing to retry or time out but the question's own timeout.
+  approval: z.strictObject({ ...baseFields, uses: z.literal("approval"), with: WITH_SCHEMAS.approval }),
 } as const;
 
 /** What a map does with an item whose steps fail. */
@@ -65,8 +67,12 @@ export type MusicStep = Leaf<"music">;
 export type AgentStep = Leaf<"agent">;
 /** A tool step. */
 export type ToolStep = Leaf<"tool">;
+/** An approval step. */
+export type ApprovalStep = Leaf<"approval">;
 /** Any leaf step (`uses:`). */
-export type LeafStep = ChatStep | ImageStep | MusicStep | AgentStep | ToolStep;
+export type LeafStep = ChatStep | ImageStep | MusicStep | AgentStep | ToolStep | ApprovalStep;
+/** A leaf step that calls something (every kind but approval). */
+export type CallStep = Exclude<LeafStep, ApprovalStep>;
 /** A map step with its nested steps validated. */
 export type MapStep = Omit<z.infer<typeof mapStepSchema>, "steps"> & { readonly steps: readonly Step[] };
 /** A parallel step with its children validated. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { modelIdSchema, orExpression } from "./common-schemas.js";
+import { durationSchema, modelIdSchema, orExpression } from "./common-schemas.js";
 
 // The `with:` block of each step kind. Strings anywhere may hold `${{ }}` templates; fields of
 // another type take a literal or one whole `${{ }}` expression.
@@ -73,6 +73,21 @@ export const toolWithSchema = z.strictObject({
   input: orExpression(z.record(z.string(), z.unknown()), "a mapping").optional().meta({ description: "The tool's arguments." }),
 });
 
+/** What an approval that nobody answered in time becomes. */
+export const ON_APPROVAL_TIMEOUT = ["reject", "approve"] as const;
+
+/** `uses: approval`: the run waits (exit 3) until a person answers with `svc-flow approve`. */
+export const approvalWithSchema = z.strictObject({
+  prompt: text.meta({ description: "What the person is asked." }),
+  show: z.unknown().optional().meta({ description: "What they look at before answering (shown by the CLI and the report), e.g. ${{ steps.posters.output }}." }),
+  input: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .meta({ description: "JSON Schema of the reply (svc-flow approve --input JSON); a reply that does not fit is refused." }),
+  timeout: durationSchema.optional().meta({ description: 'How long the question stays open, e.g. "2d"; a run resumed after it is decided by onTimeout.' }),
+  onTimeout: z.enum(ON_APPROVAL_TIMEOUT).optional().meta({ description: "The decision once the timeout has passed. Default reject." }),
+});
+
 /** The `with:` schema of each leaf step kind. */
 export const WITH_SCHEMAS = {
   chat: chatWithSchema,
@@ -80,6 +95,7 @@ export const WITH_SCHEMAS = {
   music: musicWithSchema,
   agent: agentWithSchema,
   tool: toolWithSchema,
+  approval: approvalWithSchema,
 } as const;
 
 /** A leaf step kind (`uses:`). */
@@ -87,5 +103,7 @@ export type LeafKind = keyof typeof WITH_SCHEMAS;
 /** The leaf step kinds, in documentation order. */
 export const LEAF_KINDS = Object.keys(WITH_SCHEMAS) as LeafKind[];
 
+/** The `with:` of an approval step. */
+export type ApprovalWith = z.infer<typeof approvalWithSchema>;
 /** The `with:` of a music step. */
 export type MusicWith = z.infer<typeof musicWithSchema>;

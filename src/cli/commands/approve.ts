@@ -1,0 +1,52 @@
+import { resolve } from "node:path";
+import { recordApproval } from "../../workflow/approval/record-approval.js";
+import { resumeWorkflow } from "../../workflow/run/resume-workflow.js";
+import { UsageError, type Command } from "../command.js";
+import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
+import { reportRunResult } from "../report-run-result.js";
+import { progressPrinter } from "../workflow-progress.js";
+
+/** `svc-flow approve RUN_DIR STEP_ID [--reject] [--note TEXT] [--input JSON] [--item N] [--no-resume]`: answers an approval step and resumes the run. */
+export const approveCommand: Command = {
+  usage: "svc-flow approve RUN_DIR STEP_ID [--reject] [--note TEXT] [--input JSON] [--item N] [--no-resume]",
+  async run(context) {
+    const { values, positionals } = parseCommandArgs(context.argv, {
+      reject: { type: "boolean" },
+      note: { type: "string" },
+      input: { type: "string" },
+      item: { type: "string" },
+      "no-resume": { type: "boolean" },
+    });
+    if (positionals.length !== 2) throw new UsageError("Name the run directory and the approval step, e.g. svc-flow approve runs/sign-off sign-off.");
+    const runDir = resolve(context.cwd, positionals[0]!);
+    const item = wholeNumberFlag("item", values.item, { min: 0 });
+    const decision = await recordApproval(runDir, {
+      step: positionals[1]!,
+      ...(item === undefined ? {} : { item }),
+      approved: values.reject !== true,
+      ...(values.note === undefined ? {} : { note: values.note }),
+      ...(values.input === undefined ? {} : { input: parseInput(values.input) }),
+      ...(context.env.SVC_FLOW_USER ? { by: context.env.SVC_FLOW_USER } : {}),
+    });
+    context.stderr.write(`${decision.approved ? "Approved" : "Rejected"} ${decision.key} (by ${decision.by}).\n`);
+    if (values["no-resume"] === true) {
+      context.stdout.write(`Recorded. Continue the run with: svc-flow resume ${positionals[0]}\n`);
+      return 0;
+    }
+    const result = await resumeWorkflow(runDir, {
+      signal: context.signal,
+      env: context.env,
+      notice: (line) => context.stderr.write(`${line}\n`),
+      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }),
+    });
+    return reportRunResult(result, context);
+  },
+};
+
+function parseInput(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`Expected --input to be JSON, e.g. '{"note":"ok"}': ${(error as Error).message}.`);
+  }
+}
