@@ -16,15 +16,37 @@ describe("svc-flow's command table", () => {
     expect((await runCli(["--version"], options)).stdout.text).toMatch(/^svc-flow \d+\.\d+\.\d+\n$/);
   });
 
-  it("loads each command's module on demand, whose usage --help prints with the summary", async () => {
+  it("loads each command's module on demand, whose --help gives its usage, its summary and one line per flag", async () => {
     expect(new Set(COMMANDS.map((entry) => entry.name)).size).toBe(COMMANDS.length);
     for (const entry of COMMANDS) {
       const command = await entry.load();
       expect(command.usage).toMatch(new RegExp(`^svc-flow ${entry.name}\\b`));
       const help = await runCli([entry.name, "--help"], options);
       expect(help.code).toBe(0);
-      expect(help.stdout.text).toBe(`Usage: ${command.usage}\n\n${entry.summary}\n`);
+      expect(help.stdout.text.startsWith(`Usage: ${command.usage.split("\n")[0]}\n`)).toBe(true);
+      expect(help.stdout.text).toContain(`\n${entry.summary}\n`);
+      const lines = help.stdout.text.split("\n");
+      for (const [name, flag] of Object.entries(command.flags)) {
+        const line = lines.find((text) => new RegExp(`^  --${name}\\b`).test(text));
+        expect(line, `svc-flow ${entry.name} --help has no line for --${name}`).toBeDefined();
+        expect(line).toContain(flag.help.split(" ").slice(0, 3).join(" "));
+      }
+      expect(lines.find((text) => text.startsWith("  -h, --help"))).toBeDefined();
     }
+  });
+
+  it("keeps every help line of every command under 100 characters", async () => {
+    const texts = [(await runCli(["--help"], options)).stdout.text];
+    for (const entry of COMMANDS) texts.push((await runCli([entry.name, "--help"], options)).stdout.text);
+    const long = texts.flatMap((text) => text.split("\n")).filter((line) => line.length > 100);
+    expect(long).toEqual([]);
+  });
+
+  it("describes svc-flow run's flags one per line", async () => {
+    const help = (await runCli(["run", "--help"], options)).stdout.text;
+    expect(help).toMatch(/^  --budget YUAN +Stop \(resumably\) before spending more; default: the file's budget:$/m);
+    expect(help).toMatch(/^  --input NAME=VALUE \.\.\. +Set an input \(repeat for more; lists and objects as JSON\)$/m);
+    expect(help).toMatch(/^  --items FILE +Run the steps once per row of a \.jsonl or \.csv file \(a batch\)$/m);
   });
 
   it("names an unknown command and a bad flag with exit 2", async () => {
@@ -33,6 +55,6 @@ describe("svc-flow's command table", () => {
     expect(unknown.stderr.text).toMatch(/^Unknown command "rn"\.\n\nUsage: svc-flow <command>/);
     const badFlag = await runCli(["runs", "--limit", "many"], options);
     expect(badFlag.code).toBe(2);
-    expect(badFlag.stderr.text).toMatch(/^svc-flow runs: .*\nUsage: svc-flow runs /);
+    expect(badFlag.stderr.text).toMatch(/^svc-flow runs: .*\nUsage: svc-flow runs .*\nRun svc-flow runs --help for its options\.\n$/);
   });
 });

@@ -11,9 +11,27 @@ export interface CommandContext {
   readonly signal: AbortSignal;
 }
 
-/** One CLI command's module: its usage line(s), and what it runs. */
+/** A flag as node:util parseArgs takes it, with what `--help` says about it. */
+export interface FlagSpec {
+  readonly type: "string" | "boolean";
+  readonly multiple?: boolean;
+  readonly short?: string;
+  /** The value's placeholder in `--help` (string flags), e.g. `YUAN`. */
+  readonly value?: string;
+  /** One line for `--help`: what the flag does and its default. */
+  readonly help: string;
+}
+
+/** A command's flags by long name: what it parses and what `--help` lists, so the two cannot drift. */
+export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
+
+/** One CLI command's module: its synopsis, its flags, and what it runs. */
 export interface Command {
+  /** Synopsis line(s) without the flags' details, e.g. `svc-flow run FILE [options]`. */
   readonly usage: string;
+  readonly flags: FlagSpecs;
+  /** Lines `--help` prints after the flags: other forms of the command, lists. */
+  readonly notes?: readonly string[];
   /** Resolves to the exit code: 0 done, 1 the work failed, 2 bad usage or bad input. */
   run(context: CommandContext): Promise<number>;
 }

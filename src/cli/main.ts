@@ -1,6 +1,7 @@
 import { SvcFlowError, redactSecrets } from "../errors.js";
 import { UsageError, type CommandContext, type CommandEntry } from "./command.js";
 import { COMMANDS } from "./commands/index.js";
+import { formatCommandHelp } from "./format-command-help.js";
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
@@ -26,14 +27,14 @@ export async function main(argv: readonly string[], context: Omit<CommandContext
   }
   const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
-    context.stdout.write(`Usage: ${command.usage}\n\n${entry.summary}\n`);
+    context.stdout.write(formatCommandHelp(command, entry.summary));
     return 0;
   }
   try {
     return await command.run({ ...context, argv: rest });
   } catch (error) {
     if (error instanceof UsageError) {
-      context.stderr.write(`svc-flow ${entry.name}: ${error.message}\nUsage: ${command.usage}\n`);
+      context.stderr.write(`svc-flow ${entry.name}: ${error.message}\nUsage: ${command.usage.split("\n").join("\n       ")}\nRun svc-flow ${entry.name} --help for its options.\n`);
       return 2;
     }
     return reportError(error, entry, context);

@@ -1,17 +1,17 @@
 import { resolve } from "node:path";
 import { loadPriceFile } from "../cost/load-price-file.js";
 import type { PriceOverrides } from "../catalog/prices.js";
-import { UsageError } from "./command.js";
+import { UsageError, type FlagSpecs } from "./command.js";
 import { numberFlag } from "./parse-args.js";
 
 /** Flags `run` and `resume` share, as parseArgs options. */
 export const RUN_FLAGS = {
-  budget: { type: "string" },
-  prices: { type: "string" },
-  concurrency: { type: "string" },
-  workspace: { type: "string" },
-  "allow-unpriced": { type: "boolean" },
-} as const;
+  budget: { type: "string", value: "YUAN", help: "Stop (resumably) before spending more; default: the file's budget:" },
+  prices: { type: "string", value: "FILE", help: "Prices (YAML or JSON, in yuan) for models without a published price" },
+  concurrency: { type: "string", value: "N", help: "Steps that call something, in flight at once; default: the file's, else 8" },
+  workspace: { type: "string", value: "DIR", help: "Folder the file tools work in; default: RUN_DIR/workspace" },
+  "allow-unpriced": { type: "boolean", help: "Let a budgeted run call models without a price (their tokens are counted)" },
+} as const satisfies FlagSpecs;
 
 /** The shared flags' values, checked. */
 export async function readRunFlags(

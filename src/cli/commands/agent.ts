@@ -12,35 +12,32 @@ import { CostLedger } from "../../cost/cost-ledger.js";
 import { formatYuan } from "../../cost/format-summary-table.js";
 import { SvcFlowError, redactSecrets } from "../../errors.js";
 import { connectGateway } from "../../workflow/connect-gateway.js";
-import { UsageError, type Command, type CommandContext } from "../command.js";
+import { UsageError, type Command, type CommandContext, type FlagSpecs } from "../command.js";
+import { formatColumns } from "../format-command-help.js";
 import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
 import { readRunFlags } from "../run-flags.js";
 
 const FLAGS = {
-  workspace: { type: "string" },
-  model: { type: "string" },
-  budget: { type: "string" },
-  "max-steps": { type: "string" },
-  out: { type: "string" },
-  prices: { type: "string" },
-  "allow-unpriced": { type: "boolean" },
-  "allow-private-network": { type: "boolean" },
-  "fetch-max-bytes": { type: "string" },
-  "fetch-timeout-ms": { type: "string" },
-  json: { type: "boolean" },
-} as const;
+  workspace: { type: "string", value: "DIR", help: "Folder the file tools work in; default: the current folder" },
+  model: { type: "string", value: "M", help: "The model the agent thinks with; default: the agent's own" },
+  budget: { type: "string", value: "YUAN", help: "Stop before spending more than this" },
+  "max-steps": { type: "string", value: "N", help: "Most model turns before it must answer; default: the agent's own" },
+  out: { type: "string", value: "DIR", help: "Where the transcript and cost go; default: runs/<time>-agent-NAME" },
+  prices: { type: "string", value: "FILE", help: "Prices (YAML or JSON, in yuan) for models without a published price" },
+  "allow-unpriced": { type: "boolean", help: "Let a budgeted agent call models without a price" },
+  "allow-private-network": { type: "boolean", help: "Let fetch_url reach localhost and private addresses (10.x, 192.168.x)" },
+  "fetch-max-bytes": { type: "string", value: "N", help: "Most bytes fetch_url reads from a page; default 262144" },
+  "fetch-timeout-ms": { type: "string", value: "N", help: "How long fetch_url waits for a page; default 15000" },
+  json: { type: "boolean", help: "Print the outcome as JSON instead of the live view" },
+} as const satisfies FlagSpecs;
 
 /** `svc-flow agent NAME "TASK"`: runs a ready agent, streaming its steps, and writes its transcript and cost. */
 export const agentCommand: Command = {
-  usage:
-    'svc-flow agent NAME "TASK" [--workspace DIR] [--model M] [--budget YUAN] [--max-steps N] [--out DIR] [--prices FILE] [--allow-unpriced]\n' +
-    "  [--allow-private-network] [--fetch-max-bytes N] [--fetch-timeout-ms N] [--json]\n" +
-    "  (workspace: the current folder; out: runs/<time>-agent-NAME)\n" +
-    "  fetch_url refuses localhost and private network addresses (10.x, 192.168.x, ...) unless --allow-private-network;\n" +
-    "  it reads up to --fetch-max-bytes (default 262144) within --fetch-timeout-ms (default 15000).\n\nAgents:\n" +
-    listAgentDefinitions()
-      .map((agent) => `  ${agent.name.padEnd(20)} ${agent.description}`)
-      .join("\n"),
+  usage: 'svc-flow agent NAME "TASK" [options]',
+  flags: FLAGS,
+  get notes() {
+    return ["Agents:", ...formatColumns(listAgentDefinitions().map((agent) => [agent.name, agent.description]))];
+  },
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     const [name, ...words] = positionals;

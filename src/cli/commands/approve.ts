@@ -1,22 +1,25 @@
 import { resolve } from "node:path";
 import { recordApproval } from "../../workflow/approval/record-approval.js";
 import { resumeWorkflow } from "../../workflow/run/resume-workflow.js";
-import { UsageError, type Command } from "../command.js";
+import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";
 import { progressPrinter } from "../workflow-progress.js";
 
+const FLAGS = {
+  reject: { type: "boolean", help: "Answer no (default: approve)" },
+  note: { type: "string", value: "TEXT", help: "A note kept with the decision" },
+  input: { type: "string", value: "JSON", help: "The reply the step asks for, as JSON (its reply schema)" },
+  item: { type: "string", value: "N", help: "The map item the decision is for (each item waits for its own)" },
+  "no-resume": { type: "boolean", help: "Record the decision without resuming the run" },
+} as const satisfies FlagSpecs;
+
 /** `svc-flow approve RUN_DIR STEP_ID [--reject] [--note TEXT] [--input JSON] [--item N] [--no-resume]`: answers an approval step and resumes the run. */
 export const approveCommand: Command = {
-  usage: "svc-flow approve RUN_DIR STEP_ID [--reject] [--note TEXT] [--input JSON] [--item N] [--no-resume]",
+  usage: "svc-flow approve RUN_DIR STEP_ID [options]",
+  flags: FLAGS,
   async run(context) {
-    const { values, positionals } = parseCommandArgs(context.argv, {
-      reject: { type: "boolean" },
-      note: { type: "string" },
-      input: { type: "string" },
-      item: { type: "string" },
-      "no-resume": { type: "boolean" },
-    });
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length !== 2) throw new UsageError("Name the run directory and the approval step, e.g. svc-flow approve runs/sign-off sign-off.");
     const runDir = resolve(context.cwd, positionals[0]!);
     const item = wholeNumberFlag("item", values.item, { min: 0 });

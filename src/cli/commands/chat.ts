@@ -7,7 +7,7 @@ import { CostLedger } from "../../cost/cost-ledger.js";
 import { loadPriceFile } from "../../cost/load-price-file.js";
 import { EmptyOutputError } from "../../errors.js";
 import { connectGateway } from "../../workflow/connect-gateway.js";
-import { UsageError, type Command, type CommandContext } from "../command.js";
+import { UsageError, type Command, type CommandContext, type FlagSpecs } from "../command.js";
 import { buildChatContent } from "../chat-content.js";
 import { costLine } from "../cost-line.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
@@ -17,23 +17,22 @@ import { saveImages } from "../save-image.js";
 export const DEFAULT_CHAT_MODEL = "alpha-sonnet-4-6";
 
 const FLAGS = {
-  model: { type: "string" },
-  system: { type: "string" },
-  image: { type: "string", multiple: true },
-  audio: { type: "string", multiple: true },
-  video: { type: "string", multiple: true },
-  "max-tokens": { type: "string" },
-  temperature: { type: "string" },
-  out: { type: "string" },
-  prices: { type: "string" },
-  json: { type: "boolean" },
-} as const;
+  model: { type: "string", value: "M", help: `The model; default ${DEFAULT_CHAT_MODEL} (svc-flow models lists them)` },
+  system: { type: "string", value: "TEXT", help: "A system message before yours" },
+  image: { type: "string", multiple: true, value: "FILE", help: "Attach an image (path or URL; repeat for more); an image model edits it" },
+  audio: { type: "string", multiple: true, value: "FILE", help: "Attach audio, mp3 or wav (gamma-2.5-* models)" },
+  video: { type: "string", multiple: true, value: "FILE", help: "Attach a video (path or URL)" },
+  "max-tokens": { type: "string", value: "N", help: "Most tokens in the reply" },
+  temperature: { type: "string", value: "T", help: "Sampling temperature, 0 to 1" },
+  out: { type: "string", value: "FILE", help: "Where an image model's picture goes; default ./image-<sha8>.png" },
+  prices: { type: "string", value: "FILE", help: "Prices (YAML or JSON, in yuan) for models without a published price" },
+  json: { type: "boolean", help: "Print the reply, model and usage as JSON" },
+} as const satisfies FlagSpecs;
 
 /** `svc-flow chat "TEXT" [--model M] [--image F]... [--audio F] [--video F]`: one chat turn, streamed to stdout. */
 export const chatCommand: Command = {
-  usage:
-    'svc-flow chat "TEXT" [--model M] [--system S] [--image F]... [--audio F] [--video F] [--max-tokens N] [--temperature T] [--out FILE] [--prices FILE] [--json]\n' +
-    `  (default model ${DEFAULT_CHAT_MODEL}; audio: mp3 or wav; an image model writes --out FILE, default ./image-<sha8>.png)`,
+  usage: 'svc-flow chat "TEXT" [options]',
+  flags: FLAGS,
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     const text = positionals.join(" ").trim();

@@ -1,20 +1,24 @@
 import { once } from "node:events";
 import { DEMO_KEY, DIALECT_NAMES, loadGatewayConfig, startLocalGateway } from "../../server/index.js";
-import { UsageError, type Command } from "../command.js";
+import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
 
 /** Port `svc-flow gateway` listens on without --port. */
 export const DEFAULT_GATEWAY_PORT = 8787;
 
+const FLAGS = {
+  port: { type: "string", value: "N", help: `Port on 127.0.0.1; 0 picks a free one; default ${DEFAULT_GATEWAY_PORT}` },
+  config: { type: "string", value: "FILE", help: "Gateway config (YAML or JSON): keys, quotas, prices, faults, music, dialect" },
+  dialect: { type: "string", value: "NAME", help: "Speak a relay's dialect (overrides the config's dialect:)" },
+} as const satisfies FlagSpecs;
+
 /** `svc-flow gateway [--port N] [--config FILE] [--dialect NAME]`: serves the local gateway until stopped. */
 export const gatewayCommand: Command = {
-  usage: `svc-flow gateway [--port N] [--config FILE] [--dialect NAME]   (default port ${DEFAULT_GATEWAY_PORT}; --port 0 picks a free one; dialects: ${DIALECT_NAMES.join(", ")})`,
+  usage: "svc-flow gateway [options]",
+  flags: FLAGS,
+  notes: [`Dialects: ${DIALECT_NAMES.join(", ")}.`, "It prints one stdout line with its base URL; point SVC_BASE_URL there. Ctrl-C stops it."],
   async run(context) {
-    const { values, positionals } = parseCommandArgs(context.argv, {
-      port: { type: "string" },
-      config: { type: "string" },
-      dialect: { type: "string" },
-    });
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}".`);
     const port = numberFlag("port", values.port, { min: 0 }) ?? DEFAULT_GATEWAY_PORT;
     if (!Number.isInteger(port) || port > 65_535) throw new UsageError(`Expected --port to be an integer 0..65535, got "${values.port}".`);

@@ -3,20 +3,23 @@ import { mergePrices } from "../../catalog/prices.js";
 import { loadPriceFile } from "../../cost/load-price-file.js";
 import { GatewayClient } from "../../gateway/gateway-client.js";
 import { connectGateway } from "../../workflow/connect-gateway.js";
-import { UsageError, type Command } from "../command.js";
+import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { formatModelListing } from "../format-model-listing.js";
 import { joinModelList } from "../model-listing.js";
 import { parseCommandArgs } from "../parse-args.js";
 
+const FLAGS = {
+  all: { type: "boolean", help: "Also list catalogue models the key may not call" },
+  prices: { type: "string", value: "FILE", help: "Prices (YAML or JSON, in yuan) for models without a published price" },
+  json: { type: "boolean", help: "Print the listing as JSON" },
+} as const satisfies FlagSpecs;
+
 /** `svc-flow models [--all] [--prices FILE] [--json]`: the models the key may call, with catalogue facts and prices. */
 export const modelsCommand: Command = {
-  usage: "svc-flow models [--all] [--prices FILE] [--json]   (--all also lists catalogue models the key may not call)",
+  usage: "svc-flow models [options]",
+  flags: FLAGS,
   async run(context) {
-    const { values, positionals } = parseCommandArgs(context.argv, {
-      all: { type: "boolean" },
-      prices: { type: "string" },
-      json: { type: "boolean" },
-    });
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}".`);
     const prices = mergePrices(values.prices === undefined ? {} : await loadPriceFile(resolve(context.cwd, values.prices), { signal: context.signal }));
     const connection = await connectGateway({ env: context.env, notice: (line) => context.stderr.write(`${line}\n`) });

@@ -5,26 +5,26 @@ import { SvcFlowError } from "../../errors.js";
 import { MusicClient } from "../../gateway/music-client.js";
 import type { Clip } from "../../gateway/wire.js";
 import { connectGateway } from "../../workflow/connect-gateway.js";
-import { UsageError, type Command, type CommandContext } from "../command.js";
+import { UsageError, type Command, type CommandContext, type FlagSpecs } from "../command.js";
 import { costLine } from "../cost-line.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
 
 /** Seconds `svc-flow music` waits for the clips without --timeout. */
 export const DEFAULT_MUSIC_TIMEOUT_S = 300;
 
+const FLAGS = {
+  instrumental: { type: "boolean", help: "Music without vocals" },
+  out: { type: "string", value: "DIR", help: "Folder the two clips are downloaded to; default: music" },
+  timeout: { type: "string", value: "S", help: `Seconds to wait for the clips; default ${DEFAULT_MUSIC_TIMEOUT_S}` },
+  clips: { type: "string", value: "ID,ID", help: "Wait for and download clips already submitted, without paying again" },
+} as const satisfies FlagSpecs;
+
 /** `svc-flow music "PROMPT" [--instrumental] [--out DIR] [--timeout S]`: submits, waits for and downloads the two clips. */
 export const musicCommand: Command = {
-  usage:
-    'svc-flow music "PROMPT" [--instrumental] [--out DIR] [--timeout S]\n' +
-    "svc-flow music --clips ID,ID [--out DIR] [--timeout S]   (wait for and download clips already submitted, without paying again)\n" +
-    `  (default --out music, --timeout ${DEFAULT_MUSIC_TIMEOUT_S})`,
+  usage: 'svc-flow music "PROMPT" [options]\nsvc-flow music --clips ID,ID [--out DIR] [--timeout S]',
+  flags: FLAGS,
   async run(context) {
-    const { values, positionals } = parseCommandArgs(context.argv, {
-      instrumental: { type: "boolean" },
-      out: { type: "string" },
-      timeout: { type: "string" },
-      clips: { type: "string" },
-    });
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     const prompt = positionals.join(" ").trim();
     const given = values.clips?.split(",").map((id) => id.trim()).filter((id) => id !== "");
     if (given !== undefined && prompt !== "") throw new UsageError("Give a prompt to make new clips, or --clips to fetch submitted ones, not both.");

@@ -1,17 +1,26 @@
 import { resolve } from "node:path";
 import { resumeWorkflow } from "../../workflow/run/resume-workflow.js";
-import { UsageError, type Command } from "../command.js";
+import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";
 import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
 import { progressPrinter } from "../workflow-progress.js";
 import { resumeOnWorkers } from "../distributed-run.js";
 
+const FLAGS = {
+  ...RUN_FLAGS,
+  workflow: { type: "string", value: "FILE", help: "The workflow file to finish with; default: the run's own copy (workflow.yaml)" },
+  redis: { type: "string", value: "URL", help: "Resume a distributed run (by its id) on the workers of this Redis" },
+  out: { type: "string", value: "DIR", help: "With --redis: where the finished run's files go" },
+} as const satisfies FlagSpecs;
+
 /** `svc-flow resume RUN_DIR [--budget YUAN]`: finishes a run without repeating or re-paying finished work. */
 export const resumeCommand: Command = {
-  usage: "svc-flow resume RUN_DIR [--budget YUAN] [--workflow FILE] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced]   or: svc-flow resume RUN_ID --redis URL [--out DIR] [--budget YUAN] [--prices FILE] [--allow-unpriced]   (--redis: the run keeps its stored prices unless --prices replaces them)",
+  usage: "svc-flow resume RUN_DIR [options]\nsvc-flow resume RUN_ID --redis URL [options]",
+  flags: FLAGS,
+  notes: ["With --redis the run keeps its stored prices unless --prices replaces them."],
   async run(context) {
-    const { values, positionals } = parseCommandArgs(context.argv, { ...RUN_FLAGS, workflow: { type: "string" }, redis: { type: "string" }, out: { type: "string" } });
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length !== 1) throw new UsageError("Name the run directory to resume (the --out of `svc-flow run`).");
     const flags = await readRunFlags(values, context.cwd, context.signal);
     if (values.redis !== undefined) {

@@ -1,26 +1,29 @@
 import { resolve } from "node:path";
 import { loadWorkflow } from "../../workflow/load/load-workflow.js";
 import { runWorkflow } from "../../workflow/run/run-workflow.js";
-import { UsageError, type Command } from "../command.js";
+import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";
 import { readInputs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
 import { progressPrinter } from "../workflow-progress.js";
 import { runOnWorkers } from "../distributed-run.js";
 
+const FLAGS = {
+  input: { type: "string", multiple: true, value: "NAME=VALUE", help: "Set an input (repeat for more; lists and objects as JSON)" },
+  out: { type: "string", value: "DIR", help: "The run directory; default: runs/<time>-<workflow name>" },
+  items: { type: "string", value: "FILE", help: "Run the steps once per row of a .jsonl or .csv file (a batch)" },
+  ...RUN_FLAGS,
+  redis: { type: "string", value: "URL", help: "Run the items on svc-flow workers that share this Redis" },
+  detach: { type: "boolean", help: "With --redis: enqueue the run and exit without waiting for it" },
+} as const satisfies FlagSpecs;
+
 /** `svc-flow run FILE [--input k=v]... [--budget YUAN] [--out DIR]`: runs a workflow into a run directory. */
 export const runCommand: Command = {
-  usage:
-    "svc-flow run FILE [--input NAME=VALUE]... [--budget YUAN] [--out DIR] [--items FILE] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced] [--redis URL [--detach]]",
+  usage: "svc-flow run FILE [options]",
+  flags: FLAGS,
+  notes: ["Progress goes to stderr: a live view on a terminal (NO_COLOR: no colour), plain lines otherwise.", "Ctrl-C stops cleanly; finish the run with svc-flow resume RUN_DIR."],
   async run(context) {
-    const { values, positionals } = parseCommandArgs(context.argv, {
-      ...RUN_FLAGS,
-      input: { type: "string", multiple: true },
-      out: { type: "string" },
-      items: { type: "string" },
-      redis: { type: "string" },
-      detach: { type: "boolean" },
-    });
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the workflow file to run." : "Run one workflow file at a time.");
     const workflow = await loadWorkflow(resolve(context.cwd, positionals[0]!), { signal: context.signal, cwd: context.cwd });
     const flags = await readRunFlags(values, context.cwd, context.signal);

@@ -1,18 +1,21 @@
 import { resolve } from "node:path";
 import { formatYuan } from "../../cost/format-summary-table.js";
 import { listRuns, type RunListing } from "../../workflow/schedule/list-runs.js";
-import { UsageError, type Command } from "../command.js";
+import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
+
+const FLAGS = {
+  dir: { type: "string", value: "DIR", help: "Folder of run directories; default: runs" },
+  limit: { type: "string", value: "N", help: "Newest runs to list; default 20" },
+  json: { type: "boolean", help: "Print the runs as JSON" },
+} as const satisfies FlagSpecs;
 
 /** `svc-flow runs [--dir DIR] [--limit N] [--json]`: recent runs, their state, items and cost. */
 export const runsCommand: Command = {
-  usage: "svc-flow runs [--dir DIR] [--limit N] [--json]   (default --dir runs, --limit 20)",
+  usage: "svc-flow runs [options]",
+  flags: FLAGS,
   async run(context) {
-    const { values, positionals } = parseCommandArgs(context.argv, {
-      dir: { type: "string" },
-      limit: { type: "string" },
-      json: { type: "boolean" },
-    });
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}". Pass the runs folder with --dir.`);
     const limit = numberFlag("limit", values.limit, { min: 1 }) ?? 20;
     const runs = await listRuns(resolve(context.cwd, values.dir ?? "runs"), { limit });

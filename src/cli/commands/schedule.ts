@@ -8,21 +8,25 @@ import { LocalRunner } from "../../workflow/schedule/local-runner.js";
 import { QueueRunner } from "../../workflow/distributed/queue-runner.js";
 import { runScheduler, type ScheduledJob } from "../../workflow/schedule/run-scheduler.js";
 import type { SchedulerEvent } from "../../workflow/schedule/scheduler-event.js";
-import { UsageError, type Command } from "../command.js";
+import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
 
+const FLAGS = {
+  runs: { type: "string", value: "DIR", help: "Where each firing's run directory goes; default: runs" },
+  "catch-up": { type: "boolean", help: "Run once at start for a firing missed while stopped" },
+  ...RUN_FLAGS,
+  budget: { ...RUN_FLAGS.budget, help: "Cap of each run, in yuan; default: each file's budget:" },
+  redis: { type: "string", value: "URL", help: "Run the items on svc-flow workers that share this Redis" },
+} as const satisfies FlagSpecs;
+
 /** `svc-flow schedule FILE... [--runs DIR] [--catch-up] [run flags]`: runs workflows on their `schedule:` until stopped. */
 export const scheduleCommand: Command = {
-  usage:
-    "svc-flow schedule FILE... [--runs DIR] [--catch-up] [--budget YUAN] [--prices FILE] [--concurrency N] [--workspace DIR] [--allow-unpriced] [--redis URL]   (--redis: items run on svc-flow workers; default --runs runs; --budget caps each run; Ctrl-C stops cleanly)",
+  usage: "svc-flow schedule FILE... [options]",
+  flags: FLAGS,
+  notes: ["Runs until stopped; Ctrl-C stops cleanly."],
   async run(context) {
-    const { values, positionals } = parseCommandArgs(context.argv, {
-      ...RUN_FLAGS,
-      runs: { type: "string" },
-      "catch-up": { type: "boolean" },
-      redis: { type: "string" },
-    });
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length === 0) throw new UsageError("Name at least one workflow file with a schedule:.");
     const flags = await readRunFlags(values, context.cwd, context.signal);
     const workflows = await Promise.all(positionals.map((file) => loadWorkflow(resolve(context.cwd, file), { signal: context.signal })));

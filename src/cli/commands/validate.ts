@@ -1,14 +1,19 @@
 import { resolve } from "node:path";
 import { loadWorkflow } from "../../workflow/load/load-workflow.js";
 import { WorkflowError } from "../../workflow/workflow-error.js";
-import { UsageError, type Command } from "../command.js";
+import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
+
+const FLAGS = {
+
+} as const satisfies FlagSpecs;
 
 /** `svc-flow validate FILE...`: checks workflow files without calling anything; errors name file, line and path. */
 export const validateCommand: Command = {
   usage: "svc-flow validate FILE...",
+  flags: FLAGS,
   async run(context) {
-    const { positionals } = parseCommandArgs(context.argv, {});
+    const { positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length === 0) throw new UsageError("Name at least one workflow file.");
     let failed = false;
     for (const file of positionals) {

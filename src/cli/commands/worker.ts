@@ -2,22 +2,24 @@ import { once } from "node:events";
 import { resolve } from "node:path";
 import { redactSecrets } from "../../errors.js";
 import { startItemWorker } from "../../workflow/distributed/start-item-worker.js";
-import { UsageError, type Command } from "../command.js";
+import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
+
+const FLAGS = {
+  redis: { type: "string", value: "URL", help: "The Redis every worker and svc-flow run --redis share (required)" },
+  artifacts: { type: "string", value: "DIR", help: "Folder for the items' artifacts; default: runs" },
+  concurrency: { type: "string", value: "N", help: "Items this worker runs at once" },
+  rpm: { type: "string", value: "N", help: "Items started per minute, across all workers" },
+  "global-concurrency": { type: "string", value: "N", help: "Items in flight at once, across all workers" },
+  "lock-ms": { type: "string", value: "MS", help: "How long a claimed item may go without a heartbeat before another worker takes it" },
+} as const satisfies FlagSpecs;
 
 /** `svc-flow worker --redis URL`: runs items of distributed runs from the shared queue until stopped. */
 export const workerCommand: Command = {
-  usage:
-    "svc-flow worker --redis URL [--artifacts DIR] [--concurrency N] [--rpm N] [--global-concurrency N] [--lock-ms MS]   (--rpm and --global-concurrency hold across all workers)",
+  usage: "svc-flow worker --redis URL [options]",
+  flags: FLAGS,
   async run(context) {
-    const { values, positionals } = parseCommandArgs(context.argv, {
-      redis: { type: "string" },
-      artifacts: { type: "string" },
-      concurrency: { type: "string" },
-      rpm: { type: "string" },
-      "global-concurrency": { type: "string" },
-      "lock-ms": { type: "string" },
-    });
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length > 0) throw new UsageError("svc-flow worker takes no file: it runs whatever `svc-flow run --redis` enqueues.");
     if (values.redis === undefined) throw new UsageError("Pass --redis URL (e.g. redis://127.0.0.1:6379), the Redis every worker shares.");
     const whole = (name: string, value: string | undefined) => {
