@@ -84,7 +84,7 @@ function rawClient(baseURL: string, shape: (typeof PROMPTS)[CaseName], concurren
 
 // The LangChain clients are imported only in their own process, so each RSS counts only its own code.
 async function gatewayClient(baseURL: string, shape: (typeof PROMPTS)[CaseName], concurrency: number): Promise<Send> {
-  const { ChatGateway } = await import("../src/chat/chat-gateway.js");
+  const { ChatGateway } = await import("../src/langchain/chat-gateway.js");
   const { GatewayClient } = await import("../src/gateway/gateway-client.js");
   const client = new GatewayClient({ apiKey: API_KEY, baseURL, connections: concurrency });
   const model = new ChatGateway({ model: MODEL, client, ...(shape.maxTokens === undefined ? {} : { maxTokens: shape.maxTokens }) });

@@ -37,7 +37,6 @@ export type { GatewayIds, SvcFlowErrorOptions } from "./errors.js";
 export { GatewayClient } from "./gateway/gateway-client.js";
 export type { CallOptions, GatewayClientOptions, StreamCallOptions } from "./gateway/gateway-client.js";
 export type { ChatStream } from "./gateway/chat-stream.js";
-export { ArgumentsDelta } from "./gateway/arguments-delta.js";
 export { MusicClient } from "./gateway/music-client.js";
 export type { MusicCallOptions, MusicClientOptions, MusicClipsResult } from "./gateway/music-client.js";
 export { parseSse } from "./gateway/parse-sse.js";
@@ -52,14 +51,20 @@ export { withRetry } from "./scheduling/retry.js";
 export type { RetryOptions, RetryPolicy } from "./scheduling/retry.js";
 export { RetryBudget } from "./scheduling/retry-budget.js";
 
-// Chat model
-export { ChatGateway } from "./chat/chat-gateway.js";
-export type { ChatGatewayCallOptions } from "./chat/chat-gateway.js";
-export type { ChatGatewayOptions } from "./chat/chat-gateway-options.js";
+// Chat core (no LangChain)
+export { callChat } from "./chat/call-chat.js";
+export type { ChatCall, ChatCallOptions } from "./chat/call-chat.js";
+export type { ChatEvent, ChatEventStream, ChatReply } from "./chat/chat-reply.js";
+export type { InvalidReplyToolCall, ReplyToolCall, ToolCallExtras, ToolCallFragment } from "./chat/assemble-tool-calls.js";
+export type { PartialReply, ReplyEvent } from "./chat/collect-reply.js";
 export { ChatWarning, ParameterWarning } from "./chat/parameter-warning.js";
 export type { ChatWarningCode, WarningHandler } from "./chat/parameter-warning.js";
-export { imagesFromMessage } from "./chat/decode-image-reply.js";
+export { imagesFromReply } from "./chat/decode-image-reply.js";
 export type { MessageImage } from "./chat/decode-image-reply.js";
+
+// Chat model (LangChain)
+export { ChatGateway, imagesFromMessage } from "./langchain/index.js";
+export type { ChatGatewayCallOptions, ChatGatewayOptions } from "./langchain/index.js";
 
 // Cost
 export { CostLedger } from "./cost/cost-ledger.js";

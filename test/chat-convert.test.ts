@@ -1,8 +1,8 @@
 import { AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { TOOL_CALL_EXTRAS_KEY, toWireMessages } from "../src/chat/convert-messages.js";
-import { decodeImageReply, imagesFromMessage } from "../src/chat/decode-image-reply.js";
-import { toAIMessage } from "../src/chat/build-reply-message.js";
+import { TOOL_CALL_EXTRAS_KEY, toWireMessages } from "../src/langchain/convert-messages.js";
+import { decodeImageReply } from "../src/chat/decode-image-reply.js";
+import { imagesFromMessage, toAIMessage } from "../src/langchain/build-reply-message.js";
 import { ReplyCollector } from "../src/chat/collect-reply.js";
 import { getModel } from "../src/catalog/models.js";
 import { ParameterError } from "../src/errors.js";
@@ -98,7 +98,17 @@ describe("image replies", () => {
       choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: markdown } }],
       usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
     });
-    const message = toAIMessage(collector.finish({ requestId: "req" }), { requestedModel: model.id, model, fallbackFrom: [] });
+    const reply = collector.finish({ requestId: "req" }, false);
+    const message = toAIMessage({
+      ...reply,
+      toolCalls: [],
+      invalidToolCalls: [],
+      toolCallExtras: {},
+      model: model.id,
+      requestedModel: model.id,
+      fallbackFrom: [],
+      images: 1,
+    });
     const [image] = imagesFromMessage(message);
     expect(image?.mimeType).toBe("image/png");
     expect(image?.bytes.equals(png)).toBe(true);

@@ -1,6 +1,6 @@
 import type { AIMessageChunk } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { ChatGateway } from "../src/chat/chat-gateway.js";
+import { ChatGateway } from "../src/langchain/chat-gateway.js";
 import { ParameterWarning } from "../src/chat/parameter-warning.js";
 import { CostLedger } from "../src/cost/cost-ledger.js";
 import { ConfigError, ContextWindowError, ParameterError, UnknownModelError } from "../src/errors.js";

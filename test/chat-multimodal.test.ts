@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HumanMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { imagesFromMessage } from "../src/chat/decode-image-reply.js";
+import { imagesFromMessage } from "../src/langchain/build-reply-message.js";
 import { CostLedger } from "../src/cost/cost-ledger.js";
 import { ParameterError } from "../src/errors.js";
 import { probeImage } from "../src/media/probe.js";

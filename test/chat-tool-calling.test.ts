@@ -3,7 +3,7 @@ import { DynamicStructuredTool, tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
-import { TOOL_CALL_EXTRAS_KEY } from "../src/chat/convert-messages.js";
+import { TOOL_CALL_EXTRAS_KEY } from "../src/langchain/convert-messages.js";
 import { useRecordedHarness } from "./chat-harness.js";
 
 const { harness, proxy, lastBody } = useRecordedHarness();

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { ToolCallAssembler } from "../src/chat/assemble-tool-calls.js";
-import { toJsonSchema, toWireTool, toWireToolChoice } from "../src/chat/convert-tools.js";
+import { toJsonSchema } from "../src/chat/json-schema.js";
+import { toWireTool, toWireToolChoice } from "../src/langchain/convert-tools.js";
 import { ParameterError } from "../src/errors.js";
 import type { ToolCallDelta } from "../src/gateway/wire.js";
 
@@ -113,8 +114,8 @@ describe("ToolCallAssembler", () => {
     assembler.add([{ index: 1, function: { arguments: ":2}" } }]);
     const { toolCalls, invalidToolCalls, extras } = assembler.finish();
     expect(toolCalls).toEqual([
-      { type: "tool_call", id: "a", name: "add", args: { a: 1 } },
-      { type: "tool_call", id: "b", name: "mul", args: { x: 2 } },
+      { id: "a", name: "add", arguments: { a: 1 } },
+      { id: "b", name: "mul", arguments: { x: 2 } },
     ]);
     expect(invalidToolCalls).toEqual([]);
     expect(extras).toEqual({ a: { thought_signature: "s1" } });
@@ -125,7 +126,7 @@ describe("ToolCallAssembler", () => {
     assembler.add([{ id: "a", function: { name: "f", arguments: '{"n":' } }, { id: "b", function: { name: "g", arguments: "{" } }]);
     assembler.add([{ function: { arguments: "1}" } }, { function: { arguments: "}" } }]);
     assembler.add([{ index: 0, id: "c", function: { name: "h", arguments: "{}" } }]);
-    expect(assembler.finish().toolCalls.map((call) => [call.id, call.name, call.args])).toEqual([
+    expect(assembler.finish().toolCalls.map((call) => [call.id, call.name, call.arguments])).toEqual([
       ["a", "f", { n: 1 }],
       ["b", "g", {}],
       ["c", "h", {}],
@@ -137,17 +138,17 @@ describe("ToolCallAssembler", () => {
     assembler.add([{ index: 0, id: "a", function: { name: "f", arguments: '{"text":"hel' } }]);
     const { toolCalls, invalidToolCalls } = assembler.finish();
     expect(toolCalls).toEqual([]);
-    expect(invalidToolCalls[0]).toMatchObject({ id: "a", name: "f", args: '{"text":"hel' });
+    expect(invalidToolCalls[0]).toMatchObject({ id: "a", name: "f", arguments: '{"text":"hel' });
   });
 
-  it("gives the LangChain chunks ids and indices that merge into the same calls", () => {
+  it("gives fragments ids and indices that merge into the same calls as LangChain chunks", () => {
     const assembler = new ToolCallAssembler();
     const chunks = [
       ...assembler.add([{ index: 3, function: { name: "f", arguments: '{"a"' } }]),
       ...assembler.add([{ index: 3, function: { arguments: ":1}" } }]),
     ];
     const merged = chunks
-      .map((chunk) => new AIMessageChunk({ content: "", tool_call_chunks: [chunk] }))
+      .map((fragment) => new AIMessageChunk({ content: "", tool_call_chunks: [{ type: "tool_call_chunk", index: fragment.index, id: fragment.id, name: fragment.name, args: fragment.arguments }] }))
       .reduce((left, right) => left.concat(right));
     const [call] = assembler.finish().toolCalls;
     expect(merged.tool_calls).toEqual([{ type: "tool_call", id: call?.id, name: "f", args: { a: 1 } }]);
@@ -163,7 +164,7 @@ describe("ToolCallAssembler", () => {
         const assembler = new ToolCallAssembler();
         assembler.add([{ index: 0, id: "x", function: { name: "f", arguments: "" } }]);
         for (const piece of pieces) assembler.add([{ index: 0, function: { arguments: piece } }]);
-        expect(assembler.finish().toolCalls[0]?.args).toEqual(args);
+        expect(assembler.finish().toolCalls[0]?.arguments).toEqual(args);
       }),
     );
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { roundYuan } from "../src/catalog/prices.js";
-import { ChatGateway } from "../src/chat/chat-gateway.js";
+import { ChatGateway } from "../src/langchain/chat-gateway.js";
 import { CostLedger } from "../src/cost/cost-ledger.js";
 import { BudgetExceededError, SvcFlowError } from "../src/errors.js";
 import { GatewayClient } from "../src/gateway/gateway-client.js";

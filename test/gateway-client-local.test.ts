@@ -10,7 +10,6 @@ import {
   UnknownModelError,
   UpstreamError,
 } from "../src/errors.js";
-import { ArgumentsDelta as ArgumentsDeltaClass, type ArgumentsDelta } from "../src/gateway/arguments-delta.js";
 import { GatewayClient } from "../src/gateway/gateway-client.js";
 import type { ChatChunk, ChatRequest } from "../src/gateway/wire.js";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
@@ -106,62 +105,10 @@ describe("GatewayClient against the local gateway", () => {
     expect(billed).toContain(stream.ids.requestId);
   });
 
-  it("gives the same chunks in batches, as they arrived, and lets a stream be iterated only once", async () => {
-    const request = { ...ask("alpha-sonnet-4-6"), max_tokens: 300 };
-    const one = await drain(await client().chatStream(request));
-    const stream = await client().chatStream(request);
-    const batches: ChatChunk[][] = [];
-    for (let batch = await stream.nextBatch(); batch !== undefined; batch = await stream.nextBatch()) batches.push(batch);
-    expect(batches.every((batch) => batch.length > 0)).toBe(true);
-    // The simulated reply is a function of the prompt: same text, same number of chunks.
-    const text = (chunks: ChatChunk[]) => chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("");
-    expect(text(batches.flat())).toBe(text(one));
-    expect(batches.flat().length).toBe(one.length);
-    expect(await stream.nextBatch()).toBeUndefined();
-    // nextRead hands over the same chunks, one read at a time, and says when the stream ended.
-    const visiting = await client().chatStream(request);
-    const visited: ChatChunk[] = [];
-    let reads = 0;
-    while (await visiting.nextRead((chunk) => visited.push(chunk))) reads++;
-    expect(reads).toBeGreaterThan(0);
-    expect(visited).toEqual(batches.flat().map((chunk) => ({ ...chunk, id: visited[0]!.id, created: visited[0]!.created })));
-    expect(await visiting.nextRead(() => expect.unreachable())).toBe(false);
-    // The iterator is the other way to read; it may be taken once.
-    const again = await client().chatStream(request);
-    expect((await drain(again)).length).toBe(one.length);
-    expect(() => again[Symbol.asyncIterator]()).toThrow(/only once/);
-  });
-
-  it.each([
-    ["text", ask("alpha-sonnet-4-6", { max_tokens: 300, messages: [{ role: "user", content: "Write a detailed essay on unit tests." }] }), "string"],
-    ["tool-call", ask("beta-4o-mini", { tools: [WEATHER], messages: [{ role: "user", content: "What is the weather in Paris, London and Tokyo?" }] }), "object"],
-  ])("hands %s fragments over alone with takeDelta, standing for the same chunks as take", async (_kind, request, fragment) => {
-    const chunks = await drain(await client().chatStream(request));
-    const stream = await client().chatStream(request);
-    const deltas: (ChatChunk | string | ArgumentsDelta)[] = [];
-    for (;;) {
-      const delta = stream.takeDelta();
-      if (delta !== undefined) deltas.push(delta);
-      else if (!(await stream.read())) break;
-    }
-    expect(stream.takeDelta()).toBeUndefined();
-    // Each fragment stands for the chunk before it with only its string changed; ids differ per request.
-    const sameRequest = (chunk: ChatChunk) => ({ ...chunk, id: chunks[0]!.id, created: chunks[0]!.created });
-    const expanded: ChatChunk[] = [];
-    for (const delta of deltas) {
-      const before = expanded.at(-1)!;
-      if (typeof delta === "string") expanded.push({ ...before, choices: [{ ...before.choices[0]!, delta: { content: delta } }] });
-      else if (delta instanceof ArgumentsDeltaClass) {
-        const call = { index: delta.index, function: { arguments: delta.text } };
-        expanded.push({ ...before, choices: [{ ...before.choices[0]!, delta: { tool_calls: [call] } }] });
-      } else expanded.push(delta);
-    }
-    expect(expanded.map(sameRequest)).toEqual(chunks.map(sameRequest));
-    const fragments = deltas.filter((delta) => typeof delta === fragment && !("choices" in Object(delta)));
-    expect(fragments.length).toBeGreaterThanOrEqual(fragment === "string" ? chunks.length / 2 : 3);
-    // The role chunk, the finish and the usage come as chunks.
-    expect(deltas[0]).toMatchObject({ choices: [{ delta: { role: "assistant" } }] });
-    expect(deltas.at(-1)).toMatchObject({ usage: { total_tokens: expect.any(Number) } });
+  it("lets a stream be iterated only once", async () => {
+    const stream = await client().chatStream({ ...ask("alpha-sonnet-4-6"), max_tokens: 300 });
+    expect((await drain(stream)).length).toBeGreaterThan(1);
+    expect(() => stream[Symbol.asyncIterator]()).toThrow(/only once/);
   });
 
   it("lets go of a long-lived caller signal after each request, streamed or not", async () => {

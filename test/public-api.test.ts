@@ -5,7 +5,7 @@ describe("the public API", () => {
   it.each([
     "ChatGateway",
     "GatewayClient",
-    "ArgumentsDelta",
+    "callChat",
     "MusicClient",
     "CostLedger",
     "loadWorkflow",

@@ -5,6 +5,8 @@ import type { ChatChunk, ChatRequest } from "../src/gateway/wire.js";
 import { RetryBudget } from "../src/scheduling/retry-budget.js";
 import { withRetry } from "../src/scheduling/retry.js";
 import { Scheduler } from "../src/scheduling/scheduler.js";
+import { callChat } from "../src/chat/call-chat.js";
+import type { ChatEvent } from "../src/chat/chat-reply.js";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
 
 // Retries and lanes against injected faults. Delays are kept to milliseconds with a small
@@ -60,6 +62,12 @@ function keyStats(name: string) {
 }
 
 const ask = (model: string): ChatRequest => ({ model, messages: [{ role: "user", content: "Write one short sentence." }] });
+
+async function drainEvents(stream: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
+  const events: ChatEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
 
 async function drain(stream: AsyncIterable<ChatChunk>): Promise<ChatChunk[]> {
   const chunks: ChatChunk[] = [];
@@ -131,7 +139,7 @@ describe("retries and lanes against the local gateway's faults", () => {
     const scheduler = new Scheduler({ concurrency: 2 });
     const gatewayClient = client(KEYS.lanes);
     const results = await Promise.all(
-      Array.from({ length: 6 }, async () => drain(await scheduler.runStream("beta-4o-mini", (signal) => gatewayClient.chatStream(ask("beta-4o-mini"), signal === undefined ? {} : { signal })))),
+      Array.from({ length: 6 }, async () => drainEvents(await callChat({ model: "beta-4o-mini", messages: ask("beta-4o-mini").messages, stream: true }, { client: gatewayClient, scheduler }))),
     );
     expect(results).toHaveLength(6);
     expect(keyStats("lanes").requests.rateLimited).toBe(0);

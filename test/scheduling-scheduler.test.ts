@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AbortedError, ConfigError } from "../src/errors.js";
-import { chatStreamOf, type ChatStream } from "../src/gateway/chat-stream.js";
-import type { ChatChunk } from "../src/gateway/wire.js";
 import { Scheduler, type Slot } from "../src/scheduling/scheduler.js";
 
 /** Resolves after pending promise callbacks ran. */
@@ -15,45 +13,6 @@ function track<T>(promise: Promise<T>): { readonly done: boolean; readonly promi
     () => (state.done = true),
   );
   return state;
-}
-
-function chunk(finish: string | null): ChatChunk {
-  return { id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: "x" }, finish_reason: finish }] };
-}
-
-/** A stream of `count` chunks; each chunk comes only after a `step()` (steps may come first). */
-function steppedStream(count: number): { stream: ChatStream; step: () => void } {
-  let permits = 0;
-  let wake: (() => void) | undefined;
-  const gate = async (): Promise<void> => {
-    while (permits === 0) await new Promise<void>((resolve) => (wake = resolve));
-    permits--;
-  };
-  async function* chunks() {
-    for (let index = 0; index < count; index++) {
-      await gate();
-      yield chunk(index === count - 1 ? "stop" : null);
-    }
-  }
-  const iterator = chunks();
-  let pending: ChatChunk | undefined;
-  const read = async () => {
-    const next = await iterator.next();
-    pending = next.done === true ? undefined : next.value;
-    return next.done !== true;
-  };
-  const take = () => {
-    const taken = pending;
-    pending = undefined;
-    return taken;
-  };
-  return {
-    stream: chatStreamOf({ take, takeDelta: take, read, cancel: async () => void (await iterator.return(undefined)) }, { requestId: "r1" }, false),
-    step: () => {
-      permits++;
-      wake?.();
-    },
-  };
 }
 
 describe("Scheduler", () => {
@@ -160,43 +119,6 @@ describe("Scheduler", () => {
     const scheduler = new Scheduler({ concurrency: 1 });
     await expect(scheduler.run("a", async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
     expect(await scheduler.run("a", async () => "second")).toBe("second");
-  });
-
-  it("holds a stream's slot until its last chunk, not until it opens", async () => {
-    const scheduler = new Scheduler({ concurrency: 1 });
-    const { stream, step } = steppedStream(2);
-    const held = await scheduler.runStream("a", async () => stream);
-    expect(held.ids.requestId).toBe("r1");
-    const iterator = held[Symbol.asyncIterator]();
-    const waiter = track(scheduler.acquire("a"));
-    step();
-    await iterator.next();
-    await settle();
-    expect(waiter.done).toBe(false);
-    step();
-    await iterator.next();
-    expect((await iterator.next()).done).toBe(true);
-    await settle();
-    expect(waiter.done).toBe(true);
-  });
-
-  it("releases a stream's slot when the consumer stops early or cancels", async () => {
-    const scheduler = new Scheduler({ concurrency: 1 });
-    const first = steppedStream(3);
-    const held = await scheduler.runStream("a", async () => first.stream);
-    first.step();
-    for await (const _chunk of held) break;
-    const second = steppedStream(3);
-    const next = await scheduler.runStream("a", async () => second.stream);
-    await next.cancel();
-    const slot = await scheduler.acquire("a");
-    slot.release();
-  });
-
-  it("releases the slot when opening the stream fails", async () => {
-    const scheduler = new Scheduler({ concurrency: 1 });
-    await expect(scheduler.runStream("a", async () => Promise.reject(new Error("503")))).rejects.toThrow("503");
-    (await scheduler.acquire("a")).release();
   });
 
   it.each([

@@ -3,7 +3,7 @@ import path from "node:path";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ChatGateway } from "../src/chat/chat-gateway.js";
+import { ChatGateway } from "../src/langchain/chat-gateway.js";
 import { CostLedger } from "../src/cost/cost-ledger.js";
 import { probeImage } from "../src/media/probe.js";
 import { createTools, listToolNames, type ToolContext } from "../tools/index.js";

@@ -1,5 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { ChatGateway } from "../../src/chat/chat-gateway.js";
+import { ChatGateway } from "../../src/langchain/chat-gateway.js";
 import type { WarningHandler } from "../../src/chat/parameter-warning.js";
 import { GatewayClient } from "../../src/gateway/gateway-client.js";
 import { MusicClient } from "../../src/gateway/music-client.js";

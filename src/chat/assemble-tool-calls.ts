@@ -1,14 +1,40 @@
 import { randomUUID } from "node:crypto";
-import type { InvalidToolCall, ToolCall, ToolCallChunk } from "@langchain/core/messages/tool";
 import type { ToolCall as WireToolCall, ToolCallDelta } from "../gateway/wire.js";
-import type { ToolCallExtras } from "./convert-messages.js";
-import { arrayOfLength } from "./plain-object.js";
 
-/** Tool calls once a reply is complete: valid ones, ones whose arguments are not a JSON object,
- * and each call's unknown wire fields (sent back on the next turn). */
+/** A tool call whose arguments are a JSON object. */
+export interface ReplyToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+}
+
+/** A tool call that cannot be run: no name, or arguments that are not a JSON object (usually cut
+ * off by the output budget). */
+export interface InvalidReplyToolCall {
+  readonly id: string;
+  readonly name?: string;
+  /** The arguments as they came. */
+  readonly arguments: string;
+  readonly error: string;
+}
+
+/** Unknown wire fields of tool calls, by tool call id (for example a gamma model's
+ * `thought_signature`); send them back with the call on the next turn. */
+export type ToolCallExtras = Record<string, Record<string, unknown>>;
+
+/** A fragment of a streamed tool call: `id` and `name` come with a call's first fragment;
+ * `index` numbers the reply's calls from 0, whatever the wire's indices were. */
+export interface ToolCallFragment {
+  readonly index: number;
+  readonly id?: string;
+  readonly name?: string;
+  readonly arguments: string;
+}
+
+/** Tool calls once a reply is complete: valid ones, invalid ones, and each call's unknown fields. */
 export interface AssembledToolCalls {
-  readonly toolCalls: ToolCall[];
-  readonly invalidToolCalls: InvalidToolCall[];
+  readonly toolCalls: ReplyToolCall[];
+  readonly invalidToolCalls: InvalidReplyToolCall[];
   readonly extras: ToolCallExtras;
 }
 
@@ -30,19 +56,9 @@ export class ToolCallAssembler {
   readonly #byWireIndex = new Map<number, Slot>();
   readonly #byId = new Map<string, Slot>();
 
-  /** True once any tool-call fragment arrived. */
-  get started(): boolean {
-    return this.#slots.length > 0;
-  }
-
-  /** Takes the `tool_calls` of one delta; returns them as LangChain chunks with stable indices. */
-  add(deltas: readonly ToolCallDelta[]): ToolCallChunk[] {
-    // A loop, `for in` and one literal per shape: this runs for every fragment of a streamed
-    // call, and map's closure, Object.entries' pairs and conditional spreads cost more than the rest.
-    // Sized, not grown by push: an empty array given one element gets room for 17.
-    const chunks = arrayOfLength<ToolCallChunk>(deltas.length);
-    for (let position = 0; position < deltas.length; position++) {
-      const delta = deltas[position]!;
+  /** Takes the `tool_calls` of one delta; returns them as fragments with stable indices. */
+  add(deltas: readonly ToolCallDelta[]): ToolCallFragment[] {
+    return deltas.map((delta, position) => {
       const wireIndex = delta.index ?? position;
       let slot = delta.id ? this.#byId.get(delta.id) : this.#byWireIndex.get(wireIndex);
       const isNew = slot === undefined;
@@ -53,16 +69,16 @@ export class ToolCallAssembler {
       const nameIsNew = Boolean(name) && !slot.name;
       if (nameIsNew) slot.name = name!;
       slot.args += args;
-      for (const key in delta) {
-        const value = delta[key];
+      for (const [key, value] of Object.entries(delta)) {
         if (!KNOWN_FIELDS.has(key) && value !== undefined && value !== null) slot.extras[key] = value;
       }
-      const index = slot.index;
-      const type = "tool_call_chunk";
-      if (isNew) chunks[position] = nameIsNew ? { type, index, id: slot.id, name, args } : { type, index, id: slot.id, args };
-      else chunks[position] = nameIsNew ? { type, index, name, args } : { type, index, args };
-    }
-    return chunks;
+      return {
+        index: slot.index,
+        ...(isNew ? { id: slot.id } : {}),
+        ...(nameIsNew ? { name: slot.name } : {}),
+        arguments: args,
+      };
+    });
   }
 
   /** Takes the complete `tool_calls` of a non-streamed reply. */
@@ -72,18 +88,18 @@ export class ToolCallAssembler {
 
   /** Validates every call's arguments (a JSON object; empty means `{}`) and returns the calls. */
   finish(): AssembledToolCalls {
-    const toolCalls: ToolCall[] = [];
-    const invalidToolCalls: InvalidToolCall[] = [];
+    const toolCalls: ReplyToolCall[] = [];
+    const invalidToolCalls: InvalidReplyToolCall[] = [];
     const extras: ToolCallExtras = {};
     for (const slot of this.#slots) {
       if (Object.keys(slot.extras).length > 0) extras[slot.id] = slot.extras;
       const parsed = parseArguments(slot.args);
       if (!slot.name) {
-        invalidToolCalls.push({ type: "invalid_tool_call", id: slot.id, args: slot.args, error: "The tool call has no name." });
+        invalidToolCalls.push({ id: slot.id, arguments: slot.args, error: "The tool call has no name." });
       } else if (parsed.ok) {
-        toolCalls.push({ type: "tool_call", id: slot.id, name: slot.name, args: parsed.value });
+        toolCalls.push({ id: slot.id, name: slot.name, arguments: parsed.value });
       } else {
-        invalidToolCalls.push({ type: "invalid_tool_call", id: slot.id, name: slot.name, args: slot.args, error: parsed.error });
+        invalidToolCalls.push({ id: slot.id, name: slot.name, arguments: slot.args, error: parsed.error });
       }
     }
     return { toolCalls, invalidToolCalls, extras };

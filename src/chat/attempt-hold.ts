@@ -1,12 +1,12 @@
 import { SvcFlowError } from "../errors.js";
 import type { GatewayClient } from "../gateway/gateway-client.js";
 import type { UsageRecorder, UsageReservation } from "../gateway/usage-recorder.js";
-import { imagesIn } from "./build-reply-message.js";
 import type { CompletedReply } from "./collect-reply.js";
+import { countReplyImages } from "./decode-image-reply.js";
 import { modelIdempotencyKey } from "./model-idempotency-key.js";
 import type { ChatWarning } from "./parameter-warning.js";
 import type { RequestPlan } from "./plan-request.js";
-import { checkUsage, emptyOutputError } from "./reply-metadata.js";
+import { checkUsage, emptyOutputError } from "./check-reply.js";
 
 /** A concurrency slot, held until the reply (stream included) has ended. */
 export interface Slot {
@@ -88,11 +88,11 @@ export class AttemptHold {
       status: "ok",
       servedModel: reply.servedModel,
       ...(reply.usage === undefined ? {} : { usage: reply.usage }),
-      images: imagesIn(reply, model),
+      images: model.capabilities.imageGeneration ? countReplyImages(reply.content) : 0,
       ...(reply.ids.requestId === undefined ? {} : { requestId: reply.ids.requestId }),
       // A replay is settled like any answer: this attempt's own earlier try failed on our side
       // (settled "failed", 0), so the ledger counts the gateway's single bill here, once.
-      ...(reply.replayed === true ? { replayed: true } : {}),
+      ...(reply.replayed ? { replayed: true } : {}),
     });
     const warning = checkUsage(model.id, reply.usage);
     if (warning) this.#context.onWarning(warning);
@@ -131,9 +131,8 @@ export function signalOf(context: AttemptContext): { signal?: AbortSignal } {
 
 /** The client call options of one attempt: the signal, and the plan's model's idempotency key. */
 export function attemptCallOptions(context: AttemptContext, plan: RequestPlan): { signal?: AbortSignal; idempotencyKey?: string } {
-  // Assigned, not spread: see pieceMessage (stream-piece.ts) for what spreads cost per call.
-  const options: { signal?: AbortSignal; idempotencyKey?: string } = {};
-  if (context.signal !== undefined) options.signal = context.signal;
-  if (context.idempotencyKey !== undefined) options.idempotencyKey = modelIdempotencyKey(context.idempotencyKey, plan.model.id);
-  return options;
+  return {
+    ...signalOf(context),
+    ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: modelIdempotencyKey(context.idempotencyKey, plan.model.id) }),
+  };
 }

@@ -45,13 +45,9 @@ export async function callWithFallback<T>(
   const fallbackFrom: string[] = [];
   for (const [position, plan] of plans.entries()) {
     try {
-      // The literal starts with a property: one that starts with a spread gets a hidden class of
-      // its own per call under Node 20's V8 (see pieceMessage in stream-piece.ts).
       const value = await withRetry(() => attempt(plan), options.retry, {
-        onRetry(error, number, delayMs) {
-          options.onRetry?.(plan, error, number, delayMs);
-        },
         ...(options.signal === undefined ? {} : { signal: options.signal }),
+        onRetry: (error, number, delayMs) => options.onRetry?.(plan, error, number, delayMs),
       });
       return { value, plan, fallbackFrom };
     } catch (error) {

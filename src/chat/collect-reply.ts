@@ -1,15 +1,14 @@
-import type { ToolCallChunk } from "@langchain/core/messages/tool";
 import type { ModelInfo } from "../catalog/models.js";
 import type { GatewayIds } from "../errors.js";
-import { ArgumentsDelta } from "../gateway/arguments-delta.js";
-import type { ChatChunk, ChatResponse, ToolCallDelta, Usage } from "../gateway/wire.js";
-import { ToolCallAssembler, type AssembledToolCalls } from "./assemble-tool-calls.js";
-import { plainObjectMaker } from "./plain-object.js";
+import type { ChatChunk, ChatResponse, Usage } from "../gateway/wire.js";
+import { ToolCallAssembler, type AssembledToolCalls, type ToolCallFragment } from "./assemble-tool-calls.js";
 
 /** A reply once it is complete, from a stream or a single response. */
 export interface CompletedReply {
   /** The visible text (for an image model, the Markdown with the image). */
   readonly content: string;
+  /** The model's reasoning, when the gateway sends it (`reasoning_content`); "" otherwise. */
+  readonly reasoning: string;
   readonly toolCalls: AssembledToolCalls;
   readonly finishReason: string | null;
   /** From the final usage chunk (never summed); undefined when a stream had none. */
@@ -19,60 +18,14 @@ export interface CompletedReply {
   readonly responseId?: string;
   readonly ids: GatewayIds;
   /** True when the gateway replayed a stored answer for the call's idempotency key. */
-  readonly replayed?: boolean;
+  readonly replayed: boolean;
 }
 
 /** Output the caller can be shown as it arrives. */
 export type ReplyEvent =
   | { readonly type: "text"; readonly text: string }
-  | { readonly type: "tool_call_chunks"; readonly chunks: ToolCallChunk[] };
-
-// Classes, not literals, for what every chunk makes: see plain-object.ts.
-class TextEvent {
-  readonly type = "text";
-  constructor(readonly text: string) {}
-}
-
-class ToolCallChunksEvent {
-  readonly type = "tool_call_chunks";
-  constructor(readonly chunks: ToolCallChunk[]) {}
-}
-
-// The tool-call delta an ArgumentsDelta stands for, `{ index, function: { arguments } }`, made
-// without an allocation site (see plain-object.ts).
-const FunctionArguments = plainObjectMaker(function (this: { arguments: string }, text: string) {
-  this.arguments = text;
-});
-const ArgumentsFragment = plainObjectMaker(function (this: ToolCallDelta, delta: ArgumentsDelta) {
-  this.index = delta.index;
-  this.function = new FunctionArguments(delta.text);
-});
-
-/** The events a stream has shown and its consumer not yet taken, first in first out. Its storage
- * is reused once empty: a fresh array per chunk, or one emptied with `length = 0` (which drops its
- * storage), cost an allocation per chunk. */
-export class EventQueue {
-  readonly #items: (ReplyEvent | undefined)[] = [];
-  #head = 0;
-  #tail = 0;
-
-  get length(): number {
-    return this.#tail - this.#head;
-  }
-
-  push(event: ReplyEvent): void {
-    this.#items[this.#tail++] = event;
-  }
-
-  /** The oldest event, or undefined when the queue is empty. */
-  shift(): ReplyEvent | undefined {
-    if (this.#head === this.#tail) return undefined;
-    const event = this.#items[this.#head];
-    this.#items[this.#head++] = undefined;
-    if (this.#head === this.#tail) this.#head = this.#tail = 0;
-    return event;
-  }
-}
+  | { readonly type: "reasoning"; readonly text: string }
+  | ({ readonly type: "tool-call" } & ToolCallFragment);
 
 /** What had arrived when a stream broke, for the error the caller gets. */
 export interface PartialReply {
@@ -84,9 +37,9 @@ export interface PartialReply {
 /** Gathers one reply from stream chunks (or one response) and says what to show as it comes. */
 export class ReplyCollector {
   readonly #model: ModelInfo;
-  // Made at the first tool call: most replies have none, and it holds two Maps.
-  #assembler: ToolCallAssembler | undefined;
+  readonly #assembler = new ToolCallAssembler();
   #content = "";
+  #reasoning = "";
   #finishReason: string | null = null;
   #usage: Usage | undefined;
   #servedModel: string;
@@ -103,41 +56,42 @@ export class ReplyCollector {
     return this.#shown;
   }
 
-  /** Takes what `ChatStream.takeDelta` gave: a chunk, the text of one that only adds text, or a
-   * fragment of a tool call's arguments. */
-  pushDelta(delta: ChatChunk | string | ArgumentsDelta, events: { push(event: ReplyEvent): unknown }): void {
-    if (typeof delta === "string") this.#addText(delta, events);
-    else if (delta instanceof ArgumentsDelta) this.#addCalls([new ArgumentsFragment(delta)], events);
-    else this.push(delta, events);
+  /** The id of the response, once a chunk has carried one. */
+  get responseId(): string | undefined {
+    return this.#responseId;
   }
 
-  /** Takes one stream chunk; appends what to show now to `events`. */
-  push(chunk: ChatChunk, events: { push(event: ReplyEvent): unknown }): void {
+  /** Takes one stream chunk; returns what to show now. */
+  push(chunk: ChatChunk): ReplyEvent[] {
+    const events: ReplyEvent[] = [];
     this.#servedModel = chunk.model || this.#servedModel;
-    this.#responseId ??= chunk.id;
+    this.#responseId ??= chunk.id || undefined;
     // Usage comes in the final chunk; a gateway that repeats it must not be counted twice.
     if (chunk.usage) this.#usage = chunk.usage;
     for (const choice of chunk.choices) {
       if (choice.index !== 0) continue;
       if (choice.finish_reason) this.#finishReason = choice.finish_reason;
+      const reasoning = (choice.delta as { reasoning_content?: unknown }).reasoning_content;
+      if (typeof reasoning === "string" && reasoning !== "") {
+        this.#reasoning += reasoning;
+        events.push({ type: "reasoning", text: reasoning });
+      }
       const text = choice.delta.content;
       if (text) this.#addText(text, events);
       const calls = choice.delta.tool_calls;
-      if (calls?.length) this.#addCalls(calls, events);
+      if (calls?.length) {
+        for (const fragment of this.#assembler.add(calls)) events.push({ type: "tool-call", ...fragment });
+        this.#shown = true;
+      }
     }
+    return events;
   }
 
-  #addCalls(calls: readonly ToolCallDelta[], events: { push(event: ReplyEvent): unknown }): void {
-    events.push(new ToolCallChunksEvent((this.#assembler ??= new ToolCallAssembler()).add(calls)));
-    this.#shown = true;
-  }
-
-  #addText(text: string, events: { push(event: ReplyEvent): unknown }): void {
-    if (text === "") return;
+  #addText(text: string, events: ReplyEvent[]): void {
     this.#content += text;
     // An image model's reply is one Markdown image: decoded when complete, not shown in pieces.
     if (!this.#model.capabilities.imageGeneration) {
-      events.push(new TextEvent(text));
+      events.push({ type: "text", text });
       this.#shown = true;
     }
   }
@@ -151,30 +105,28 @@ export class ReplyCollector {
     if (!choice) return;
     this.#finishReason = choice.finish_reason;
     this.#content = choice.message.content ?? "";
-    if (choice.message.tool_calls?.length) (this.#assembler ??= new ToolCallAssembler()).addComplete(choice.message.tool_calls);
-  }
-
-  #toolCalls(): AssembledToolCalls {
-    return this.#assembler?.finish() ?? { toolCalls: [], invalidToolCalls: [], extras: {} };
+    const reasoning = (choice.message as { reasoning_content?: unknown }).reasoning_content;
+    if (typeof reasoning === "string") this.#reasoning = reasoning;
+    if (choice.message.tool_calls?.length) this.#assembler.addComplete(choice.message.tool_calls);
   }
 
   /** What arrived so far, for an error after the stream broke. */
   partial(): PartialReply {
-    return { model: this.#servedModel, content: this.#content, toolCalls: this.#toolCalls() };
+    return { model: this.#servedModel, content: this.#content, toolCalls: this.#assembler.finish() };
   }
 
   /** The complete reply, tool calls validated. */
-  finish(ids: GatewayIds, replayed = false): CompletedReply {
-    // Starts with a property, not a spread: see pieceMessage in stream-piece.ts.
+  finish(ids: GatewayIds, replayed: boolean): CompletedReply {
     return {
       content: this.#content,
-      toolCalls: this.#toolCalls(),
+      reasoning: this.#reasoning,
+      toolCalls: this.#assembler.finish(),
       finishReason: this.#finishReason,
       ...(this.#usage === undefined ? {} : { usage: this.#usage }),
       servedModel: this.#servedModel,
       ...(this.#responseId === undefined ? {} : { responseId: this.#responseId }),
       ids,
-      ...(replayed ? { replayed } : {}),
+      replayed,
     };
   }
 }

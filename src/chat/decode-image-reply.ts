@@ -1,4 +1,3 @@
-import type { BaseMessage } from "@langchain/core/messages";
 import { probeImage } from "../media/probe.js";
 
 /** A content block of a reply: text, or an image decoded from the reply's Markdown. */
@@ -34,21 +33,9 @@ export function countReplyImages(content: string): number {
   return [...content.matchAll(MARKDOWN_IMAGE)].length;
 }
 
-/** Every image a message carries (decoded image-model output or image input), as bytes. */
-export function imagesFromMessage(message: BaseMessage): MessageImage[] {
-  const content = message.content;
-  if (typeof content === "string") {
-    return (decodeImageReply(content) ?? []).flatMap((block) => (block.type === "image" ? [toImage(block)] : []));
-  }
-  const images: MessageImage[] = [];
-  for (const block of content as readonly Record<string, unknown>[]) {
-    if (block.type === "image" && typeof block.data === "string") {
-      images.push(toImage({ mimeType: String(block.mimeType ?? block.mime_type ?? "image/png"), data: block.data }));
-    } else if (block.type === "image" && block.data instanceof Uint8Array) {
-      images.push({ mimeType: String(block.mimeType ?? "image/png"), bytes: Buffer.from(block.data) });
-    }
-  }
-  return images;
+/** The images of an image model's reply (its Markdown), as bytes. */
+export function imagesFromReply(content: string): MessageImage[] {
+  return (decodeImageReply(content) ?? []).flatMap((block) => (block.type === "image" ? [toImage(block)] : []));
 }
 
 /** Turns reply blocks back into the Markdown an assistant turn carries on the wire. */
@@ -65,7 +52,8 @@ export function replyBlocksToMarkdown(blocks: readonly Record<string, unknown>[]
     .join("");
 }
 
-function toImage(block: { mimeType: string; data: string }): MessageImage {
+/** An image block as bytes; the bytes' own format wins over the label. */
+export function toImage(block: { mimeType: string; data: string }): MessageImage {
   const bytes = Buffer.from(block.data, "base64");
   // Trust the bytes over the label when they say otherwise.
   const format = probeImage(bytes)?.format;

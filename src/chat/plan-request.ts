@@ -24,8 +24,7 @@ export interface RequestPlan {
   /** Sent with `stream: true` (asked for, or an output budget above 16K). */
   readonly stream: boolean;
   /** The exact prompt tokens, counted on the first call (the tokenizer is costly to load), once
-   * for the whole chain. A function, not a getter: a getter in an object literal is an accessor
-   * pair V8 keeps in the old generation, which would keep the plan's messages past young GCs. */
+   * for the whole chain. */
   readonly promptTokens: () => number;
   readonly outputLimit?: number;
   readonly warnings: readonly ParameterWarning[];

@@ -90,9 +90,7 @@ function estimateChat(request: ChatRequest, options: EstimateOptions): Operation
 }
 
 // Counted on first read: the tokenizer costs ~100 MB and a fraction of a second to load, and an
-// unpriced call with an output limit (most workflow calls) never needs the count. Classes with
-// getters on their prototype, not object literals with getters: V8 allocates a literal's accessor
-// pair in the old generation, and its closure would keep the request alive until a full GC.
+// unpriced call with an output limit (most workflow calls) never needs the count.
 class PromptCount {
   #request: ChatRequest | undefined;
   #tokens: number | undefined;

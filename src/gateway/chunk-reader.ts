@@ -1,154 +1,105 @@
 import { StreamError, SvcFlowError, redactSecrets, type GatewayIds } from "../errors.js";
-import { ArgumentsDelta } from "./arguments-delta.js";
-import type { ChatStreamOptions, ChunkSource } from "./chat-stream.js";
 import { errorFromResponse } from "./error-from-response.js";
 import type { OpenResponse } from "./http-transport.js";
-import { SseDecoder, type SseEvent } from "./parse-sse.js";
-import { TextDeltaShape } from "./text-delta-shape.js";
+import { SseDecoder } from "./parse-sse.js";
 import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
 import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
 
+/** How the chunks of a stream are read: the chunk timeout, the key to keep out of errors, and
+ * whether to keep the chunks for a StreamError's `partial`. */
+export interface ChunkReaderOptions {
+  readonly chunkTimeoutMs: number;
+  readonly apiKey?: string;
+  readonly keepPartial?: boolean;
+}
+
 /**
- * Reads the chunks of an open `text/event-stream` response: the pull interface under a ChatStream.
- * A class, not closures: a stream's state then lives in one object, where closures cost a context
- * and a function each, and under tsx (esbuild keepNames) a named one also an
- * Object.defineProperty of its name (~0.4 us, and the function turned into a dictionary).
+ * The one read path of a streamed chat completion: the body's bytes through the SSE parser, each
+ * event checked as a chat chunk (or thrown as the error a gateway sent inside a 200 stream). The
+ * chunk timeout runs while waiting for bytes and stops while the consumer works on a chunk, so
+ * keep-alive comments cannot hide a stalled stream. A stream read to its end hands its socket
+ * back to the pool; one left early, cancelled or failed closes it.
  */
-export class ChunkReader implements ChunkSource {
-  readonly #opened: OpenResponse;
-  readonly #chunkTimeoutMs: number;
-  readonly #apiKey: string | undefined;
-  readonly #keepPartial: boolean;
-  readonly #sse = new SseDecoder();
-  // The events' text, for the partial of an error (the parsed chunks would cost the collector
-  // more, and an error is rare); empty unless keepPartial.
-  readonly #received: string[] = [];
-  #count = 0;
-  #body: AsyncIterator<unknown> | undefined;
-  // The last event, when the body ended without its blank line.
-  #tail: SseEvent[] = [];
-  // Made at the first chunk taken for its text: see takeDelta.
-  #shape: TextDeltaShape | undefined;
-  #done = false;
-  #cancelled = false;
-  #ended = false;
-  #finishReason = false;
+export async function* readChatChunks(opened: OpenResponse, options: ChunkReaderOptions, cancelled: () => boolean): AsyncGenerator<ChatChunk> {
+  const { watchdog, body } = opened;
+  const keepPartial = options.keepPartial ?? true;
+  const sse = new SseDecoder();
+  // The events' text, for the partial of an error; empty unless keepPartial.
+  const received: string[] = [];
+  let count = 0;
+  let finishReason = false;
+  let complete = false;
   // The first wait is the first-byte timer's, armed when the request was sent.
-  #armed = true;
-
-  constructor(opened: OpenResponse, options: ChatStreamOptions) {
-    this.#opened = opened;
-    this.#chunkTimeoutMs = options.chunkTimeoutMs;
-    this.#apiKey = options.apiKey;
-    this.#keepPartial = options.keepPartial ?? true;
-  }
-
-  take(): ChatChunk | undefined {
-    return this.#next(false) as ChatChunk | undefined;
-  }
-
-  takeDelta(): ChatChunk | string | ArgumentsDelta | undefined {
-    return this.#next(true);
-  }
-
-  async read(): Promise<boolean> {
-    if (this.#done) return false;
-    const opened = this.#opened;
-    try {
-      if (!this.#sse.done && !this.#ended) {
-        if (!this.#armed) opened.watchdog.arm(this.#chunkTimeoutMs, "the next stream event");
-        this.#armed = true;
-        this.#body ??= opened.body.iterator({ destroyOnReturn: false });
-        let next: IteratorResult<unknown>;
-        try {
-          next = await this.#body.next();
-        } catch (error) {
-          // The consumer chose to stop: ending quietly is what it asked for.
-          if (this.#cancelled) return false;
-          throw opened.watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids });
+  let armed = true;
+  try {
+    const iterator = body.iterator({ destroyOnReturn: false });
+    for (;;) {
+      for (let event = takeEvent(sse, received, opened.ids); event !== undefined; event = takeEvent(sse, received, opened.ids)) {
+        if (armed) {
+          watchdog.disarm();
+          armed = false;
         }
-        if (this.#cancelled) return false;
-        try {
-          if (next.done === true) {
-            this.#ended = true;
-            this.#tail = this.#sse.end();
-          } else this.#sse.push(next.value as Buffer);
-        } catch (error) {
-          throw error instanceof StreamError ? withPartial(error, this.#received, opened.ids) : error;
-        }
-        return true;
+        const chunk = readChunk(event, received, opened, options.apiKey);
+        if (hasFinishReason(chunk)) finishReason = true;
+        count++;
+        if (keepPartial) received.push(event);
+        yield chunk;
       }
-      if (!this.#finishReason) {
-        throw new StreamError(
-          `The stream from ${opened.url} ended without a finish reason after ${this.#count} chunk(s); the reply is incomplete. Retry the request.`,
-          { ...opened.ids, partial: receivedChunks(this.#received) },
-        );
-      }
-      this.#finish(true);
-      return false;
-    } catch (error) {
-      this.#finish(false);
-      throw error;
-    }
-  }
-
-  async cancel(): Promise<void> {
-    if (this.#done) return;
-    this.#cancelled = true;
-    this.#opened.watchdog.cancel();
-    this.#finish(false);
-  }
-
-  #next(delta: boolean): ChatChunk | string | ArgumentsDelta | undefined {
-    if (this.#done) return undefined;
-    const opened = this.#opened;
-    try {
-      let event: SseEvent | undefined;
+      if (sse.done) break;
+      if (!armed) watchdog.arm(options.chunkTimeoutMs, "the next stream event");
+      armed = true;
+      let next: IteratorResult<unknown>;
       try {
-        event = this.#sse.take() ?? this.#tail.shift();
+        next = await iterator.next();
       } catch (error) {
-        throw error instanceof StreamError ? withPartial(error, this.#received, opened.ids) : error;
+        // The consumer chose to stop: ending quietly is what it asked for.
+        if (cancelled()) return;
+        throw watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids });
       }
-      if (event === undefined) return undefined;
-      // The timer runs from the last event, so keep-alive comments cannot hide a stalled stream;
-      // it is stopped while the consumer works on the chunk.
-      if (this.#armed) {
-        opened.watchdog.disarm();
-        this.#armed = false;
+      if (cancelled()) return;
+      if (next.done === true) {
+        for (const event of withPartialOnError(() => sse.end(), received, opened.ids)) {
+          const chunk = readChunk(event.data, received, opened, options.apiKey);
+          if (hasFinishReason(chunk)) finishReason = true;
+          count++;
+          if (keepPartial) received.push(event.data);
+          yield chunk;
+        }
+        break;
       }
-      const data = event.data;
-      const text = delta ? this.#shape?.match(data) : undefined;
-      let chunk: ChatChunk | undefined;
-      if (text === undefined) {
-        chunk = readChunk(data, this.#received, opened, this.#apiKey);
-        if (hasFinishReason(chunk)) this.#finishReason = true;
-        if (delta) (this.#shape ??= new TextDeltaShape()).learn(data, chunk);
-      }
-      this.#count++;
-      if (this.#keepPartial) this.#received.push(data);
-      if (chunk !== undefined) return chunk;
-      const toolIndex = this.#shape!.toolIndex;
-      return toolIndex === undefined ? text : new ArgumentsDelta(toolIndex, text!);
-    } catch (error) {
-      this.#finish(false);
-      throw error;
+      withPartialOnError(() => sse.push(next.value as Buffer), received, opened.ids);
     }
-  }
-
-  #finish(complete: boolean): void {
-    this.#done = true;
-    const { watchdog, body } = this.#opened;
+    if (!finishReason) {
+      throw new StreamError(
+        `The stream from ${opened.url} ended without a finish reason after ${count} chunk(s); the reply is incomplete. Retry the request.`,
+        { ...opened.ids, partial: receivedChunks(received) },
+      );
+    }
+    complete = true;
+  } finally {
     watchdog.release();
-    if (body.destroyed) return;
-    // Destroying emits "error" on the body, which nobody reads any more.
-    body.on("error", ignore);
-    // A stream read to its end hands its socket back to the pool; anything else closes it.
-    if (complete) body.dump({ limit: 64 * 1024 }).catch(ignore);
-    else body.destroy();
+    if (!body.destroyed) {
+      // Destroying emits "error" on the body, which nobody reads any more.
+      body.on("error", ignore);
+      if (complete) body.dump({ limit: 64 * 1024 }).catch(ignore);
+      else body.destroy();
+    }
   }
 }
 
 function ignore(): void {}
+
+function takeEvent(sse: SseDecoder, received: string[], ids: GatewayIds): string | undefined {
+  return withPartialOnError(() => sse.take(), received, ids)?.data;
+}
+
+function withPartialOnError<T>(step: () => T, received: string[], ids: GatewayIds): T {
+  try {
+    return step();
+  } catch (error) {
+    throw error instanceof StreamError ? withPartial(error, received, ids) : error;
+  }
+}
 
 function hasFinishReason(chunk: ChatChunk): boolean {
   for (const choice of chunk.choices) if (choice.finish_reason != null) return true;
@@ -160,7 +111,9 @@ function receivedChunks(received: readonly string[]): ChatChunk[] {
   return received.map((data) => JSON.parse(data) as ChatChunk);
 }
 
-function readChunk(data: string, received: string[], opened: OpenResponse, apiKey: string | undefined): ChatChunk {
+/** One event's data as a chat chunk; a gateway's error sent inside the stream is thrown as the
+ * typed error it stands for, anything else unreadable as a StreamError quoting what came. */
+export function readChunk(data: string, received: string[], opened: OpenResponse, apiKey: string | undefined): ChatChunk {
   let value: unknown;
   try {
     value = JSON.parse(data);

@@ -56,9 +56,6 @@ export class GatewayClient {
   readonly #apiKey: string;
   readonly #transport: HttpTransport;
   readonly #ownedAgent: Agent | undefined;
-  // One string for every call: the transport looks its target up by URL, and a string made per
-  // call is a rope that must be flattened and hashed each time (a CPU profile under load put
-  // several microseconds a call there).
   readonly #chatURL: string;
 
   constructor(options: GatewayClientOptions = {}) {
@@ -87,9 +84,7 @@ export class GatewayClient {
   /** One non-streamed chat completion; `replayed` is true when the gateway answered from its
    * idempotency store (the call was billed once, by the first request with its key). */
   async chat(request: ChatRequest, options: CallOptions = {}): Promise<{ response: ChatResponse; ids: GatewayIds; replayed: boolean }> {
-    // Object.assign, not `{ ...request, stream }`: a spread followed by more properties costs a
-    // fresh hidden class per call under Node 20's V8 (~1 us; measured).
-    const body = checkRequest(Object.assign({}, request, { stream: false }));
+    const body = checkRequest({ ...request, stream: false });
     const { value, ids, status, headers } = await this.#transport.json({
       method: "POST",
       url: this.#chatURL,
@@ -103,7 +98,7 @@ export class GatewayClient {
   /** One streamed chat completion; resolves once the 200 arrived, rejects with a typed error otherwise. */
   async chatStream(request: ChatRequest, options: StreamCallOptions = {}): Promise<ChatStream> {
     // Usage arrives only in a final usage chunk, and only when asked for.
-    const body = checkRequest(Object.assign({}, request, { stream: true, stream_options: request.stream_options ?? { include_usage: true } }));
+    const body = checkRequest({ ...request, stream: true, stream_options: request.stream_options ?? { include_usage: true } });
     const opened = await this.#transport.open({
       method: "POST",
       url: this.#chatURL,

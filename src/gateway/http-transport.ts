@@ -86,8 +86,6 @@ export class HttpTransport {
     if (request.authorize !== false) headers.authorization = `Bearer ${this.#options.apiKey}`;
     if (request.json !== undefined) headers["content-type"] = "application/json";
 
-    // No spread of the cached target: a copy of a long-lived object lands in the old generation,
-    // and everything it points to (headers, body, signal) then outlives young-generation GCs.
     const { origin, path } = this.#target(url);
     let response: Dispatcher.ResponseData;
     try {
@@ -158,10 +156,8 @@ export class HttpTransport {
     }
   }
 
-  // Listeners rather than `for await`: a Readable's async iterator costs more than a whole small
-  // JSON body. Each chunk must come within the chunk timeout, as in `chunks()`. The listeners are
-  // unnamed arrows, left in place (the body is ended or destroyed once settled): under tsx, every
-  // named closure made per call also costs a defineProperty of its name.
+  // Each chunk must come within the chunk timeout, as in `chunks()`. The listeners stay in place:
+  // the body is ended or destroyed once settled.
   #readAll(opened: OpenResponse, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
     const { body, watchdog } = opened;
     const chunkTimeoutMs = this.#options.chunkTimeoutMs;

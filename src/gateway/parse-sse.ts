@@ -35,9 +35,7 @@ export async function* parseSse(source: AsyncIterable<Uint8Array | string>): Asy
 
 /**
  * The SSE parser without the async iteration: `push` each chunk of the body as it arrives, then
- * `take` the events it completed one at a time. A reader that falls behind holds the bytes it has
- * not parsed yet, not a batch of parsed events: with many streams read at once, parsed events
- * kept across a young-generation GC are copied, and then kept until a full one.
+ * `take` the events it completed one at a time.
  */
 export class SseDecoder {
   readonly #utf8 = new Utf8Decoder();
@@ -243,9 +241,7 @@ class EventBuilder {
   }
 }
 
-/** The event nearly every stream sends: data only. A class, not a literal: a literal made for every
- * event can be pretenured by V8, and would then keep the text it was sliced from alive until a
- * full GC (see src/chat/plain-object.ts). */
+/** The event nearly every stream sends: data only. */
 class DataEvent implements SseEvent {
   constructor(readonly data: string) {}
 }

@@ -1,8 +1,10 @@
 // svc-flow/langchain: the LangChain chat model alone, for users who need nothing else.
-export { ChatGateway } from "../chat/chat-gateway.js";
-export type { ChatGatewayCallOptions } from "../chat/chat-gateway.js";
-export type { ChatGatewayOptions } from "../chat/chat-gateway-options.js";
+export { ChatGateway } from "./chat-gateway.js";
+export type { ChatGatewayCallOptions } from "./chat-gateway.js";
+export type { ChatGatewayOptions } from "./chat-gateway-options.js";
+export { imagesFromMessage } from "./build-reply-message.js";
+export { toWireMessages } from "./convert-messages.js";
+export { toWireTool, toWireToolChoice } from "./convert-tools.js";
 export { ChatWarning, ParameterWarning } from "../chat/parameter-warning.js";
 export type { ChatWarningCode, WarningHandler } from "../chat/parameter-warning.js";
-export { imagesFromMessage } from "../chat/decode-image-reply.js";
 export type { MessageImage } from "../chat/decode-image-reply.js";

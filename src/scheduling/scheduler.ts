@@ -1,7 +1,4 @@
 import PQueue from "p-queue";
-import { chatStreamOf, type ChatStream } from "../gateway/chat-stream.js";
-import type { ArgumentsDelta } from "../gateway/arguments-delta.js";
-import type { ChatChunk } from "../gateway/wire.js";
 import { onAbort } from "../gateway/on-abort.js";
 import { positiveInteger } from "../gateway/positive-number.js";
 import { toAbortedError } from "../gateway/to-aborted-error.js";
@@ -79,15 +76,13 @@ export class Scheduler {
     }
     this.#held++;
     let released = false;
-    // A method, not an arrow: see ChunkSource in chat-stream.ts (the cost of a named closure).
-    const scheduler = this;
     return {
-      release(): void {
+      release: () => {
         if (released) return;
         released = true;
         releaseKey();
         releaseModel();
-        if (--scheduler.#held === 0 && scheduler.waiting === 0) for (const resolve of scheduler.#idle.splice(0)) resolve();
+        if (--this.#held === 0 && this.waiting === 0) for (const resolve of this.#idle.splice(0)) resolve();
       },
     };
   }
@@ -100,27 +95,6 @@ export class Scheduler {
     } finally {
       slot.release();
     }
-  }
-
-  /**
-   * Acquires a slot, opens a stream, and releases the slot when the stream ends, fails, is left
-   * early, or is cancelled, rather than when its headers arrive. Iterate or cancel the stream:
-   * one that is neither keeps its slot.
-   */
-  async runStream(
-    model: string,
-    open: (signal?: AbortSignal) => Promise<ChatStream>,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<ChatStream> {
-    const slot = await this.acquire(model, options);
-    let stream: ChatStream;
-    try {
-      stream = await open(options.signal);
-    } catch (error) {
-      slot.release();
-      throw error;
-    }
-    return holdUntilDone(stream, slot);
   }
 
   /** Resolves once nothing is running or waiting. */
@@ -169,42 +143,3 @@ function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => voi
   });
 }
 
-function holdUntilDone(stream: ChatStream, slot: Slot): ChatStream {
-  const source = {
-    take(): ChatChunk | undefined {
-      try {
-        return stream.take();
-      } catch (error) {
-        slot.release();
-        throw error;
-      }
-    },
-    takeDelta(): ChatChunk | string | ArgumentsDelta | undefined {
-      try {
-        return stream.takeDelta();
-      } catch (error) {
-        slot.release();
-        throw error;
-      }
-    },
-    async read(): Promise<boolean> {
-      let more: boolean;
-      try {
-        more = await stream.read();
-      } catch (error) {
-        slot.release();
-        throw error;
-      }
-      if (!more) slot.release();
-      return more;
-    },
-    async cancel(): Promise<void> {
-      try {
-        await stream.cancel();
-      } finally {
-        slot.release();
-      }
-    },
-  };
-  return chatStreamOf(source, stream.ids, stream.replayed === true);
-}

@@ -1,6 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { getModel, type Capabilities } from "../../src/catalog/models.js";
-import { ChatGateway } from "../../src/chat/chat-gateway.js";
+import { ChatGateway } from "../../src/langchain/chat-gateway.js";
 import type { CostLedger } from "../../src/cost/cost-ledger.js";
 import { ConfigError } from "../../src/errors.js";
 import { MusicClient } from "../../src/gateway/music-client.js";

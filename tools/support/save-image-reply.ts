@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { imagesFromMessage } from "../../src/chat/decode-image-reply.js";
+import { imagesFromMessage } from "../../src/langchain/build-reply-message.js";
 import { UpstreamError } from "../../src/errors.js";
 import { probeImage } from "../../src/media/probe.js";
 import { chooseOutputPath, writeWorkspaceFile } from "./workspace-media.js";

@@ -1,8 +1,8 @@
 import { HumanMessage, SystemMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { relative, resolve } from "node:path";
 import { getModel } from "../../catalog/models.js";
-import { ChatGateway } from "../../chat/chat-gateway.js";
-import { imagesFromMessage } from "../../chat/decode-image-reply.js";
+import { ChatGateway } from "../../langchain/chat-gateway.js";
+import { imagesFromMessage } from "../../langchain/build-reply-message.js";
 import { CostLedger } from "../../cost/cost-ledger.js";
 import { loadPriceFile } from "../../cost/load-price-file.js";
 import { EmptyOutputError } from "../../errors.js";

@@ -1,7 +1,7 @@
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { MusicOperation } from "../../catalog/prices.js";
 import { MAX_IMAGE_TOKENS } from "../../catalog/tokens.js";
-import { toWireTool } from "../../chat/convert-tools.js";
+import { toWireTool } from "../../langchain/convert-tools.js";
 import type { Tool } from "../../gateway/wire.js";
 import { DEFAULT_TOOL_ROUNDS } from "../../workflow/kinds/chat-kind.js";
 import type { AgentStep, ChatStep, ImageStep, LeafStep, MusicStep, ToolStep } from "../../workflow/schema/step-schemas.js";

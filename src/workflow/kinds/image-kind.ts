@@ -1,6 +1,6 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { imagesFromMessage } from "../../chat/decode-image-reply.js";
+import { imagesFromMessage } from "../../langchain/build-reply-message.js";
 import { EmptyOutputError } from "../../errors.js";
 import { probeImage } from "../../media/probe.js";
 import { stringifyValue } from "../expression/index.js";

@@ -1,6 +1,6 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { ChatGateway } from "../../chat/chat-gateway.js";
+import type { ChatGateway } from "../../langchain/chat-gateway.js";
 import { SvcFlowError } from "../../errors.js";
 
 /** A tool call the model made, as a step's output lists it. */

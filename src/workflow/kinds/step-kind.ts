@@ -1,5 +1,5 @@
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { ChatGateway } from "../../chat/chat-gateway.js";
+import type { ChatGateway } from "../../langchain/chat-gateway.js";
 import type { MusicClient, MusicClipsResult } from "../../gateway/music-client.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
 import type { CallStep } from "../schema/step-schemas.js";

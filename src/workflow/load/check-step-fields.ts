@@ -1,6 +1,6 @@
 import { listAgentNames } from "../../../agents/index.js";
 import { isToolName, listToolNames } from "../../../tools/index.js";
-import { prepareSchema } from "../../chat/structured-output.js";
+import { prepareSchema } from "../../langchain/structured-output.js";
 import { didYouMean } from "./suggest-name.js";
 import type { ValuePath } from "../expression/index.js";
 import { inputProblem } from "../input-values.js";

@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
 import { createTools } from "../../../tools/index.js";
-import { ChatGateway } from "../../chat/chat-gateway.js";
+import { ChatGateway } from "../../langchain/chat-gateway.js";
 import type { CostLedger } from "../../cost/cost-ledger.js";
 import type { GatewayClient } from "../../gateway/gateway-client.js";
 import { MusicClient, type MusicClipsResult } from "../../gateway/music-client.js";

@@ -5,7 +5,7 @@ import { RunnableLambda, type Runnable } from "@langchain/core/runnables";
 import { Validator } from "@langchain/core/utils/json_schema";
 import { ParameterError, StructuredOutputError } from "../errors.js";
 import type { Tool } from "../gateway/wire.js";
-import { isStandardJsonSchema, isZod3Schema, isZod4Schema, toJsonSchema, type JsonSchema, type StandardJsonSchema } from "./convert-tools.js";
+import { isStandardJsonSchema, isZod3Schema, isZod4Schema, toJsonSchema, type JsonSchema, type StandardJsonSchema } from "../chat/json-schema.js";
 
 /** How structured output is asked for: a forced tool call (default), JSON mode, or a JSON Schema
  * response format. */

@@ -1,53 +1,7 @@
-import type { UsageMetadata } from "@langchain/core/messages";
 import type { ModelInfo } from "../catalog/models.js";
 import { EmptyOutputError, type GatewayIds } from "../errors.js";
 import type { Usage } from "../gateway/wire.js";
 import { ChatWarning } from "./parameter-warning.js";
-
-/** What is known about a reply once it is complete, for `response_metadata`. */
-export interface ReplyFacts {
-  /** The model the caller asked for (the head of the fallback chain). */
-  readonly requestedModel: string;
-  /** The catalogue id that served, after any fallback. */
-  readonly model: string;
-  /** The model the gateway reported (a dated version behind the alias). */
-  readonly servedModel: string;
-  readonly finishReason: string | null;
-  readonly ids: GatewayIds;
-  readonly usage?: Usage;
-  /** Models tried before the one that served, when the call fell back. */
-  readonly fallbackFrom?: readonly string[];
-  /** Images decoded from an image model's reply. */
-  readonly images?: number;
-}
-
-/** The gateway's usage as LangChain's `usage_metadata`. */
-export function usageMetadataOf(usage: Usage): UsageMetadata {
-  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
-  return {
-    input_tokens: usage.prompt_tokens,
-    output_tokens: usage.completion_tokens,
-    total_tokens: usage.total_tokens,
-    ...(reasoning === undefined ? {} : { output_token_details: { reasoning } }),
-  };
-}
-
-/** `response_metadata` of a reply; set once per message (LangChain concatenates strings and adds
- * numbers when it merges chunks, so a streamed reply carries it on its final chunk only). */
-export function replyMetadata(facts: ReplyFacts): Record<string, unknown> {
-  return {
-    model_name: facts.servedModel,
-    model: facts.model,
-    requested_model: facts.requestedModel,
-    finish_reason: facts.finishReason,
-    request_id: facts.ids.requestId,
-    audit_id: facts.ids.auditId,
-    backend_id: facts.ids.backendId,
-    ...(facts.usage === undefined ? { usage_missing: true } : { usage: facts.usage }),
-    ...(facts.fallbackFrom?.length ? { fallback_from: [...facts.fallbackFrom] } : {}),
-    ...(facts.images ? { images: facts.images } : {}),
-  };
-}
 
 /** A warning when usage is missing (a stream without a usage chunk) or does not add up. */
 export function checkUsage(model: string, usage: Usage | undefined): ChatWarning | undefined {

@@ -2,7 +2,7 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import { ParameterError } from "../errors.js";
 import type { Message, ToolCall } from "../gateway/wire.js";
 import { toWireContent } from "./convert-content.js";
-import { replyBlocksToMarkdown } from "./decode-image-reply.js";
+import { replyBlocksToMarkdown } from "../chat/decode-image-reply.js";
 
 /** Key in an AIMessage's `additional_kwargs` holding each tool call's unknown wire fields, by call id
  * (for example a gamma model's `thought_signature`); they are sent back on the next turn. */

@@ -6,9 +6,9 @@ import { GatewayClient } from "../gateway/gateway-client.js";
 import type { UsageRecorder } from "../gateway/usage-recorder.js";
 import { RETRY_DEFAULTS, resolvePolicy, type RetryPolicy } from "../scheduling/retry.js";
 import { Scheduler } from "../scheduling/scheduler.js";
-import { validateSettings } from "./apply-model-rules.js";
-import { WarningOnce, type WarningHandler } from "./parameter-warning.js";
-import type { SlotSource } from "./attempt-hold.js";
+import { validateSettings } from "../chat/apply-model-rules.js";
+import { WarningOnce, type WarningHandler } from "../chat/parameter-warning.js";
+import type { SlotSource } from "../chat/attempt-hold.js";
 
 /** Options of ChatGateway; only `model` is required. */
 export interface ChatGatewayOptions extends BaseChatModelParams {
@@ -25,6 +25,8 @@ export interface ChatGatewayOptions extends BaseChatModelParams {
   /** Output budget; sent as the field each model takes, raised to a model's minimum. */
   maxTokens?: number;
   stop?: string[];
+  /** `invoke` streams the reply, so callback handlers get each token. Default false. */
+  streaming?: boolean;
   /** Models to move to, in order, when one fails after its retries, asks for a long wait, or
    * comes back empty. Each gets the same settings, re-mapped by its own rules. Default none. */
   fallbacks?: string[];

@@ -1,61 +1,9 @@
 import type { BindToolsInput } from "@langchain/core/language_models/chat_models";
-import { z } from "zod";
-import { zodToJsonSchema } from "zod-to-json-schema";
 import { ParameterError } from "../errors.js";
-import type { Tool, ToolChoice } from "../gateway/wire.js";
+import type { ChatRequest, Tool, ToolChoice } from "../gateway/wire.js";
+import { toJsonSchema } from "../chat/json-schema.js";
 
-/** A JSON Schema object as it goes on the wire. */
-export type JsonSchema = Record<string, unknown>;
-
-type V3Schema = Parameters<typeof zodToJsonSchema>[0];
-
-/** True for a zod 4 schema (classic or mini); these carry `_zod`. */
-export function isZod4Schema(schema: unknown): schema is z.ZodType {
-  return typeof schema === "object" && schema !== null && "_zod" in schema;
-}
-
-/** True for a zod 3 schema (from "zod/v3" or zod 3.x); these carry `_def` and no `_zod`. */
-export function isZod3Schema(schema: unknown): schema is V3Schema {
-  return (
-    typeof schema === "object" &&
-    schema !== null &&
-    !("_zod" in schema) &&
-    "_def" in schema &&
-    typeof (schema as { safeParse?: unknown }).safeParse === "function"
-  );
-}
-
-/** A Standard Schema that can give its own JSON Schema (ArkType, Valibot and others). */
-export interface StandardJsonSchema {
-  readonly "~standard": {
-    readonly jsonSchema: { input(options: { target: "draft-2020-12" | "draft-07" }): Record<string, unknown> };
-    validate(value: unknown): unknown;
-  };
-}
-
-/** True for a Standard Schema that converts itself to JSON Schema. */
-export function isStandardJsonSchema(schema: unknown): schema is StandardJsonSchema {
-  const standard = (schema as { "~standard"?: { jsonSchema?: { input?: unknown } } } | null)?.["~standard"];
-  return typeof standard?.jsonSchema?.input === "function";
-}
-
-/** Any schema a user may give (zod 4, zod 3, a Standard JSON Schema, or JSON Schema) as JSON Schema. */
-export function toJsonSchema(schema: unknown, what: string): JsonSchema {
-  let converted: unknown;
-  // zod-to-json-schema turns a zod 4 schema into `{}` without an error, so each version goes to
-  // its own converter.
-  if (isZod4Schema(schema)) converted = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
-  else if (isZod3Schema(schema)) converted = zodToJsonSchema(schema, { $refStrategy: "root" });
-  else if (isStandardJsonSchema(schema)) converted = schema["~standard"].jsonSchema.input({ target: "draft-2020-12" });
-  else if (typeof schema === "object" && schema !== null && !Array.isArray(schema)) converted = schema;
-  else throw new ParameterError(`The schema of ${what} must be a zod schema or a JSON Schema object.`);
-  const { $schema: _ignored, ...rest } = converted as JsonSchema;
-  return rest;
-}
-
-// Tools toWireTool made: `bindTools` converts once, and every call then passes the same objects
-// back. Copying them again per call cost time, and copies of long-lived objects made per call
-// outlived young-generation GCs.
+// Tools toWireTool made: `bindTools` converts once, and every call passes the same objects back.
 const CONVERTED = new WeakSet<Tool>();
 
 /** A tool LangChain accepts (StructuredTool, `tool()`, OpenAI-style definition, `{ name, schema }`)
@@ -126,4 +74,11 @@ function requireName(name: unknown): string {
     throw new ParameterError("Every tool needs a name (a non-empty string).");
   }
   return name;
+}
+
+/** A response format whose JSON Schema may be a zod schema (agents pass one), as the wire's. */
+export function toJsonSchemaFormat(format: ChatRequest["response_format"] & { json_schema?: { schema?: unknown } }): ChatRequest["response_format"] {
+  const schema = format?.json_schema?.schema;
+  if (format === undefined || schema === undefined) return format;
+  return { ...format, json_schema: { ...format.json_schema, schema: toJsonSchema(schema, "response_format") } };
 }

@@ -1,0 +1,229 @@
+import { randomUUID } from "node:crypto";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { BaseLanguageModelInput, StructuredOutputMethodOptions } from "@langchain/core/language_models/base";
+import {
+  BaseChatModel,
+  type BaseChatModelCallOptions,
+  type BindToolsInput,
+  type LangSmithParams,
+} from "@langchain/core/language_models/chat_models";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import type { AIMessageChunk, BaseMessage, MessageContent } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import type { Runnable } from "@langchain/core/runnables";
+import type { SerializableSchema } from "@langchain/core/utils/standard_schema";
+import type { InteropZodType } from "@langchain/core/utils/types";
+import { countTextTokens } from "../catalog/tokens.js";
+import { callChat, type ChatCall, type ChatCallOptions } from "../chat/call-chat.js";
+import type { ChatRequest } from "../gateway/wire.js";
+import { ParameterError } from "../errors.js";
+import { toAIMessage, toEventChunk, toFinalChunk } from "./build-reply-message.js";
+import { resolveChatGatewayOptions, type ChatGatewayOptions, type ResolvedChatGatewayOptions } from "./chat-gateway-options.js";
+import { toWireContent } from "./convert-content.js";
+import { toWireMessages } from "./convert-messages.js";
+import { toJsonSchemaFormat, toWireTool, toWireToolChoice } from "./convert-tools.js";
+import { modelProfile } from "./model-profile.js";
+import { structuredOutput } from "./structured-output.js";
+
+/** A schema for structured output: zod 4, zod 3, a Standard JSON Schema, or JSON Schema. */
+type OutputSchema<T> = InteropZodType<T> | SerializableSchema<T> | Record<string, any>;
+
+/** Per-call options: LangChain's, plus the tool and format fields `bindTools` and agents set. */
+export interface ChatGatewayCallOptions extends BaseChatModelCallOptions {
+  tools?: BindToolsInput[];
+  parallel_tool_calls?: boolean;
+  /** A JSON Schema format may carry a zod schema (agents pass one); it is converted here. */
+  response_format?: ChatRequest["response_format"] & { json_schema?: { schema?: unknown } };
+  /** Identifies this call for the gateway's idempotency store: each model of the fallback chain
+   * sends `<key>:<model>`, the same on every retry, so a retry after a lost answer is replayed,
+   * not billed again. Derive it from what identifies the call (run, step, item, call number). */
+  idempotencyKey?: string;
+}
+
+/** The gateway's chat models as a LangChain chat model: invoke, stream, batch, tools, structured
+ * output, multimodal input, per-model rules and fallbacks, all through the chat core (`callChat`). */
+export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessageChunk> {
+  static override lc_name(): string {
+    return "ChatGateway";
+  }
+
+  override get lc_secrets(): Record<string, string> {
+    return { apiKey: "SVC_API_KEY" };
+  }
+
+  readonly model: string;
+  readonly fallbacks: readonly string[];
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly maxTokens?: number;
+  readonly stop?: string[];
+  /** `invoke` streams the reply, so callback handlers get each token (`handleLLMNewToken`). */
+  readonly streaming: boolean;
+  readonly #resolved: ResolvedChatGatewayOptions;
+
+  constructor(options: ChatGatewayOptions) {
+    // Retries, concurrency and the key are ours; LangChain's own caller must not retry again.
+    const { apiKey: _apiKey, maxRetries: _retries, maxConcurrency: _concurrency, ...langchain } = options;
+    super({ ...langchain, maxRetries: 0 });
+    this.#resolved = resolveChatGatewayOptions(options);
+    this.model = options.model;
+    this.fallbacks = this.#resolved.chain.slice(1).map((info) => info.id);
+    this.temperature = options.temperature;
+    this.topP = options.topP;
+    this.maxTokens = options.maxTokens;
+    this.stop = options.stop;
+    this.streaming = options.streaming ?? false;
+  }
+
+  _llmType(): string {
+    return "svc-gateway";
+  }
+
+  override get profile(): ModelProfile {
+    return modelProfile(this.#resolved.chain[0]!);
+  }
+
+  override getLsParams(options: this["ParsedCallOptions"]): LangSmithParams {
+    return {
+      ls_provider: "svc-gateway",
+      ls_model_name: this.model,
+      ls_model_type: "chat",
+      ...(this.temperature === undefined ? {} : { ls_temperature: this.temperature }),
+      ...(this.maxTokens === undefined ? {} : { ls_max_tokens: this.maxTokens }),
+      ...((options?.stop ?? this.stop) === undefined ? {} : { ls_stop: options?.stop ?? this.stop }),
+    };
+  }
+
+  override invocationParams(options?: this["ParsedCallOptions"]): Record<string, unknown> {
+    return {
+      model: this.model,
+      fallbacks: this.fallbacks,
+      temperature: this.temperature,
+      top_p: this.topP,
+      max_tokens: this.maxTokens,
+      stop: options?.stop ?? this.stop,
+      tool_choice: options?.tool_choice,
+    };
+  }
+
+  /** Counts tokens with the tokenizer the package ships (the gateway's count), never the network. */
+  override async getNumTokens(content: MessageContent): Promise<number> {
+    const wire = toWireContent(content);
+    if (typeof wire === "string") return countTextTokens(wire);
+    return wire.reduce((total, part) => total + (part.type === "text" ? countTextTokens(part.text) : 0), 0);
+  }
+
+  override bindTools(
+    tools: BindToolsInput[],
+    kwargs?: Partial<ChatGatewayCallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, ChatGatewayCallOptions> {
+    // Converted here, so a schema the wire cannot carry fails at bind time, not on first call.
+    return this.withConfig({ tools: tools.map(toWireTool), ...kwargs });
+  }
+
+  override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
+    outputSchema: OutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<false>,
+  ): Runnable<BaseLanguageModelInput, RunOutput, ChatGatewayCallOptions>;
+  override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
+    outputSchema: OutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<true>,
+  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }, ChatGatewayCallOptions>;
+  override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
+    outputSchema: OutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<boolean>,
+  ):
+    | Runnable<BaseLanguageModelInput, RunOutput, ChatGatewayCallOptions>
+    | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }, ChatGatewayCallOptions> {
+    if (!this.#resolved.chain[0]!.capabilities.tools && (config?.method ?? "functionCalling") === "functionCalling") {
+      throw new ParameterError(`${this.model} does not call tools, so it cannot give structured output. Use a text model.`);
+    }
+    // The call options (idempotencyKey, signal) reach the model through the binding.
+    return structuredOutput<RunOutput>(this, outputSchema, config) as Runnable<BaseLanguageModelInput, RunOutput, ChatGatewayCallOptions>;
+  }
+
+  override async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    if (this.streaming) {
+      let aggregate: ChatGenerationChunk | undefined;
+      for await (const chunk of this._streamResponseChunks(messages, options, runManager)) aggregate = aggregate?.concat(chunk) ?? chunk;
+      const message = aggregate!.message;
+      return { generations: [{ text: aggregate!.text, message, generationInfo: aggregate!.generationInfo }], llmOutput: llmOutputOf(message) };
+    }
+    const reply = await callChat({ ...this.#call(messages, options), stream: false }, this.#options(options));
+    const message = toAIMessage(reply);
+    // `message.text` runs LangChain's content-block translators; a string is its own text.
+    const text = typeof message.content === "string" ? message.content : message.text;
+    return { generations: [{ text, message, generationInfo: { finish_reason: reply.finishReason } }], llmOutput: llmOutputOf(message) };
+  }
+
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const stream = await callChat({ ...this.#call(messages, options), stream: true }, this.#options(options));
+    // Every chunk of one reply carries the reply's id, so they merge into one message.
+    const id = stream.responseId ?? `run-${randomUUID()}`;
+    for await (const event of stream) {
+      if (event.type === "finish") {
+        const message = toFinalChunk(event.reply, id);
+        const text = typeof message.content === "string" ? message.content : message.text;
+        yield new ChatGenerationChunk({ message, text, generationInfo: { finish_reason: event.reply.finishReason } });
+        continue;
+      }
+      const text = event.type === "text" ? event.text : "";
+      const chunk = new ChatGenerationChunk({ message: toEventChunk(event, id), text });
+      if (event.type === "text") await runManager?.handleLLMNewToken(event.text, undefined, undefined, undefined, undefined, { chunk });
+      yield chunk;
+    }
+  }
+
+  /** Closes the connections of the model's own client (a shared `client` is left open). */
+  async close(): Promise<void> {
+    if (this.#resolved.ownsClient) await this.#resolved.client.close();
+  }
+
+  /** The wire call for LangChain messages and call options. */
+  #call(messages: BaseMessage[], options: this["ParsedCallOptions"]): ChatCall {
+    const tools = options.tools?.map(toWireTool);
+    const stop = options.stop ?? this.stop;
+    const toolChoice = toWireToolChoice(options.tool_choice, tools);
+    return {
+      model: this.model,
+      fallbacks: this.fallbacks,
+      messages: toWireMessages(messages),
+      ...(tools?.length ? { tools } : {}),
+      ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
+      ...(options.parallel_tool_calls === undefined ? {} : { parallel_tool_calls: options.parallel_tool_calls }),
+      ...(options.response_format === undefined ? {} : { response_format: toJsonSchemaFormat(options.response_format) }),
+      ...(this.maxTokens === undefined ? {} : { max_tokens: this.maxTokens }),
+      ...(this.temperature === undefined ? {} : { temperature: this.temperature }),
+      ...(this.topP === undefined ? {} : { top_p: this.topP }),
+      ...(stop === undefined ? {} : { stop }),
+    };
+  }
+
+  #options(options: this["ParsedCallOptions"]): ChatCallOptions {
+    const resolved = this.#resolved;
+    return {
+      client: resolved.client,
+      scheduler: resolved.scheduler,
+      retry: resolved.retry,
+      ...(resolved.ledger === undefined ? {} : { ledger: resolved.ledger }),
+      ...(resolved.usageTags === undefined ? {} : { usageTags: resolved.usageTags }),
+      ...(resolved.timeoutMs === undefined ? {} : { timeoutMs: resolved.timeoutMs }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+      onWarning: (warning) => resolved.warnings.emit(warning),
+    };
+  }
+}
+
+function llmOutputOf(message: BaseMessage): Record<string, unknown> | undefined {
+  const usage = (message as AIMessageChunk).usage_metadata;
+  return usage && { tokenUsage: { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, totalTokens: usage.total_tokens } };
+}

@@ -1,0 +1,53 @@
+import type { AIMessageChunk } from "@langchain/core/messages";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countTextTokens } from "../src/catalog/tokens.js";
+import { startHarness, type Harness } from "./chat-harness.js";
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+describe("ChatGateway as LangChain tracers and callbacks see it", () => {
+  it("gives LangSmith the provider, model, type, temperature, output budget and stop words", () => {
+    const model = harness.model({ model: "beta-4o-mini", temperature: 0.3, maxTokens: 200, stop: ["END"] });
+    expect(model.getLsParams({} as never)).toEqual({
+      ls_provider: "svc-gateway",
+      ls_model_name: "beta-4o-mini",
+      ls_model_type: "chat",
+      ls_temperature: 0.3,
+      ls_max_tokens: 200,
+      ls_stop: ["END"],
+    });
+  });
+
+  it("feeds handleLLMNewToken on invoke when streaming is on, token by token", async () => {
+    const model = harness.model({ model: "beta-4o-mini", streaming: true });
+    const tokens: string[] = [];
+    const reply = await model.invoke("Count to five.", { callbacks: [{ handleLLMNewToken: (token) => void tokens.push(token) }] });
+    expect(tokens.length).toBeGreaterThan(1);
+    expect(tokens.join("")).toBe(reply.text);
+    expect(reply.usage_metadata?.total_tokens).toBeGreaterThan(0);
+  });
+
+  it("gives every streamed chunk the reply's id", async () => {
+    const model = harness.model({ model: "beta-4o-mini" });
+    const chunks: AIMessageChunk[] = [];
+    for await (const chunk of await model.stream("Count to five.")) chunks.push(chunk);
+    const ids = new Set(chunks.map((chunk) => chunk.id));
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(ids.size).toBe(1);
+    expect([...ids][0]).toMatch(/\S/);
+  });
+
+  it("counts tokens with the shipped tokenizer, without the network", async () => {
+    const model = harness.model({ model: "beta-4o-mini", baseURL: "http://127.0.0.1:9/v1" });
+    const text = "The quick brown fox jumps over the lazy dog.";
+    expect(await model.getNumTokens(text)).toBe(countTextTokens(text));
+    expect(await model.getNumTokens([{ type: "text", text }, { type: "text", text }])).toBe(countTextTokens(text + text));
+  });
+});
