@@ -10,12 +10,22 @@ const MAX_FIELDS = 8;
 export function answerFromToolResults(conversation: Conversation, random: SeededRandom): string {
   const results = conversation.toolResults;
   const topic = readFacts(conversation.userText).keywords.slice(0, 3);
-  const closing = topic.length > 0
+  const choice = pickFromList(conversation.userText);
+  const closing = choice ?? (topic.length > 0
     ? random.pick([`That answers your question about ${joinWords(topic)}.`, `That covers ${joinWords(topic)}.`, `I hope that helps with ${joinWords(topic)}.`])
-    : "";
+    : "");
   if (results.length === 1) return [describeResult(results[0]!, true), closing].filter(Boolean).join(" ");
   const lines = results.map((result) => `- ${describeResult(result, false)}`);
   return [random.pick(["Here is what I found:", "Here are the results:", "The tools returned:"]), ...lines, closing].filter(Boolean).join("\n");
+}
+
+// "Pick the strongest of these taglines: [...]": the shortest option, as the one that says most in fewest words.
+function pickFromList(text: string): string | undefined {
+  if (!/\b(pick|choose|select)\b[^.]*\b(strongest|best|favourite|favorite|one)\b/i.test(text)) return undefined;
+  const options = readFacts(text).quoted.filter((option) => /\s/.test(option));
+  if (options.length < 2) return undefined;
+  const best = options.reduce((shortest, option) => (option.length < shortest.length ? option : shortest));
+  return `Of the ${options.length} options I would pick "${best}": it is the shortest and still names what it sells.`;
 }
 
 function describeResult(result: ToolResult, sentence: boolean): string {

@@ -3,7 +3,11 @@ import type { Conversation } from "./conversation.js";
 import { capitalise, joinWords, listAbout, sentencesAbout, wordsAbout } from "./filler-text.js";
 import { readFacts } from "./prompt-facts.js";
 import type { SeededRandom } from "./seeded-random.js";
+import { sloganAbout } from "./field-phrases.js";
+import { hashText } from "./seeded-random.js";
+import { findSubject } from "./subject-phrase.js";
 import { summarise } from "./summarise.js";
+import { writeNotes } from "./write-notes.js";
 
 /** The most words a "write N words" prompt gets; beyond it a reply would be mostly filler. */
 export const MAX_REQUESTED_WORDS = 30_000;
@@ -19,20 +23,27 @@ const ECHO_WORD = /\b(?:say|reply with|respond with|answer with)\s+(?:only|just)
 const THE_WORD = /the word/i;
 const WORDS = new RegExp(String.raw`\b${COUNT}[- ]words?\b`, "i");
 const PARAGRAPHS = new RegExp(String.raw`\b${COUNT}\s+paragraphs?\b`, "i");
-const SENTENCES = new RegExp(String.raw`\b${COUNT}\s+sentences?\b`, "i");
+const SENTENCES = new RegExp(String.raw`\b${COUNT}[- ]sentences?\b`, "i");
+const FORM_WORD = new RegExp(String.raw`^${COUNT}-(?:words?|sentences?|paragraphs?|lines?|page)$`, "i");
+const ONE_LINE = /\b(?:one|a|an|single)\s+(?:[\w-]+\s+)?(?:line|tagline|slogan|blurb|headline|one-liner)\b/i;
 const LIST = new RegExp(String.raw`\b${COUNT}\s+(?:\w+\s+)?(bullet points|bullets|items|ideas|tips|ways|reasons|examples|names|taglines|slogans|headlines|steps|options|facts|points|things|titles|questions)\b`, "i");
 
 /** A plain-text reply to the conversation's last user message. */
 export function composeText(conversation: Conversation, random: SeededRandom): string {
   const text = conversation.userText;
   const facts = readFacts(text);
-  const topic = facts.keywords.slice(0, 6);
+  // "two-sentence" says how long the answer is, not what it is about.
+  const topic = facts.keywords.filter((word) => !FORM_WORD.test(word)).slice(0, 6);
 
   const echo = (hasQuote(text) ? ECHO.exec(text) : null) ?? (THE_WORD.test(text) ? ECHO_WORD.exec(text) : null);
   if (echo) return (echo[1] ?? echo[2] ?? echo[3] ?? "").trim();
   const recalled = recall(conversation);
   if (recalled) return recalled;
+  const notes = writeNotes(text);
+  if (notes !== undefined) return notes;
   if (/\b(summari[sz]e|summary|tl;?dr|sum up|in a nutshell)\b/i.test(text)) return summarise(conversation, random);
+  const subject = ONE_LINE.test(text) ? findSubject(text) : undefined;
+  if (subject) return sloganAbout(subject, hashText(text) % 12);
 
   const words = WORDS.exec(text);
   if (words) return wordsAbout(topic, Math.min(MAX_REQUESTED_WORDS, count(words[1]!)), random);

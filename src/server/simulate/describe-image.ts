@@ -40,7 +40,8 @@ export function colourPhrase(shares: readonly NamedShare[]): string {
   return `${lead} ${first!.name} (${first!.hex})${tail}`;
 }
 
-function brightness(raster: Raster): number {
+/** Mean luminance of an image, 0..100. */
+export function brightness(raster: Raster): number {
   const pixels = raster.width * raster.height;
   const stride = Math.max(1, Math.floor(pixels / 65_536));
   let total = 0;

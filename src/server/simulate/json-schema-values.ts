@@ -12,12 +12,16 @@ export interface ValueOptions {
   readonly suggest?: (name: string, schema: SchemaObject, index?: number) => unknown;
   /** Whether to fill an optional property; without it only required ones are (as real models do). */
   readonly includeOptional?: (name: string, schema: SchemaObject, depth: number) => boolean;
+  /** How many items a named array should hold (the prompt asked for "three keywords"); kept within its bounds. */
+  readonly itemCount?: (name: string) => number | undefined;
 }
 
 const MAX_DEPTH = 6;
 /** Longest array generated, whatever its `minItems`. */
 const MAX_ITEMS = 100;
 const ATTEMPTS = 4;
+/** Extra positions tried for a list's items when some repeat an earlier item. */
+const DISTINCT_TRIES = 6;
 
 /** A value valid against the schema, filled from suggestions where they fit; the best effort when unsatisfiable. */
 export function generateValue(schema: JsonSchema, options: ValueOptions, name = ""): unknown {
@@ -147,19 +151,24 @@ class Generator {
     const min = typeof s.minItems === "number" ? s.minItems : 0;
     let max = typeof s.maxItems === "number" ? s.maxItems : min + 3;
     if (rest === false) max = Math.min(max, tuple.length);
-    const wanted = depth >= MAX_DEPTH ? min : random.int(1, 3);
+    const wanted = depth >= MAX_DEPTH ? min : (this.#options.itemCount?.(name) ?? random.int(1, 3));
     const count = Math.min(MAX_ITEMS, Math.max(min, Math.min(max, Math.max(wanted, s.contains !== undefined ? 1 : 0))));
     const items: unknown[] = [];
     const seen = new Set<string>();
-    for (let index = 0; index < count; index++) {
+    // Items are asked for by their position among the distinct ones, so a list does not say the same thing twice.
+    for (let index = 0, position = 0; index < count && position < count + DISTINCT_TRIES; position++) {
       const sub = index < tuple.length ? tuple[index] : rest;
-      let item = this.value(sub, name, depth + 1, index);
-      for (let retry = 0; s.uniqueItems === true && seen.has(canonicalJson(item)) && retry < 8; retry++) {
+      let item = this.value(sub, name, depth + 1, position);
+      const repeated = seen.has(canonicalJson(item));
+      if (repeated && typeof item === "string" && position + 1 < count + DISTINCT_TRIES) continue;
+      if (repeated && typeof item === "string" && s.uniqueItems !== true && index >= min) break;
+      for (let retry = 0; (s.uniqueItems === true || typeof item === "string") && seen.has(canonicalJson(item)) && retry < 8; retry++) {
         const varied = vary(item, index + retry);
         item = varied !== undefined && checkValue(this.#resolve(sub), varied, this.#root) ? varied : this.value(sub, "", depth + 1);
       }
       seen.add(canonicalJson(item));
       items.push(item);
+      index++;
     }
     if (s.contains !== undefined && !items.some((item) => checkValue(s.contains as JsonSchema, item, this.#root))) {
       const item = this.value(s.contains, name, depth + 1);

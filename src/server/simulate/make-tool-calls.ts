@@ -4,6 +4,7 @@ import { findFieldMention } from "./field-mention.js";
 import type { JsonSchema } from "./json-schema-check.js";
 import { answerArguments } from "./json-reply.js";
 import { generateValue } from "./json-schema-values.js";
+import type { MediaFacts } from "./media-facts.js";
 import type { PlannedCall } from "./plan-tool-calls.js";
 import { readFacts } from "./prompt-facts.js";
 import type { SeededRandom } from "./seeded-random.js";
@@ -20,14 +21,20 @@ const ATTEMPTS = 3;
  * message is not made again; of candidates only the first new one is made; when nothing new is
  * left, the first call is made anyway, since the request demands one.
  */
-export function makeToolCalls(planned: readonly PlannedCall[], conversation: Conversation, model: ModelInfo, random: SeededRandom): SimulatedToolCall[] {
+export function makeToolCalls(
+  planned: readonly PlannedCall[],
+  conversation: Conversation,
+  model: ModelInfo,
+  random: SeededRandom,
+  media: readonly MediaFacts[] = [],
+): SimulatedToolCall[] {
   const made = new Set(conversation.callsSinceUser.map((call) => callKey(call.function.name, call.function.arguments)));
   const calls: SimulatedToolCall[] = [];
   let first: SimulatedToolCall | undefined;
   for (const plan of planned) {
     const name = plan.tool.function.name;
-    let args = argumentsFor(plan, conversation, random);
-    for (let attempt = 1; attempt < ATTEMPTS && made.has(callKey(name, args)); attempt++) args = argumentsFor(plan, conversation, random);
+    let args = argumentsFor(plan, conversation, random, media);
+    for (let attempt = 1; attempt < ATTEMPTS && made.has(callKey(name, args)); attempt++) args = argumentsFor(plan, conversation, random, media);
     const simulated = toolCall(name, args, model, random);
     first ??= simulated;
     if (made.has(callKey(name, args))) continue;
@@ -38,9 +45,9 @@ export function makeToolCalls(planned: readonly PlannedCall[], conversation: Con
   return calls.length > 0 || first === undefined ? calls : [first];
 }
 
-function argumentsFor({ tool, item, answer }: PlannedCall, conversation: Conversation, random: SeededRandom): string {
+function argumentsFor({ tool, item, answer }: PlannedCall, conversation: Conversation, random: SeededRandom, media: readonly MediaFacts[]): string {
   const parameters = (tool.function.parameters ?? { type: "object", properties: {} }) as JsonSchema;
-  if (answer) return JSON.stringify(answerArguments(parameters, conversation, random) ?? {});
+  if (answer) return JSON.stringify(answerArguments(parameters, conversation, random, media) ?? {});
   const facts = readFacts(conversation.userText);
   const fromFacts = suggestFromFacts(facts, item);
   const mentioned = new Map<string, ReturnType<typeof findFieldMention>>();

@@ -3,7 +3,8 @@ import { isSpace } from "./is-space.js";
 import { STOPWORDS, STARTERS } from "./stopwords.js";
 
 const WORD_PATTERN = /[\p{L}][\p{L}\p{N}'’-]*/gu;
-const CAPITALISED = /\b([A-Z][\p{L}'-]*(?:\s+(?:de|del|la|of|the|von|van)?\s*[A-Z][\p{L}'-]*)*)/gu;
+// Digits belong to a name ("SL-100", "Route 66" stays two), so a product code is not cut at its first digit.
+const CAPITALISED = /\b([A-Z][\p{L}\p{N}'-]*(?:\s+(?:de|del|la|of|the|von|van)?\s*[A-Z][\p{L}\p{N}'-]*)*)/gu;
 const OBJECT_PATTERN = /\b(?:in|for|at|near|from|to)\s+((?:[a-z][\p{L}-]*)(?:\s*(?:,|and|&)\s*[a-z][\p{L}-]*)*)/gu;
 const TOPIC_PATTERN = /\b(?:about|regarding|on the subject of|on|for)\s+(?:the\s+|a\s+|an\s+)?([^.,;:!?\n"]{3,60}?)(?=\s+(?:and|with|for|in|that|which|please)\b|[.,;:!?\n"]|$)/i;
 

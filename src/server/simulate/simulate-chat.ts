@@ -9,6 +9,7 @@ import { describeParts } from "./describe-parts.js";
 import { imageReply } from "./image-reply.js";
 import { jsonReply } from "./json-reply.js";
 import { makeToolCalls } from "./make-tool-calls.js";
+import { readMediaFacts } from "./media-facts.js";
 import { planToolCalls } from "./plan-tool-calls.js";
 import { outputLimit, reasoningTokens } from "./reasoning.js";
 import { hashText, seededRandom, type SeededRandom } from "./seeded-random.js";
@@ -31,7 +32,9 @@ export async function simulateChat(request: ChatRequest, model: ModelInfo, conte
   const reasoning = reasoningTokens(conversation, model, random, (request.tools?.length ?? 0) > 0);
   const planned = model.capabilities.tools ? planToolCalls(request, conversation) : [];
   if (planned.length > 0) {
-    const calls = makeToolCalls(planned, conversation, model, random);
+    // Arguments about media (a structured answer's caption) are filled from what the media showed.
+    const media = conversation.media.length > 0 ? await readMediaFacts(conversation.media, context.fetchImage) : [];
+    const calls = makeToolCalls(planned, conversation, model, random, media);
     const callTokens = calls.reduce((sum, call) => sum + countTextTokens(call.name) + countTextTokens(call.arguments), 0);
     if (reasoning + callTokens <= limit) {
       return { content: "", toolCalls: calls, finishReason: "tool_calls", completionTokens: reasoning + callTokens, reasoningTokens: reasoning, images: 0 };
@@ -47,7 +50,10 @@ export async function simulateChat(request: ChatRequest, model: ModelInfo, conte
 }
 
 async function replyText(request: ChatRequest, conversation: Conversation, context: SimulateContext, random: SeededRandom): Promise<string> {
-  const json = jsonReply(request, conversation, random);
+  // Structured output about media is filled from what the media showed, so it is read first.
+  const wantsJson = request.response_format !== undefined || /\bjson\b/i.test(conversation.userText);
+  const media = wantsJson && conversation.media.length > 0 ? await readMediaFacts(conversation.media, context.fetchImage) : [];
+  const json = jsonReply(request, conversation, random, media);
   if (json !== undefined) return json;
   if (conversation.lastRole === "tool" && conversation.toolResults.length > 0) return answerFromToolResults(conversation, random);
   const mediaInView = conversation.media.length > 0 && (conversation.mediaIsNew || MEDIA_QUESTION.test(conversation.userText));

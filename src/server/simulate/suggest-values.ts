@@ -1,4 +1,5 @@
 import { capitalise, joinWords } from "./filler-text.js";
+import { expressionFromNumbers } from "./numbers-expression.js";
 import type { PromptFacts } from "./prompt-facts.js";
 
 type SchemaObject = { readonly [keyword: string]: unknown };
@@ -55,7 +56,7 @@ export function suggestFromFacts(facts: PromptFacts, item?: CallItem): (name: st
     if (types.length > 0 && !types.includes("string")) return undefined;
     const at = index ?? 0;
     if (item && matchesItem(name, item)) return item.value;
-    if (FIELD_KINDS.expression.test(name)) return facts.arithmetic[at]?.expression;
+    if (FIELD_KINDS.expression.test(name)) return facts.arithmetic[at]?.expression ?? (at === 0 ? expressionFromNumbers(facts.text, facts.numbers) : undefined);
     if (FIELD_KINDS.url.test(name)) return facts.urls[at];
     if (FIELD_KINDS.email.test(name) || schema.format === "email") return facts.emails[at];
     if (FIELD_KINDS.path.test(name)) return facts.paths[at];
