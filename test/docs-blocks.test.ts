@@ -83,7 +83,7 @@ describe("doc blocks are well formed", () => {
 });
 
 describe.runIf(workflows.length > 0)("whole workflows shown in the docs load", () => {
-  it.each(workflows.map((block) => [where(block), block] as const))("%s", async (_name, block) => {
+  it.each(workflows.map((block) => [`${where(block)} (yaml)`, block] as const))("%s", async (_name, block) => {
     await expect(loadWorkflow(block.code, { fileName: where(block), baseDir: path.join(ROOT, "workflows") })).resolves.toBeDefined();
   });
 });
