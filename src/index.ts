@@ -76,21 +76,16 @@ export type { CostEntry } from "./cost/cost-entry.js";
 export { formatSummaryTable, formatYuan } from "./cost/format-summary-table.js";
 export type { CostSummary } from "./cost/summarize-entries.js";
 
-// Local gateway
-export { startLocalGateway, loadGatewayConfig } from "./server/index.js";
+// Local gateway (loaded when started; svc-flow/local-gateway has all of it)
+export { startLocalGateway, loadGatewayConfig } from "./server/on-first-use.js";
 export type { GatewayConfigInput, GatewayStats, LocalGateway, LocalGatewayOptions } from "./server/index.js";
 
-// Workflows
-export {
-  connectGateway,
-  loadWorkflow,
-  parseWorkflow,
-  renderReport,
-  resumeWorkflow,
-  runWorkflow,
-  workflowJsonSchema,
-  WorkflowError,
-} from "./workflow/index.js";
+// Workflows (the engine loads on the first run; svc-flow/workflow has all of it)
+export { connectGateway, resumeWorkflow, runWorkflow } from "./workflow/on-first-use.js";
+export { loadWorkflow, parseWorkflow } from "./workflow/load/load-workflow.js";
+export { renderReport } from "./workflow/report/render-report.js";
+export { workflowJsonSchema } from "./workflow/schema/workflow-json-schema.js";
+export { WorkflowError } from "./workflow/workflow-error.js";
 export type {
   ArtifactRef,
   LoadWorkflowOptions,

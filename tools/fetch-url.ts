@@ -1,9 +1,8 @@
 import { STATUS_CODES } from "node:http";
 import { tool } from "@langchain/core/tools";
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { z } from "zod";
 import { AbortedError, PrivateAddressError, ToolInputError, TimeoutError, UpstreamError, redactSecrets } from "../src/errors.js";
-import { publicOnlyAgent } from "../src/net/public-only-agent.js";
 import { positiveInteger } from "./support/check-option.js";
 import { decodeBody, isTextType, mediaType } from "./support/decode-body.js";
 import { errorCode } from "./support/error-code.js";
@@ -111,7 +110,6 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}) {
   const maxRedirects = options.maxRedirects === 0 ? 0 : positiveInteger("maxRedirects", options.maxRedirects, 5);
   const userAgent = options.userAgent ?? "svc-flow-fetch-url";
   const allowPrivateNetwork = options.allowPrivateNetwork === true;
-  const dispatcher = options.dispatcher ?? (allowPrivateNetwork ? undefined : publicOnlyAgent());
 
   // Run on the first URL and on every redirect target, before anything is sent to it.
   function checkUrl(text: string, base?: URL): URL {
@@ -121,6 +119,9 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}) {
   }
 
   async function fetchUrl(text: string, signal: AbortSignal): Promise<string> {
+    // undici and the public-only Agent load with the first fetch, not with the list of tools.
+    const [{ request }, { publicOnlyAgent }] = await Promise.all([import("undici"), import("../src/net/public-only-agent.js")]);
+    const dispatcher = options.dispatcher ?? (allowPrivateNetwork ? undefined : publicOnlyAgent());
     let url = checkUrl(text);
     for (let redirects = 0; ; redirects++) {
       const response = await request(url, {

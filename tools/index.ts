@@ -15,6 +15,7 @@ import { createReadFileTool } from "./read-file.js";
 import { createUnderstandAudioTool } from "./understand-audio.js";
 import { createWriteFileTool } from "./write-file.js";
 import { requireWorkspace } from "./support/check-option.js";
+import { isToolName, listToolNames, type ToolName } from "./tool-names.js";
 import type { GatewayAccess, GatewayConnectionOptions, ToolChatModelFactory } from "./support/gateway-access.js";
 import type { MusicJobLog } from "./support/music-job-log.js";
 
@@ -114,20 +115,7 @@ const FACTORIES = {
       workspace: requireWorkspace(context.workspace, "write_file"),
       maxBytes: context.maxWriteBytes,
     }),
-} satisfies Record<string, (context: ToolContext) => StructuredToolInterface>;
-
-/** The name of a tool in the library, as the model and workflow files see it. */
-export type ToolName = keyof typeof FACTORIES;
-
-/** The names of every tool in the library, sorted. */
-export function listToolNames(): ToolName[] {
-  return (Object.keys(FACTORIES) as ToolName[]).sort();
-}
-
-/** Whether `name` is a tool in the library. */
-export function isToolName(name: string): name is ToolName {
-  return Object.hasOwn(FACTORIES, name);
-}
+} satisfies Record<ToolName, (context: ToolContext) => StructuredToolInterface>;
 
 /** Creates the named tools, in the order given; an unknown name is a ConfigError listing the known ones. */
 export function createTools(names: readonly string[], context: ToolContext = {}): StructuredToolInterface[] {
@@ -156,6 +144,7 @@ export {
   createUnderstandAudioTool,
   createWriteFileTool,
 };
+export { isToolName, listToolNames, TOOL_NAMES, type ToolName } from "./tool-names.js";
 export type { ComposeMusicToolOptions } from "./compose-music.js";
 export type { CurrentTimeToolOptions } from "./current-time.js";
 export type { DescribeImageToolOptions } from "./describe-image.js";

@@ -2,7 +2,6 @@ import { mkdir } from "node:fs/promises";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { createAgent, MiddlewareError } from "langchain";
 import { ConfigError, SvcFlowError, redactSecrets } from "../../src/errors.js";
 import type { MusicClient } from "../../src/gateway/music-client.js";
 import { toAbortedError } from "../../src/gateway/to-aborted-error.js";
@@ -109,7 +108,9 @@ export class AgentRunner {
   }
 
   async #run(task: string, signal: AbortSignal | undefined, emit: (event: AgentEvent) => void): Promise<AgentOutcome> {
-    const { middleware, tracker } = createStepMiddleware({
+    // LangChain's agent loop (and LangGraph under it) is loaded when an agent first runs, not on import.
+    const { createAgent, createMiddleware, MiddlewareError } = await import("langchain");
+    const { middleware, tracker } = createStepMiddleware(createMiddleware, {
       maxSteps: this.maxSteps,
       toolNames: new Set(this.tools.map((tool) => tool.name)),
       emit,
@@ -136,7 +137,7 @@ export class AgentRunner {
       return { status: "answered", ...base, answer, ...structured, steps: tracker.steps, toolCalls: [...tracker.toolCalls] };
     } catch (thrown) {
       // A cancelled run throws the signal's reason as it is; callers get the typed error.
-      const error = signal?.aborted === true ? toAbortedError(signal.reason) : unwrapMiddlewareError(thrown);
+      const error = signal?.aborted === true ? toAbortedError(signal.reason) : unwrapMiddlewareError(thrown, MiddlewareError);
       const limited = stepLimitMessage(error, tracker.steps, this.maxSteps);
       if (limited !== undefined && signal?.aborted !== true) {
         emit({ type: "stopped", reason: "step_limit", steps: tracker.steps, message: limited });
@@ -163,9 +164,9 @@ export class AgentRunner {
 }
 
 // LangChain wraps whatever passes through a middleware hook (ours wraps every call), hiding the typed error.
-function unwrapMiddlewareError(error: unknown): unknown {
+function unwrapMiddlewareError(error: unknown, wrapper: { isInstance(value: unknown): value is { cause?: unknown } }): unknown {
   let current = error;
-  while (MiddlewareError.isInstance(current) && current.cause !== undefined) current = current.cause;
+  while (wrapper.isInstance(current) && current.cause !== undefined) current = current.cause;
   return current;
 }
 

@@ -2,7 +2,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
 import { getModel } from "../../src/catalog/models.js";
 import { ConfigError } from "../../src/errors.js";
-import { isToolName, listToolNames, type ToolName } from "../../tools/index.js";
+import { isToolName, listToolNames, type ToolName } from "../../tools/tool-names.js";
 
 /** Model turns an agent may take unless its definition says otherwise. */
 export const DEFAULT_MAX_STEPS = 12;

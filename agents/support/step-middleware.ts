@@ -1,5 +1,5 @@
 import { ToolMessage } from "@langchain/core/messages";
-import { createMiddleware } from "langchain";
+import type { createMiddleware as CreateMiddleware } from "langchain";
 import { SvcFlowError, redactSecrets } from "../../src/errors.js";
 import type { AgentEvent, ToolCallRecord } from "./agent-events.js";
 
@@ -33,9 +33,10 @@ export interface StepTracker {
  * The middleware that makes an agent run observable and bounded: it numbers model turns, reports
  * each turn and tool call as an event, stops the run when the model still calls tools at
  * `maxSteps`, and turns a tool's error into a message the model can act on (failures the model
- * cannot fix, such as a spent budget or a bad key, end the run instead).
+ * cannot fix, such as a spent budget or a bad key, end the run instead). `createMiddleware` is
+ * LangChain's, passed in by the runner that loaded it.
  */
-export function createStepMiddleware(options: {
+export function createStepMiddleware(createMiddleware: typeof CreateMiddleware, options: {
   readonly maxSteps: number;
   /** The agent's own tools; calls to anything else (the response-format tool) are the final answer. */
   readonly toolNames: ReadonlySet<string>;

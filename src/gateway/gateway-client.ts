@@ -1,9 +1,10 @@
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { ParameterError, StreamError, type GatewayIds } from "../errors.js";
 import { callHeaders, type CallHeaderOptions } from "./call-headers.js";
 import { createChatStream, type ChatStream } from "./chat-stream.js";
 import { wasReplayed } from "./gateway-ids.js";
 import { HttpTransport, invalidResponse } from "./http-transport.js";
+import { OwnedAgent } from "./owned-agent.js";
 import { positiveInteger, positiveNumber } from "./positive-number.js";
 import { readEnv } from "./read-env.js";
 import { isChatRequest, isChatResponse } from "./wire-guards.js";
@@ -23,7 +24,8 @@ export interface GatewayClientOptions {
   firstByteTimeoutMs?: number;
   /** Between stream events (SSE comments do not count), and between body chunks of JSON responses. Default 60_000. */
   chunkTimeoutMs?: number;
-  /** Connections per origin of the client's own Agent; size it to the concurrency. Default 16. */
+  /** Most connections per origin of the client's own Agent. Default: no limit, so there is one connection per call
+   * in flight and the caller's concurrency (ChatGateway's `maxConcurrency`) is the one knob. */
   connections?: number;
 }
 
@@ -44,7 +46,6 @@ export const GATEWAY_CLIENT_DEFAULTS = {
   connectTimeoutMs: 10_000,
   firstByteTimeoutMs: 120_000,
   chunkTimeoutMs: 60_000,
-  connections: 16,
 } as const;
 
 /** The gateway's chat and model endpoints over undici; one attempt per call (retries live in scheduling). */
@@ -55,7 +56,7 @@ export class GatewayClient {
   readonly rootURL: string;
   readonly #apiKey: string;
   readonly #transport: HttpTransport;
-  readonly #ownedAgent: Agent | undefined;
+  readonly #ownedAgent: OwnedAgent | undefined;
   readonly #chatURL: string;
 
   constructor(options: GatewayClientOptions = {}) {
@@ -66,16 +67,16 @@ export class GatewayClient {
     const connectTimeoutMs = positiveNumber("connectTimeoutMs", options.connectTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.connectTimeoutMs);
     const firstByteTimeoutMs = positiveNumber("firstByteTimeoutMs", options.firstByteTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.firstByteTimeoutMs);
     const chunkTimeoutMs = positiveNumber("chunkTimeoutMs", options.chunkTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.chunkTimeoutMs);
-    const connections = positiveInteger("connections", options.connections ?? GATEWAY_CLIENT_DEFAULTS.connections);
+    const connections = options.connections === undefined ? null : positiveInteger("connections", options.connections);
 
     this.baseURL = connection.baseURL;
     this.rootURL = connection.rootURL;
     this.#chatURL = `${this.baseURL}/chat/completions`;
     this.#apiKey = connection.apiKey;
-    this.#ownedAgent = options.dispatcher === undefined ? new Agent({ connections, connect: { timeout: connectTimeoutMs } }) : undefined;
+    this.#ownedAgent = options.dispatcher === undefined ? new OwnedAgent({ connections, connect: { timeout: connectTimeoutMs } }) : undefined;
     this.#transport = new HttpTransport({
       apiKey: connection.apiKey,
-      dispatcher: options.dispatcher ?? (this.#ownedAgent as Agent),
+      dispatcher: options.dispatcher ?? (this.#ownedAgent as OwnedAgent),
       firstByteTimeoutMs,
       chunkTimeoutMs,
     });

@@ -2,12 +2,14 @@ import type { Dispatcher } from "undici";
 import { UpstreamError, type GatewayIds } from "../errors.js";
 import { errorFromResponse } from "./error-from-response.js";
 import { readGatewayIds } from "./gateway-ids.js";
+import { OwnedAgent } from "./owned-agent.js";
 import { RequestWatchdog } from "./request-watchdog.js";
 
 /** How HttpTransport sends: the key, the dispatcher and the two timeouts it enforces itself. */
 export interface HttpTransportOptions {
   readonly apiKey: string;
-  readonly dispatcher: Dispatcher;
+  /** The caller's dispatcher, or the client's own Agent (made on the first request). */
+  readonly dispatcher: Dispatcher | OwnedAgent;
   /** Until response headers (and, for streams, the first event). */
   readonly firstByteTimeoutMs: number;
   /** Between body chunks (JSON) or stream events (SSE). */
@@ -89,7 +91,8 @@ export class HttpTransport {
     const { origin, path } = this.#target(url);
     let response: Dispatcher.ResponseData;
     try {
-      response = await this.#options.dispatcher.request({
+      const dispatcher = this.#options.dispatcher instanceof OwnedAgent ? await this.#options.dispatcher.dispatcher() : this.#options.dispatcher;
+      response = await dispatcher.request({
         origin,
         path,
         method: request.method,

@@ -1,13 +1,14 @@
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { MusicOperation } from "../catalog/prices.js";
 import { SvcFlowError, type GatewayIds } from "../errors.js";
 import { callHeaders } from "./call-headers.js";
 import { downloadClip, type DownloadedAudio, type SavedAudio } from "./download-clip.js";
 import { GATEWAY_CLIENT_DEFAULTS } from "./gateway-client.js";
 import { HttpTransport, invalidResponse, type TransportRequest } from "./http-transport.js";
+import { OwnedAgent } from "./owned-agent.js";
 import { clipsFromBody, lyricsFromBody, type Lyrics } from "./music-bodies.js";
 import { wasReplayed } from "./gateway-ids.js";
-import { positiveInteger, positiveNumber } from "./positive-number.js";
+import { positiveNumber } from "./positive-number.js";
 import { readEnv } from "./read-env.js";
 import { toAbortedError } from "./to-aborted-error.js";
 import type { UsageRecorder } from "./usage-recorder.js";
@@ -58,7 +59,7 @@ export class MusicClient {
   /** The root without `/v1`. */
   readonly rootURL: string;
   readonly #transport: HttpTransport;
-  readonly #ownedAgent: Agent | undefined;
+  readonly #ownedAgent: OwnedAgent | undefined;
   readonly #recorder: UsageRecorder | undefined;
 
   constructor(options: MusicClientOptions = {}) {
@@ -72,11 +73,11 @@ export class MusicClient {
     this.#recorder = options.recorder;
     this.#ownedAgent =
       options.dispatcher === undefined
-        ? new Agent({ connections: positiveInteger("connections", GATEWAY_CLIENT_DEFAULTS.connections), connect: { timeout: connectTimeoutMs } })
+        ? new OwnedAgent({ connect: { timeout: connectTimeoutMs } })
         : undefined;
     this.#transport = new HttpTransport({
       apiKey: connection.apiKey,
-      dispatcher: options.dispatcher ?? (this.#ownedAgent as Agent),
+      dispatcher: options.dispatcher ?? (this.#ownedAgent as OwnedAgent),
       firstByteTimeoutMs: positiveNumber("firstByteTimeoutMs", options.firstByteTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.firstByteTimeoutMs),
       chunkTimeoutMs: positiveNumber("chunkTimeoutMs", options.chunkTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.chunkTimeoutMs),
     });

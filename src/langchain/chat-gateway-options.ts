@@ -34,8 +34,8 @@ export interface ChatGatewayOptions extends BaseChatModelParams {
   maxRetries?: number;
   /** Finer retry control (backoff, Retry-After threshold); `maxRetries` wins for the count. */
   retry?: RetryPolicy;
-  /** Requests in flight at once through this model's own scheduler. Default unlimited. Ignored
-   * when `scheduler` is given. */
+  /** Requests in flight at once through this model's own scheduler, and the connections of its own
+   * client. Default unlimited. Ignored when `scheduler` is given. */
   maxConcurrency?: number;
   /** Overall limit of one call, retries and fallbacks included. Default none. */
   timeoutMs?: number;
@@ -98,6 +98,9 @@ export function resolveChatGatewayOptions(options: ChatGatewayOptions): Resolved
       ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
       ...(options.firstByteTimeoutMs === undefined ? {} : { firstByteTimeoutMs: options.firstByteTimeoutMs }),
       ...(options.chunkTimeoutMs === undefined ? {} : { chunkTimeoutMs: options.chunkTimeoutMs }),
+      // Concurrency is the one knob: the pool holds as many connections as calls may be in flight
+      // (a bad value is refused below, by the scheduler, with its own name).
+      ...(isCount(options.maxConcurrency) ? { connections: options.maxConcurrency } : {}),
     });
   const scheduler =
     options.scheduler ??
@@ -113,4 +116,8 @@ export function resolveChatGatewayOptions(options: ChatGatewayOptions): Resolved
     ...(options.usageTags === undefined ? {} : { usageTags: { ...options.usageTags } }),
     warnings: new WarningOnce(options.onWarning),
   };
+}
+
+function isCount(value: number | undefined): value is number {
+  return value !== undefined && Number.isSafeInteger(value) && value >= 1;
 }

@@ -1,5 +1,5 @@
-import { listAgentNames } from "../../../agents/index.js";
-import { isToolName, listToolNames } from "../../../tools/index.js";
+import { listAgentNames } from "../../../agents/ready-agents.js";
+import { isToolName, listToolNames } from "../../../tools/tool-names.js";
 import { prepareSchema } from "../../langchain/structured-output.js";
 import { didYouMean } from "./suggest-name.js";
 import type { ValuePath } from "../expression/index.js";

@@ -1,0 +1,22 @@
+import type { Agent, Dispatcher } from "undici";
+
+/** The keep-alive undici Agent a client owns, made on its first request, so importing a client does not load undici. */
+export class OwnedAgent {
+  readonly #options: Agent.Options;
+  #agent: Promise<Agent> | undefined;
+
+  constructor(options: Agent.Options) {
+    this.#options = options;
+  }
+
+  /** The Agent, made (and undici loaded) on the first call. */
+  dispatcher(): Promise<Dispatcher> {
+    this.#agent ??= import("undici").then((undici) => new undici.Agent(this.#options));
+    return this.#agent;
+  }
+
+  /** Closes the Agent's connections, if it was ever made. */
+  async close(): Promise<void> {
+    if (this.#agent !== undefined) await (await this.#agent).close();
+  }
+}
