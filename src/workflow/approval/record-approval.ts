@@ -1,6 +1,6 @@
 import { userInfo } from "node:os";
 import path from "node:path";
-import { prepareSchema } from "../../langchain/structured-output.js";
+import { prepareSchema } from "../../chat/prepare-schema.js";
 import { ConfigError } from "../../errors.js";
 import type { ApprovalDecision, ApprovalRequest } from "../run/journal-records.js";
 import { Replay } from "../run/replay.js";

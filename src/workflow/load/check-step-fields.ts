@@ -1,6 +1,6 @@
 import { listAgentNames } from "../../../agents/ready-agents.js";
 import { isToolName, listToolNames } from "../../../tools/tool-names.js";
-import { prepareSchema } from "../../langchain/structured-output.js";
+import { prepareSchema } from "../../chat/prepare-schema.js";
 import { didYouMean } from "./suggest-name.js";
 import type { ValuePath } from "../expression/index.js";
 import { inputProblem } from "../input-values.js";
