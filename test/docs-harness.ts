@@ -168,10 +168,11 @@ function runProcess(command: string, args: readonly string[], options: { cwd: st
       clearTimeout(timer);
       reject(error);
     });
+    // Whatever the block left behind in its group (a background server still holding the output
+    // pipes) ends with it, so "close" follows.
+    child.on("exit", () => killGroup(child.pid));
     child.on("close", (exitCode, signal) => {
       clearTimeout(timer);
-      // Whatever the block left behind in its group (a background server) ends with it.
-      killGroup(child.pid);
       resolve({ exitCode, signal, timedOut, stdout: Buffer.concat(stdout).toString(), stderr: Buffer.concat(stderr).toString() });
     });
   });
