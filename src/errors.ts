@@ -189,14 +189,38 @@ export class PrivateAddressError extends SvcFlowError {
   }
 }
 
-/** Replaces anything that looks like an API key in a string, so keys never reach logs. */
+const secretValues = new Set<string>();
+
+/** Makes `value` (a token read from the environment, e.g. for an MCP server) one that redactSecrets removes wherever it appears. */
+export function registerSecret(value: string): void {
+  // Very short values would redact ordinary words; a secret is longer than that.
+  if (value.length >= 6) secretValues.add(value);
+}
+
+/** Replaces anything that looks like an API key, and every registered secret, in a string, so they never reach logs. */
 export function redactSecrets(text: string): string {
-  return text.replace(/\bsk-[A-Za-z0-9_\-]{2,}/g, "sk-[redacted]");
+  let redacted = text.replace(/\bsk-[A-Za-z0-9_\-]{2,}/g, "sk-[redacted]");
+  for (const value of secretValues) redacted = redacted.split(value).join("[redacted]");
+  return redacted;
 }
 
 /** A person rejected an approval step (`svc-flow approve --reject`), or nobody answered in time and its onTimeout is reject. */
 export class ApprovalRejectedError extends SvcFlowError {
   constructor(message: string, options: SvcFlowErrorOptions = {}) {
     super("approval_rejected", message, { ...options, retryable: false });
+  }
+}
+
+/** An MCP server did not start, could not be listed, or died: the message quotes the end of its stderr. */
+export class McpServerError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions = {}) {
+    super("mcp_server_failed", redactSecrets(message), { ...options, retryable: false });
+  }
+}
+
+/** An MCP tool answered with an error (`isError`), or was called with input its schema refuses. */
+export class McpToolError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions & { code?: string } = {}) {
+    super(options.code ?? "mcp_tool_error", redactSecrets(message), { ...options, retryable: false });
   }
 }

@@ -74,6 +74,8 @@ const INPUT_ERROR_CODES: ReadonlySet<string> = new Set([
   "unknown_step",
   "not_waiting",
   "invalid_approval_input",
+  "mcp_server_failed",
+  "missing_env",
 ]);
 
 function isInputError(error: SvcFlowError): boolean {

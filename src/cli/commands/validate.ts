@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { loadWorkflow } from "../../workflow/load/load-workflow.js";
+import { startWorkflowMcp } from "../../workflow/mcp/start-workflow-mcp.js";
 import { WorkflowError } from "../../workflow/workflow-error.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
@@ -8,7 +9,10 @@ const FLAGS = {
 
 } as const satisfies FlagSpecs;
 
-/** `svc-flow validate FILE...`: checks workflow files without calling anything; errors name file, line and path. */
+// Problems of the file or of what it names (an MCP server that does not start, a variable it reads that is not set).
+const FILE_PROBLEMS = new Set(["invalid_workflow", "mcp_server_failed", "missing_env", "unknown_tool"]);
+
+/** `svc-flow validate FILE...`: checks workflow files without calling any model (MCP servers are started, listed and stopped); errors name file, line and path. */
 export const validateCommand: Command = {
   usage: "svc-flow validate FILE...",
   flags: FLAGS,
@@ -19,10 +23,14 @@ export const validateCommand: Command = {
     for (const file of positionals) {
       try {
         const workflow = await loadWorkflow(resolve(context.cwd, file), { signal: context.signal, cwd: context.cwd });
+        const servers = await startWorkflowMcp(workflow, { env: context.env, signal: context.signal });
+        const tools = servers?.tools().length;
+        await servers?.close();
         const count = countSteps(workflow.definition.steps);
-        context.stdout.write(`${file}: ok (${workflow.name}, ${count} step${count === 1 ? "" : "s"})\n`);
+        const mcp = tools === undefined ? "" : `, ${tools} MCP tool${tools === 1 ? "" : "s"} from ${servers!.names.join(", ")}`;
+        context.stdout.write(`${file}: ok (${workflow.name}, ${count} step${count === 1 ? "" : "s"}${mcp})\n`);
       } catch (error) {
-        if (!(error instanceof WorkflowError) && !(error instanceof Error && "code" in error && error.code === "invalid_workflow")) throw error;
+        if (!(error instanceof WorkflowError) && !(error instanceof Error && "code" in error && FILE_PROBLEMS.has(String(error.code)))) throw error;
         failed = true;
         context.stderr.write(`${error.message}\n`);
       }

@@ -88,5 +88,9 @@ function namedAgent(name: string, agents: readonly AgentDefinition[]): AgentDefi
 function inlineAgent(context: LeafContext<AgentStep>, tools: readonly string[]): AgentDefinition {
   const model = context.models.model;
   if (model === undefined) throw new ConfigError(`Step "${context.key}" has no model. Set with.model or defaults.model.`);
-  return defineAgent({ name: "inline-agent", description: `The agent of step ${context.key}`, system: INLINE_SYSTEM, tools, model });
+  // MCP tools (server/tool) come from the run's servers as LangChain tools; library names stay names.
+  const mcp = tools.filter((name) => name.includes("/"));
+  const library = tools.filter((name) => !name.includes("/"));
+  const toolList = [...library, ...(mcp.length === 0 ? [] : context.services.tools(mcp))];
+  return defineAgent({ name: "inline-agent", description: `The agent of step ${context.key}`, system: INLINE_SYSTEM, tools: toolList, model });
 }

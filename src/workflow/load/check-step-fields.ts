@@ -7,6 +7,7 @@ import { inputProblem } from "../input-values.js";
 import type { LeafStep } from "../schema/step-schemas.js";
 import type { MusicWith } from "../schema/with-schemas.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
+import { checkMcpExpressions } from "../mcp/resolve-mcp-env.js";
 import { walkSteps } from "./walk-steps.js";
 import type { RawIssue } from "./zod-issues.js";
 
@@ -28,6 +29,7 @@ const MUSIC_NEEDS: Record<NonNullable<MusicWith["operation"]>, ReadonlyArray<key
 /** Checks what the schema cannot: unique ids, tool and agent names, music fields, answer schemas, input defaults. */
 export function checkStepFields(definition: WorkflowDefinition, options: StepFieldCheckOptions = {}): RawIssue[] {
   const issues: RawIssue[] = [];
+  const mcpServers = Object.keys(definition.mcp ?? {});
   const seen = new Map<string, ValuePath>();
   walkSteps(definition.steps, ({ step, path }) => {
     const first = seen.get(step.id);
@@ -36,8 +38,9 @@ export function checkStepFields(definition: WorkflowDefinition, options: StepFie
     } else {
       seen.set(step.id, path);
     }
-    if ("uses" in step) checkLeaf(step, [...path, "with"], options, issues);
+    if ("uses" in step) checkLeaf(step, [...path, "with"], options, issues, mcpServers);
   });
+  if (definition.mcp !== undefined) issues.push(...checkMcpExpressions(definition.mcp));
   for (const [name, spec] of Object.entries(definition.inputs ?? {})) {
     const problem = spec.default === undefined ? undefined : inputProblem(spec, spec.default);
     if (problem !== undefined) issues.push({ path: ["inputs", name, "default"], message: `The default does not fit: ${problem}.` });
@@ -45,13 +48,24 @@ export function checkStepFields(definition: WorkflowDefinition, options: StepFie
   return issues;
 }
 
-function checkLeaf(step: LeafStep, path: ValuePath, options: StepFieldCheckOptions, issues: RawIssue[]): void {
+function checkLeaf(step: LeafStep, path: ValuePath, options: StepFieldCheckOptions, issues: RawIssue[], mcpServers: readonly string[]): void {
   const tool = (name: string, at: ValuePath) => {
+    // server/tool: the server must be in mcp:; its tools are listed (and checked) when it starts.
+    if (name.includes("/")) {
+      const server = name.slice(0, name.indexOf("/"));
+      if (!mcpServers.includes(server)) {
+        issues.push({ path: at, message: `"${name}" names the MCP server "${server}", which mcp: does not define. ${mcpServers.length > 0 ? `Servers: ${mcpServers.join(", ")}.` : "Add it under mcp: at the top of the file."}` });
+      } else if (name.length === server.length + 1) {
+        issues.push({ path: at, message: `"${name}" names no tool: write ${server}/TOOL, or ${server}/* for all its tools.` });
+      }
+      return;
+    }
     if (!isToolName(name)) issues.push({ path: at, message: `Unknown tool "${name}". ${didYouMean(name, listToolNames())}Tools: ${listToolNames().join(", ")}.` });
   };
   switch (step.uses) {
     case "tool":
       tool(step.with.tool, [...path, "tool"]);
+      if (step.with.tool.endsWith("/*")) issues.push({ path: [...path, "tool"], message: `A tool step calls one tool; "${step.with.tool}" names them all. Name one, e.g. ${step.with.tool.slice(0, -1)}TOOL.` });
       return;
     case "chat":
       step.with.tools?.forEach((name, index) => tool(name, [...path, "tools", index]));
@@ -82,6 +96,7 @@ function checkLeaf(step: LeafStep, path: ValuePath, options: StepFieldCheckOptio
       return;
     }
     case "image":
+    case "approval":
       return;
   }
 }

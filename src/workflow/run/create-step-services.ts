@@ -1,6 +1,9 @@
 import type { Dispatcher } from "undici";
 import { createTools } from "../../../tools/index.js";
 import { ChatGateway } from "../../langchain/chat-gateway.js";
+import { mcpLangChainTools } from "../../../agents/support/mcp-tools.js";
+import { ConfigError } from "../../errors.js";
+import { isMcpReference, type McpServers } from "../mcp/mcp-servers.js";
 import type { CostLedger } from "../../cost/cost-ledger.js";
 import type { GatewayClient } from "../../gateway/gateway-client.js";
 import { MusicClient, type MusicClipsResult } from "../../gateway/music-client.js";
@@ -37,6 +40,8 @@ export interface SharedServices {
   /** Folder the file tools work in. */
   readonly workspace: string;
   readonly agents: readonly AgentDefinition[];
+  /** The run's MCP servers, when its workflow has an `mcp:` section. */
+  readonly mcp?: McpServers;
   /** compose_music's first poll interval (the run's music polling). */
   readonly musicPollIntervalMs?: number;
   readonly emit: (event: WorkflowEvent) => void;
@@ -95,8 +100,8 @@ export function createStepServices(shared: SharedServices, key: string, report: 
     music: musicClient,
     refundMusic,
     // Tools that call the gateway go through this step's clients: billed to it, under its idempotency keys.
-    tools: (names, settings) =>
-      createTools(names, {
+    tools: (names, settings) => [
+      ...createTools(names.filter((name) => !isMcpReference(name)), {
         ...settings,
         workspace: shared.workspace,
         chatModel: (request) => chatModel({ model: request.model, fallbacks: [], ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }) }),
@@ -106,6 +111,8 @@ export function createStepServices(shared: SharedServices, key: string, report: 
         musicJobs,
         ...(shared.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: shared.musicPollIntervalMs }),
       }),
+      ...mcpTools(shared.mcp, names.filter(isMcpReference)),
+    ],
     workspace: shared.workspace,
     ...(shared.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: shared.musicPollIntervalMs }),
     agents: shared.agents,
@@ -116,4 +123,10 @@ export function createStepServices(shared: SharedServices, key: string, report: 
     submitMusic,
     musicJobs,
   };
+}
+
+function mcpTools(servers: McpServers | undefined, references: readonly string[]) {
+  if (references.length === 0) return [];
+  if (servers === undefined) throw new ConfigError(`${references.join(", ")} name MCP tools, but the workflow starts no MCP servers. Add them under mcp:.`, { code: "unknown_tool" });
+  return mcpLangChainTools(servers, references);
 }

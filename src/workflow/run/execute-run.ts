@@ -10,6 +10,7 @@ import { formatYuan } from "../../cost/format-summary-table.js";
 import { GatewayClient } from "../../gateway/gateway-client.js";
 import { Scheduler } from "../../scheduling/scheduler.js";
 import { connectGateway } from "../connect-gateway.js";
+import { startWorkflowMcp } from "../mcp/start-workflow-mcp.js";
 import { renderValue } from "../expression/index.js";
 import { writeReportFile } from "../report/write-report-file.js";
 import type { Workflow } from "../load/load-workflow.js";
@@ -61,6 +62,14 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
       await journal.close();
       throw error;
     });
+  // MCP servers start once per run, before the first step, and stop with it.
+  const mcp = await startWorkflowMcp(workflow, { ...(options.env === undefined ? {} : { env: options.env }), ...(options.signal === undefined ? {} : { signal: options.signal }) }).catch(
+    async (error: unknown) => {
+      await connection.close();
+      await journal.close();
+      throw error;
+    },
+  );
   const agent = options.gateway?.dispatcher === undefined ? new Agent({ connections: Math.max(16, concurrency * 2) }) : undefined;
   const dispatcher = idempotentDispatcher(options.gateway?.dispatcher ?? agent!);
   const client = new GatewayClient({ apiKey: connection.apiKey, baseURL: connection.baseURL, dispatcher });
@@ -101,6 +110,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     runDir,
     workspace,
     agents: options.agents ?? listAgentDefinitions(),
+    ...(mcp === undefined ? {} : { mcp }),
     ...(options.music?.pollIntervalMs === undefined ? {} : { musicPollIntervalMs: options.music.pollIntervalMs }),
     emit,
   };
@@ -148,6 +158,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     await client.close();
     await agent?.close();
     await connection.close();
+    await mcp?.close();
   }
   const finishedAt = new Date().toISOString();
   if (outputs !== undefined) await writeJsonFile(path.join(runDir, "outputs.json"), outputs);

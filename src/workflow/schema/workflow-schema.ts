@@ -2,6 +2,7 @@ import { z } from "zod";
 import { durationSchema, identifierSchema, modelIdSchema, retrySchema } from "./common-schemas.js";
 import type { Step } from "./step-schemas.js";
 import { toolSettingsSchema } from "./tool-settings-schema.js";
+import { mcpSectionSchema } from "../mcp/mcp-section-schema.js";
 
 /** Types an input may declare. */
 export const INPUT_TYPES = ["string", "number", "integer", "boolean", "array", "object", "items"] as const;
@@ -66,6 +67,7 @@ export const workflowShallowSchema = z.strictObject({
   concurrency: z.int().min(1).max(256).optional().meta({ description: "Calls in flight at once in the whole run. Default 8." }),
   defaults: defaultsSchema.optional(),
   tools: toolSettingsSchema.optional(),
+  mcp: mcpSectionSchema.optional(),
   steps: z.array(z.unknown()).min(1),
   outputs: z.record(z.string().min(1), z.unknown()).optional().meta({ description: "Values written to outputs.json." }),
 });
