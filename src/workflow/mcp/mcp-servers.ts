@@ -5,6 +5,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpServerError, McpToolError } from "../../errors.js";
+import { splitReference } from "./mcp-reference.js";
 import { isStdioServer, type McpSection, type McpServerSpec } from "./mcp-section-schema.js";
 
 /** A tool an MCP server lists. */
@@ -112,17 +113,6 @@ export class McpServers {
       }),
     );
   }
-}
-
-/** `server/tool` as [server, tool]. */
-export function splitReference(reference: string): [string, string] {
-  const slash = reference.indexOf("/");
-  return [reference.slice(0, slash), reference.slice(slash + 1)];
-}
-
-/** Whether a tool name refers to an MCP server's tool (`server/tool`). */
-export function isMcpReference(name: string): boolean {
-  return name.includes("/");
 }
 
 async function connect(name: string, spec: McpServerSpec, options: McpStartOptions): Promise<Connection> {

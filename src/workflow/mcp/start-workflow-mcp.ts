@@ -1,6 +1,5 @@
 import type { Workflow } from "../load/load-workflow.js";
-import { checkMcpTools } from "./check-mcp-tools.js";
-import { McpServers } from "./mcp-servers.js";
+import type { McpServers } from "./mcp-servers.js";
 import { resolveMcpEnv } from "./resolve-mcp-env.js";
 
 /**
@@ -11,7 +10,9 @@ import { resolveMcpEnv } from "./resolve-mcp-env.js";
 export async function startWorkflowMcp(workflow: Workflow, options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): Promise<McpServers | undefined> {
   const section = workflow.definition.mcp;
   if (section === undefined || Object.keys(section).length === 0) return undefined;
-  const servers = await McpServers.start(resolveMcpEnv(section, options.env ?? process.env), {
+  // The SDK loads only for workflows that use it.
+  const [{ McpServers: Servers }, { checkMcpTools }] = await Promise.all([import("./mcp-servers.js"), import("./check-mcp-tools.js")]);
+  const servers = await Servers.start(resolveMcpEnv(section, options.env ?? process.env), {
     baseDir: workflow.baseDir,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
