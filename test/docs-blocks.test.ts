@@ -21,6 +21,7 @@
 // - ```yaml blocks that are a whole workflow (top-level `version:` and `steps:`) are loaded with
 //   loadWorkflow, media paths relative to workflows/.
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
@@ -32,7 +33,9 @@ import {
   SHOWN_LANGUAGES,
   docFiles,
   findDocBlocks,
+  headingAnchors,
   missingPackageFiles,
+  parseDocLinks,
   runDocBlock,
   tail,
   type DocBlock,
@@ -77,6 +80,25 @@ describe("doc blocks are well formed", () => {
           problems.push(`${file}:${index + 1}: a marker not followed by a fence`);
         }
       });
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("doc links resolve", () => {
+  it("every relative link of README.md and docs/*.md names a file and heading that exist", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const problems: string[] = [];
+    for (const file of await docFiles(ROOT)) {
+      for (const link of parseDocLinks(file, await readFile(path.join(ROOT, file), "utf8"))) {
+        const [target = "", anchor] = link.target.split("#");
+        const linked = target === "" ? file : path.join(path.dirname(file), target);
+        if (!existsSync(path.join(ROOT, linked))) {
+          problems.push(`${file}:${link.line}: ${link.target}: there is no ${linked}`);
+        } else if (anchor && linked.endsWith(".md") && !headingAnchors(await readFile(path.join(ROOT, linked), "utf8")).has(anchor)) {
+          problems.push(`${file}:${link.line}: ${link.target}: ${linked} has no heading #${anchor}`);
+        }
+      }
     }
     expect(problems).toEqual([]);
   });

@@ -203,3 +203,51 @@ export async function missingPackageFiles(root: string): Promise<string[]> {
 export function tail(text: string, lines = 40): string {
   return text.split("\n").slice(-lines).join("\n");
 }
+
+/** One relative link of a Markdown file, outside code blocks. */
+export interface DocLink {
+  readonly file: string;
+  readonly line: number;
+  readonly target: string;
+}
+
+/** The relative links (`[text](target)`) of a Markdown file; web and mail links are left out. */
+export function parseDocLinks(file: string, markdown: string): DocLink[] {
+  const links: DocLink[] = [];
+  let fence: string | undefined;
+  markdown.split("\n").forEach((text, index) => {
+    const open = FENCE.exec(text);
+    if (open) {
+      if (fence === undefined) fence = open[2];
+      else if (text.trim().startsWith(fence)) fence = undefined;
+      return;
+    }
+    if (fence !== undefined) return;
+    for (const match of text.replace(/`[^`]*`/g, "").matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = match[1] ?? "";
+      if (!/^[a-z]+:/i.test(target)) links.push({ file, line: index + 1, target });
+    }
+  });
+  return links;
+}
+
+/** The anchors of a Markdown file's headings, as GitHub makes them ("Run, resume" -> "run-resume"). */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  let fence: string | undefined;
+  for (const text of markdown.split("\n")) {
+    const open = FENCE.exec(text);
+    if (open) {
+      if (fence === undefined) fence = open[2];
+      else if (text.trim().startsWith(fence)) fence = undefined;
+      continue;
+    }
+    const heading = fence === undefined ? /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text) : null;
+    if (!heading) continue;
+    const base = (heading[1] ?? "").toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+    let anchor = base;
+    for (let count = 1; anchors.has(anchor); count++) anchor = `${base}-${count}`;
+    anchors.add(anchor);
+  }
+  return anchors;
+}
