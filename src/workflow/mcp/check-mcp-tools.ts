@@ -1,5 +1,5 @@
 import path from "node:path";
-import { prepareSchema } from "../../langchain/structured-output.js";
+import { prepareSchema } from "../../chat/prepare-schema.js";
 import { collectReferences, type ValuePath } from "../expression/index.js";
 import type { Workflow } from "../load/load-workflow.js";
 import { parseWorkflowYaml } from "../load/parse-workflow-yaml.js";
