@@ -111,12 +111,53 @@ describe("renderReport", () => {
     expect(html).toContain(`<td class="num" id="cost-total">¥0.0000 + unpriced: 1 call, 15 tokens</td>`);
   });
 
-  it("keeps the page's markup the same whatever a model replies", () => {
-    const tags = (html: string) => html.match(/</g)?.length ?? 0;
-    const baseline = tags(renderReport(failedRun("")));
+  it("keeps the page's markup outside a model's reply the same whatever the reply", () => {
+    // The reply is rendered as Markdown inside its own <div class="markdown">; cut that out, the rest is fixed.
+    const outside = (html: string) => html.replace(/<div class="markdown">[\s\S]*?<\/div>(?=<\/div><\/section>)/, "");
+    const baseline = outside(renderReport(failedRun("")));
     fc.assert(
-      fc.property(fc.string({ unit: "binary" }), (reply) => tags(renderReport(failedRun(reply))) === baseline),
+      fc.property(fc.string({ unit: "binary" }), (reply) => outside(renderReport(failedRun(reply))) === baseline),
       { numRuns: 60 },
     );
+  });
+
+  it("lets no model reply add a script, an element with a handler, an image or a javascript: link", () => {
+    const reply = fc.array(fc.oneof(fc.constantFrom("<script>x()</script>", "<img src=x onerror=y()>", "[a](javascript:y())", "![i](data:image/png;base64,AA)", "<a href='javascript:y()'>", "**b**", "\n\n- ", "`c`", "# h\n", "<iframe src=x>"), fc.string()), { maxLength: 12 });
+    fc.assert(
+      fc.property(reply, (parts) => {
+        const html = renderReport(failedRun(parts.join(""))).replace(/<meta http-equiv[^>]*>/, "");
+        return !/<script|<img|<iframe|<[a-z][^>]*\son\w+\s*=|href="\s*javascript:/i.test(html);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("renders a reply's Markdown as elements", () => {
+    const html = renderReport(failedRun("## Ideas\n\n- **one**\n- two"));
+    expect(html).toContain(`<div class="markdown"><h2>Ideas</h2>\n<ul>\n<li><strong>one</strong></li>\n<li>two</li>\n</ul>\n</div>`);
+  });
+
+  it("says the failure's cause once and its resume command once in the banner", () => {
+    const html = renderReport(failedRun("Three ideas."));
+    const banner = /<div class="banner failed">[\s\S]*?<\/div>/.exec(html)![0];
+    expect(banner.match(/svc-flow resume/g)).toHaveLength(1);
+    expect(banner.match(/Finished steps are kept/g)).toHaveLength(1);
+    expect(banner).toContain("<code>auth</code> Key sk-[redacted] was refused. Check SVC_API_KEY.</p>");
+  });
+
+  it("lists the steps in the file's order, whatever order they finished in", () => {
+    const run = failedRun("Three ideas.");
+    const html = renderReport({ ...run, journal: [...run.journal].reverse() });
+    const order = [...html.matchAll(/<section class="step" id="([^"]+)"/g)].map((match) => match[1]);
+    expect(order).toEqual(["step-ideas", "step-checks", "step-summary"]);
+  });
+
+  it("names an agent's calls as turns", () => {
+    const run = failedRun("Three ideas.");
+    const entries = [1, 2, 3].map(() => entry({ modelRequested: "alpha-sonnet-4-6", tags: { step: "ideas" } }));
+    const journal = run.journal.map((record) => (record.type === "step-finished" && record.key === "ideas" ? { ...record, kind: "agent", attempts: 3 } : record));
+    const html = renderReport({ ...run, entries, journal });
+    expect(html).toMatch(/<a href="#step-ideas">ideas<\/a><\/span><\/th><td>agent<\/td>.*?<td class="num">3 turns<\/td>/);
+    expect(html).not.toMatch(/retr(y|ies)/);
   });
 });

@@ -3,6 +3,7 @@ import type { CostTotals } from "../../cost/summarize-entries.js";
 import type { ErrorSummary, RecordOf } from "../run/journal-records.js";
 import type { RunSummary } from "../run/run-summary.js";
 import { childSteps, isMapStep, type Step } from "../schema/step-schemas.js";
+import { compareStepKeys, workflowOrder } from "./step-order.js";
 
 /** How one step instance ended, as far as the journal knows. */
 export type StepRowStatus = "done" | "failed" | "skipped" | "not run";
@@ -40,9 +41,9 @@ export interface StepRow {
 type Ended = RecordOf<"step-finished"> | RecordOf<"step-failed"> | RecordOf<"step-skipped">;
 
 /**
- * The step instances of a run in the order they started, from the whole journal: a later record of
+ * The step instances of a run in the file's order (map items by index), from the whole journal: a later record of
  * a key (a resumed run finishing what failed before) replaces an earlier one. Top-level steps the
- * run never reached are listed last as "not run".
+ * run never reached are listed as "not run".
  */
 export function collectStepRows(summary: RunSummary): StepRow[] {
   const ended = new Map<string, Ended>();
@@ -64,14 +65,14 @@ export function collectStepRows(summary: RunSummary): StepRow[] {
     entriesByStep.set(key, list);
   }
   const rows = [...ended.values()].map((record) => toRow(record, entriesByStep.get(record.key) ?? [], summary, items.get(record.key)));
-  rows.sort((left, right) => (left.startedAt ?? "").localeCompare(right.startedAt ?? ""));
   // A batch journals its steps per item (`items[3].poster`), so a top-level id seen inside an item was reached.
   const reached = new Set([...ended.keys()].map((key) => key.slice(key.lastIndexOf("].") + 1).replace(/^\./, "")));
   for (const node of summary.workflow.graph) {
     if (ended.has(node.step.id) || reached.has(node.step.id)) continue;
     rows.push({ key: node.step.id, id: node.step.id, kind: stepKind(node.step), status: "not run", attempts: 0, failedAttempts: 0, fallbacks: [] });
   }
-  return rows;
+  const order = workflowOrder(summary.workflow.definition.steps);
+  return rows.sort((left, right) => compareStepKeys(order, left.key, right.key));
 }
 
 function toRow(record: Ended, entries: readonly CostEntry[], summary: RunSummary, itemRecords: Map<number, RecordOf<"item-finished">> | undefined): StepRow {

@@ -1,74 +1,89 @@
+import { isPlainObject } from "../plain-object.js";
 import { htmlText } from "./escape-html.js";
+import { findMedia, isMediaRef, renderChip, renderTile, type MediaIndex } from "./media-index.js";
+import { isProse, renderMarkdown } from "./render-markdown.js";
 
-// Only paths the artifact store writes are used as src: nothing in an output can point the page elsewhere.
-const ARTIFACT_PATH = /^artifacts\/[A-Za-z0-9_-]+\.[a-z0-9]+$/;
-
-interface MediaRef {
-  readonly artifact: string;
-  readonly mime: string;
-  readonly bytes?: number;
-  readonly width?: number;
-  readonly height?: number;
-  readonly title?: string;
+/** Where a value is shown: the page's media (linked to, not repeated) and the step it belongs to. */
+export interface ValueContext {
+  readonly media: MediaIndex;
+  /** The step key whose output this is, so its own tile is the one linked. */
+  readonly owner?: string;
+  /** How often each artifact was linked in this value so far: equal images in a list link to successive tiles. */
+  readonly seen?: Map<string, number>;
 }
 
-/** Whether a value is an artifact reference the report can show: an image or audio file under artifacts/. */
-function isMediaRef(value: unknown): value is MediaRef {
-  if (typeof value !== "object" || value === null) return false;
-  const { artifact, mime } = value as { artifact?: unknown; mime?: unknown };
-  return typeof artifact === "string" && ARTIFACT_PATH.test(artifact) && typeof mime === "string" && /^(image|audio)\//.test(mime);
-}
-
-/** An image or audio artifact as an inline element, referenced by its path relative to the run directory. */
-export function renderMedia(reference: MediaRef): string {
-  const facts = [reference.mime, reference.bytes === undefined ? undefined : `${Math.ceil(reference.bytes / 1024)} KB`];
-  if (reference.width !== undefined && reference.height !== undefined) facts.push(`${reference.width}×${reference.height}`);
-  const caption = `${reference.title === undefined ? "" : `<strong>${htmlText(reference.title)}</strong> · `}<a href="${htmlText(reference.artifact)}">${htmlText(reference.artifact.slice(10, 22))}…</a> · ${htmlText(facts.filter(Boolean).join(" · "))}`;
-  const element = reference.mime.startsWith("image/")
-    ? `<img src="${htmlText(reference.artifact)}" alt="${htmlText(reference.title ?? "generated image")}" loading="eager">`
-    : `<audio controls preload="metadata" src="${htmlText(reference.artifact)}"></audio>`;
-  return `<figure class="media">${element}<figcaption>${caption}</figcaption></figure>`;
-}
-
-/** Every media reference inside a value, in order (deduplicated by path). */
-export function findMedia(value: unknown, found: MediaRef[] = [], seen = new Set<string>()): MediaRef[] {
-  if (isMediaRef(value)) {
-    if (!seen.has(value.artifact)) {
-      seen.add(value.artifact);
-      found.push(value);
-    }
-  } else if (Array.isArray(value)) {
-    for (const element of value) findMedia(element, found, seen);
-  } else if (typeof value === "object" && value !== null) {
-    for (const element of Object.values(value)) findMedia(element, found, seen);
-  }
-  return found;
-}
+// Deeper than this, a value is shown as JSON rather than as nested lists.
+const MAX_DEPTH = 3;
+const MAX_TABLE_COLUMNS = 8;
 
 /** A value as JSON, pretty-printed and escaped. */
 export function renderJson(value: unknown): string {
   return `<pre class="json">${htmlText(JSON.stringify(value, null, 2) ?? "null")}</pre>`;
 }
 
-/**
- * A step's output or a run output: text as text, media inline (an image, an audio player), anything
- * else (structured output, tool results) as pretty JSON with its media shown above it.
- */
-export function renderOutputValue(value: unknown): string {
-  if (value === undefined || value === null) return `<p class="muted">No output.</p>`;
-  if (typeof value === "string") return `<pre class="text">${htmlText(value)}</pre>`;
-  if (isMediaRef(value)) return `<div class="gallery">${renderMedia(value)}</div>`;
-  if (typeof value !== "object") return `<pre class="text">${htmlText(String(value))}</pre>`;
-  const { text, toolCalls } = value as { text?: unknown; toolCalls?: unknown };
-  // A chat reply ({ text, model, toolCalls }): its text is what a person wants to read.
-  if (typeof text === "string" && !Array.isArray(value)) {
-    const calls = Array.isArray(toolCalls) && toolCalls.length > 0 ? `<details><summary>Tool calls (${toolCalls.length})</summary>${renderJson(toolCalls)}</details>` : "";
-    const rest = Object.fromEntries(Object.entries(value).filter(([name]) => !["text", "model", "toolCalls"].includes(name)));
-    const extra = Object.keys(rest).length > 0 ? renderJson(rest) : "";
-    return `<pre class="text">${htmlText(text)}</pre>${extra}${calls}`;
+function media(value: { artifact: string; mime: string }, context: ValueContext): string {
+  if (!isMediaRef(value)) return renderJson(value);
+  const tile = context.media.tileOf(value, context.owner, context.seen);
+  // Not on the page yet (e.g. what an approval showed): shown here, once.
+  return tile === undefined ? renderTile(context.media.add(value, context.owner ?? value.artifact, value.title ?? "media")) : renderChip(tile);
+}
+
+function text(value: string, context: ValueContext): string {
+  const stored = context.media.alias(value);
+  if (stored !== undefined) return media(stored, context);
+  if (isProse(value)) return renderMarkdown(value);
+  return `<span class="value${value.length <= 24 ? " short" : ""}">${htmlText(value)}</span>`;
+}
+
+/** Keys shared by every element, when a list of objects reads best as a table. */
+function tableColumns(list: readonly unknown[]): string[] | undefined {
+  if (list.length === 0 || !list.every((element) => isPlainObject(element) && !isMediaRef(element))) return undefined;
+  const columns = [...new Set(list.flatMap((element) => Object.keys(element as object)))];
+  return columns.length > 0 && columns.length <= MAX_TABLE_COLUMNS ? columns : undefined;
+}
+
+function render(value: unknown, context: ValueContext, depth: number): string {
+  if (value === undefined || value === null) return `<span class="muted">—</span>`;
+  if (typeof value === "string") return text(value, context);
+  if (typeof value !== "object") return `<span class="value">${htmlText(String(value))}</span>`;
+  if (isMediaRef(value)) return media(value, context);
+  if (depth >= MAX_DEPTH) {
+    const found = findMedia(value);
+    return `${found.map((ref) => media(ref, context)).join(" ")}${renderJson(value)}`;
   }
-  const media = findMedia(value);
-  const gallery = media.length === 0 ? "" : `<div class="gallery">${media.map(renderMedia).join("")}</div>`;
-  const json = media.length > 0 ? `<details><summary>Output as JSON</summary>${renderJson(value)}</details>` : renderJson(value);
-  return gallery + json;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `<span class="muted">(empty list)</span>`;
+    const columns = tableColumns(value);
+    if (columns !== undefined) {
+      const head = `<tr><th scope="col" class="num">#</th>${columns.map((column) => `<th scope="col">${htmlText(column)}</th>`).join("")}</tr>`;
+      const rows = value.map((element, index) => {
+        const record = element as Record<string, unknown>;
+        return `<tr><td class="num muted">${index + 1}</td>${columns.map((column) => `<td>${render(record[column], context, depth + 1)}</td>`).join("")}</tr>`;
+      });
+      return `<table class="grid values-table"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
+    }
+    if (value.every((element) => typeof element === "string" && element.length <= 24 && context.media.alias(element) === undefined) || value.every((element) => typeof element === "number")) {
+      return `<ul class="tags">${value.map((element) => `<li>${htmlText(String(element))}</li>`).join("")}</ul>`;
+    }
+    return `<ol class="values-list">${value.map((element) => `<li>${render(element, context, depth + 1)}</li>`).join("")}</ol>`;
+  }
+  const record = value as Record<string, unknown>;
+  // A chat reply ({ text, model, toolCalls }): its text is what a person wants to read.
+  if (typeof record.text === "string") {
+    const calls = Array.isArray(record.toolCalls) && record.toolCalls.length > 0 ? `<details><summary>Tool calls (${record.toolCalls.length})</summary>${renderJson(record.toolCalls)}</details>` : "";
+    const rest = Object.fromEntries(Object.entries(record).filter(([name]) => !["text", "model", "toolCalls"].includes(name)));
+    return `${renderMarkdown(record.text)}${Object.keys(rest).length > 0 ? render(rest, context, depth + 1) : ""}${calls}`;
+  }
+  const names = Object.keys(record);
+  if (names.length === 0) return `<span class="muted">(empty)</span>`;
+  return `<dl class="values">${names.map((name) => `<dt>${htmlText(name)}</dt><dd>${render(record[name], context, depth + 1)}</dd>`).join("")}</dl>`;
+}
+
+/**
+ * A step's output or a run output, as a person reads it: Markdown text rendered (safely), lists and
+ * tables for structured output, media as links to their one tile on the page.
+ */
+export function renderOutputValue(value: unknown, context: ValueContext): string {
+  if (value === undefined || value === null) return `<p class="muted">No output.</p>`;
+  return render(value, { ...context, seen: context.seen ?? new Map() }, 0);
 }
