@@ -21,7 +21,9 @@ export function listAgentDefinitions(): readonly AgentDefinition[] {
 export function getAgentDefinition(name: string): AgentDefinition {
   const definition = AGENTS.find((agent) => agent.name === name);
   if (definition === undefined) {
-    throw new ConfigError(`Unknown agent "${name}". Agents: ${listAgentNames().join(", ")}.`, { code: "unknown_agent" });
+    throw new ConfigError(`Unknown agent "${name}". Agents: ${listAgentNames().join(", ")}.`, {
+      code: "unknown_agent",
+    });
   }
   return definition;
 }

@@ -199,7 +199,7 @@ export function registerSecret(value: string): void {
 
 /** Replaces anything that looks like an API key, and every registered secret, in a string, so they never reach logs. */
 export function redactSecrets(text: string): string {
-  let redacted = text.replace(/\bsk-[A-Za-z0-9_\-]{2,}/g, "sk-[redacted]");
+  let redacted = text.replace(/\bsk-[A-Za-z0-9_-]{2,}/g, "sk-[redacted]");
   for (const value of secretValues) redacted = redacted.split(value).join("[redacted]");
   return redacted;
 }

@@ -29,10 +29,14 @@ export function setup(): void {
   const newest = Math.max(...SOURCES.map((entry) => newestChange(path.join(ROOT, entry))));
   if (newest <= builtAt()) return;
   try {
-    execFileSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
-      cwd: ROOT,
-      stdio: "pipe",
-    });
+    execFileSync(
+      process.execPath,
+      [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"],
+      {
+        cwd: ROOT,
+        stdio: "pipe",
+      },
+    );
   } catch (error) {
     // tsc still writes dist/ when it finds type errors; say so, and let the tests run on what it wrote.
     const output = (error as { stdout?: Buffer }).stdout?.toString() ?? String(error);

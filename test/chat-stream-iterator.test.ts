@@ -10,10 +10,6 @@ afterAll(async () => {
   await harness.close();
 });
 
-const WEATHER = {
-  type: "function" as const,
-  function: { name: "get_weather", description: "Weather for a city", parameters: { type: "object", properties: { city: { type: "string" } } } },
-};
 
 describe("ChatGateway stream", () => {
   it("frees the connection when cancelled before any read", async () => {

@@ -44,9 +44,9 @@ describe("svc-flow's command table", () => {
 
   it("describes svc-flow run's flags one per line", async () => {
     const help = (await runCli(["run", "--help"], options)).stdout.text;
-    expect(help).toMatch(/^  --budget YUAN +Stop \(resumably\) before spending more; default: the file's budget:$/m);
-    expect(help).toMatch(/^  --input NAME=VALUE \.\.\. +Set an input \(repeat for more; lists and objects as JSON\)$/m);
-    expect(help).toMatch(/^  --items FILE +Run the steps once per row of a \.jsonl or \.csv file \(a batch\)$/m);
+    expect(help).toMatch(/^ {2}--budget YUAN +Stop \(resumably\) before spending more; default: the file's budget:$/m);
+    expect(help).toMatch(/^ {2}--input NAME=VALUE \.\.\. +Set an input \(repeat for more; lists and objects as JSON\)$/m);
+    expect(help).toMatch(/^ {2}--items FILE +Run the steps once per row of a \.jsonl or \.csv file \(a batch\)$/m);
   });
 
   it("names an unknown command and a bad flag with exit 2", async () => {

@@ -54,7 +54,13 @@ describe("connections follow concurrency", () => {
   });
 
   it("lets ChatGateway with maxConcurrency 64 keep 64 calls in flight on 64 connections", async () => {
-    const model = new ChatGateway({ model: "beta-4o-mini", apiKey: KEY, baseURL: proxyURL, maxConcurrency: 64, maxTokens: 16 });
+    const model = new ChatGateway({
+      model: "beta-4o-mini",
+      apiKey: KEY,
+      baseURL: proxyURL,
+      maxConcurrency: 64,
+      maxTokens: 16,
+    });
     try {
       const count = await connectionsFor(() => Promise.all(Array.from({ length: 64 }, () => model.invoke("Say hi."))));
       expect(count).toBe(64);
@@ -64,7 +70,13 @@ describe("connections follow concurrency", () => {
   });
 
   it("opens no more connections than ChatGateway's maxConcurrency, reusing them for later calls", async () => {
-    const model = new ChatGateway({ model: "beta-4o-mini", apiKey: KEY, baseURL: proxyURL, maxConcurrency: 8, maxTokens: 16 });
+    const model = new ChatGateway({
+      model: "beta-4o-mini",
+      apiKey: KEY,
+      baseURL: proxyURL,
+      maxConcurrency: 8,
+      maxTokens: 16,
+    });
     try {
       const count = await connectionsFor(() => Promise.all(Array.from({ length: 32 }, () => model.invoke("Say hi."))));
       expect(count).toBe(8);

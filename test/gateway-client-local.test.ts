@@ -54,10 +54,6 @@ function client(apiKey = MAIN_KEY): GatewayClient {
   return created;
 }
 
-const WEATHER = {
-  type: "function" as const,
-  function: { name: "get_weather", description: "Current weather for a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
-};
 
 const ask = (model: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
   model,

@@ -237,7 +237,7 @@ describe("runScheduler restarts", () => {
     first.controller.abort();
     await first.done;
     const saved = JSON.parse(await readFile(join(runsDir, ".schedule-state.json"), "utf8")) as { jobs: Record<string, { lastScheduledAt: string }> };
-    expect(saved.jobs["digest"]!.lastScheduledAt).toBe(new Date(second(2)).toISOString());
+    expect(saved.jobs.digest!.lastScheduledAt).toBe(new Date(second(2)).toISOString());
 
     clock.advance(10_000); // down for ten seconds: firings 3..12 are missed
     const second_ = await runOnce(clock, "allow");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { QuotaExceededError, RateLimitError, SvcFlowError, UpstreamError } from "../src/errors.js";
+import { QuotaExceededError, RateLimitError, type SvcFlowError, UpstreamError } from "../src/errors.js";
 import { GatewayClient } from "../src/gateway/gateway-client.js";
 import type { ChatChunk, ChatRequest } from "../src/gateway/wire.js";
 import { RetryBudget } from "../src/scheduling/retry-budget.js";

@@ -1,4 +1,4 @@
-import { AIMessageChunk, HumanMessage, ToolMessage, type AIMessage } from "@langchain/core/messages";
+import { type AIMessageChunk, HumanMessage, ToolMessage, type AIMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { ChatOpenAI } from "@langchain/openai";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,3 @@
-import { readdir } from "node:fs/promises";
-import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import type { LocalGateway } from "../src/server/index.js";
 import { resumeWorkflow } from "../src/workflow/index.js";

@@ -1,4 +1,4 @@
-import { StreamError, SvcFlowError, redactSecrets, type GatewayIds } from "../errors.js";
+import { StreamError, type SvcFlowError, redactSecrets, type GatewayIds } from "../errors.js";
 import { errorFromResponse } from "./error-from-response.js";
 import type { OpenResponse } from "./http-transport.js";
 import { SseDecoder } from "./parse-sse.js";

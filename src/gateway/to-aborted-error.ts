@@ -1,4 +1,4 @@
-import { AbortedError, SvcFlowError } from "../errors.js";
+import { AbortedError, type SvcFlowError } from "../errors.js";
 
 /** Turns an AbortSignal's reason into AbortedError, keeping the reason as its cause. */
 export function toAbortedError(reason: unknown): SvcFlowError {

@@ -6,7 +6,7 @@ export interface CsvRecord {
   readonly line: number;
 }
 
-const enum State {
+enum State {
   FieldStart,
   Unquoted,
   Quoted,
