@@ -1,9 +1,9 @@
 // Bad input of the workflow commands (a missing or taken run directory, a changed workflow, a bad
 // file) exits 2; only a failure of the work itself exits 1.
-import { mkdir, writeFile } from "node:fs/promises";
+import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gatewayEnv, runCli } from "./cli-harness.js";
+import { gatewayEnv, runCli, startCli } from "./cli-harness.js";
 import { tempDir, useGateway } from "./workflow-harness.js";
 
 const gateway = useGateway();
@@ -44,5 +44,16 @@ describe("CLI exit codes", () => {
     const unknown = await cli(["run", "bad.yaml", "--out", "bad"], folder);
     expect(unknown.stderr).toContain("calculator");
     expect(unknown.code).toBe(2);
+  });
+
+  it("reports Ctrl-C while the workflow loads as an interruption, with no run directory", async () => {
+    const folder = await tempDir();
+    await writeFile(path.join(folder, "flow.yaml"), FLOW);
+    const running = startCli(["run", "flow.yaml", "--out", "run"], { env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"), cwd: folder });
+    running.stop();
+    expect(await running.exit).toBe(1);
+    expect(running.stderr.text).toContain("[aborted]");
+    expect(running.stderr.text).not.toContain("invalid_workflow");
+    await expect(access(path.join(folder, "run"))).rejects.toThrow();
   });
 });

@@ -59,6 +59,8 @@ const INPUT_ERROR_CODES: ReadonlySet<string> = new Set([
   "invalid_config",
   "invalid_parameter",
   "invalid_api_key",
+  "invalid_api_key_format",
+  "invalid_base_url",
   "missing_api_key",
   "missing_base_url",
   "model_not_found",
@@ -76,6 +78,12 @@ const INPUT_ERROR_CODES: ReadonlySet<string> = new Set([
   "invalid_approval_input",
   "mcp_server_failed",
   "missing_env",
+  "invalid_media",
+  "not_an_image",
+  "unsupported_media",
+  "unsupported_audio_format",
+  "unknown_time_zone",
+  "invalid_run_id",
 ]);
 
 function isInputError(error: SvcFlowError): boolean {

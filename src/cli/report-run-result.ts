@@ -2,24 +2,26 @@ import path from "node:path";
 import { formatYuan } from "../cost/format-summary-table.js";
 import { REPORT_FILE } from "../workflow/report/write-report-file.js";
 import type { RunResult, WaitingApproval } from "../workflow/run/run-options.js";
+import { runOutcome } from "../workflow/run/run-outcome.js";
 import type { CommandContext } from "./command.js";
-import { exitCodeOfRun } from "./exit-codes.js";
 
-/** Prints how a run ended and returns the exit code: 0 done, 1 stopped or failed (both resumable), 3 waiting for a decision. */
+/** Prints how a run ended and returns the exit code (see runOutcome): 0 done, 1 stopped, failed or no item succeeded, 2 a bad key or model, 3 waiting for a decision. */
 export function reportRunResult(result: RunResult, context: Pick<CommandContext, "stdout" | "stderr" | "cwd">): number {
   const where = path.relative(context.cwd, result.runDir) || ".";
   const unpriced = result.cost.unpriced.calls > 0 ? ` + ${result.cost.unpriced.calls} unpriced call(s) (${result.cost.unpriced.models.join(", ")})` : "";
   const cost = `${formatYuan(result.cost.totalYuan)}${unpriced}`;
-  if (result.status === "done") {
-    context.stdout.write(`Done. Outputs: ${path.join(where, "outputs.json")}. Report: ${path.join(where, REPORT_FILE)}. Cost: ${cost}.\n`);
-  } else if (result.status === "waiting") {
+  const outcome = runOutcome(result);
+  if (outcome.kind === "done" || outcome.kind === "done-with-failures") {
+    context.stdout.write(`${outcome.headline}. Outputs: ${path.join(where, "outputs.json")}. Report: ${path.join(where, REPORT_FILE)}. Cost: ${cost}.\n`);
+  } else if (outcome.kind === "waiting") {
     const questions = (result.waiting ?? []).map((waiting) => describeWaiting(waiting, where)).join("\n");
     context.stdout.write(`Waiting for a decision. Everything that did not need one is done and journaled.\n${questions}\nReport: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
+  } else if (outcome.kind === "no-item-succeeded") {
+    context.stderr.write(`Finished, but ${outcome.headline}. Each item's error is in ${path.join(where, "outputs.json")} and ${path.join(where, REPORT_FILE)}. Cost: ${cost}.\n`);
   } else {
-    const what = result.status === "stopped" ? (result.reason === "budget" ? "Stopped by the budget" : "Stopped") : "Failed";
-    context.stderr.write(`${what} (${result.error?.code ?? "error"}). ${result.error?.message ?? ""}\nRun directory: ${where}. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
+    context.stderr.write(`${outcome.headline} (${result.error?.code ?? "error"}). ${result.error?.message ?? ""}\nRun directory: ${where}. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
   }
-  return exitCodeOfRun(result.status);
+  return outcome.exitCode;
 }
 
 const SHOWN_CHARS = 600;

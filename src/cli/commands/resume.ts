@@ -6,6 +6,8 @@ import { reportRunResult } from "../report-run-result.js";
 import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
 import { progressPrinter } from "../workflow-progress.js";
 import { resumeOnWorkers } from "../distributed-run.js";
+import { callableModels } from "../callable-models.js";
+import { throwIfInterrupted } from "../interrupted.js";
 
 const FLAGS = {
   ...RUN_FLAGS,
@@ -23,6 +25,8 @@ export const resumeCommand: Command = {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length !== 1) throw new UsageError("Name the run directory to resume (the --out of `svc-flow run`).");
     const flags = await readRunFlags(values, context.cwd, context.signal);
+    const models = values.redis === undefined ? await callableModels(context.env, context.signal) : undefined;
+    throwIfInterrupted(context.signal);
     if (values.redis !== undefined) {
       return resumeOnWorkers(context, positionals[0]!, {
         redisURL: values.redis,
@@ -35,6 +39,7 @@ export const resumeCommand: Command = {
     const result = await resumeWorkflow(resolve(context.cwd, positionals[0]!), {
       ...flags,
       ...(values.workflow === undefined ? {} : { workflow: resolve(context.cwd, values.workflow) }),
+      ...(models === undefined ? {} : { models }),
       signal: context.signal,
       env: context.env,
       notice: (line) => context.stderr.write(`${line}\n`),

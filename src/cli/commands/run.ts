@@ -7,6 +7,8 @@ import { reportRunResult } from "../report-run-result.js";
 import { readInputs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
 import { progressPrinter } from "../workflow-progress.js";
 import { runOnWorkers } from "../distributed-run.js";
+import { callableModels } from "../callable-models.js";
+import { throwIfInterrupted } from "../interrupted.js";
 
 const FLAGS = {
   input: { type: "string", multiple: true, value: "NAME=VALUE", help: "Set an input (repeat for more; lists and objects as JSON)" },
@@ -25,8 +27,10 @@ export const runCommand: Command = {
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the workflow file to run." : "Run one workflow file at a time.");
-    const workflow = await loadWorkflow(resolve(context.cwd, positionals[0]!), { signal: context.signal, cwd: context.cwd });
+    const models = await callableModels(context.env, context.signal);
+    const workflow = await loadWorkflow(resolve(context.cwd, positionals[0]!), { signal: context.signal, cwd: context.cwd, ...(models === undefined ? {} : { models }) });
     const flags = await readRunFlags(values, context.cwd, context.signal);
+    throwIfInterrupted(context.signal);
     if (values.redis !== undefined) {
       return runOnWorkers(context, workflow, {
         redisURL: values.redis,

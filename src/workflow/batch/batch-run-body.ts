@@ -114,6 +114,7 @@ export function batchRunBody(source: BatchSource, options: BatchBodyOptions = {}
       state.halt ??= { reason: "interrupted", error: state.signal.reason ?? new AbortedError() };
       throw state.halt.error;
     }
+    state.tallies.set(BATCH_KEY, { key: BATCH_KEY, succeeded: summary.done, failed: summary.failed, total: summary.total });
     return { items: { file: ITEM_RESULTS_FILE, total: summary.total, done: summary.done, failed: summary.failed } };
   };
 }

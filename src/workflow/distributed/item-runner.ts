@@ -169,6 +169,7 @@ export class ItemRunner {
       music: services.music ?? {},
       reports: this.#reports,
       waiting: [],
+      tallies: new Map(),
       emit: () => undefined,
       services: (key, report, retry) => createStepServices(shared, key, report, retry),
     };

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { ConfigError } from "../../errors.js";
+import { AbortedError, ConfigError } from "../../errors.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
 import { buildStepGraph, type StepNode } from "../step-graph.js";
 import { WorkflowError } from "../workflow-error.js";
@@ -56,6 +56,8 @@ export async function loadWorkflow(pathOrText: string, options: LoadWorkflowOpti
   try {
     text = await readFile(file, { encoding: "utf8", signal: options.signal });
   } catch (error) {
+    // Ctrl-C while reading is an interruption, not a bad file.
+    if (options.signal?.aborted === true) throw new AbortedError("Interrupted while loading the workflow; nothing was started.", { cause: error });
     const code = (error as { code?: unknown }).code;
     const reason = code === "ENOENT" ? "there is no such file" : code === "EISDIR" ? "it is a folder" : (error as Error).message;
     throw new ConfigError(`Cannot read the workflow ${pathOrText}: ${reason}.`, { code: "invalid_workflow", cause: error });

@@ -127,6 +127,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     music: options.music ?? {},
     reports,
     waiting: [],
+    tallies: new Map(),
     emit,
     services: (key, report, retry) => createStepServices(shared, key, report, retry),
   };
@@ -163,7 +164,9 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   const finishedAt = new Date().toISOString();
   if (outputs !== undefined) await writeJsonFile(path.join(runDir, "outputs.json"), outputs);
   await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger));
-  await journal.append({ type: "run-finished", status, ...(reason === undefined ? {} : { reason }), at: finishedAt, ...(error === undefined ? {} : { error }) });
+  const items = [...state.tallies.values()];
+  const tallied = items.length === 0 ? {} : { items };
+  await journal.append({ type: "run-finished", status, ...(reason === undefined ? {} : { reason }), at: finishedAt, ...(error === undefined ? {} : { error }), ...tallied });
   await journal.close();
   emit({ type: "run-finished", status, runDir, ...(error === undefined ? {} : { error }) });
   const cost = ledger.summary();
@@ -173,7 +176,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     inputs, ...(outputs === undefined ? {} : { outputs }), cost, entries: ledger.entries(), journal: records, startedAt, finishedAt,
   });
   const waiting = status === "waiting" ? { waiting: state.waiting.map(({ key, id, prompt, show, input, timeoutAt }) => ({ key, id, prompt, show, input, timeoutAt })) } : {};
-  return { runDir, runId, status, ...(reason === undefined ? {} : { reason }), ...(outputs === undefined ? {} : { outputs }), cost, ...(error === undefined ? {} : { error }), ...waiting };
+  return { runDir, runId, status, ...(reason === undefined ? {} : { reason }), ...(outputs === undefined ? {} : { outputs }), cost, ...(error === undefined ? {} : { error }), ...waiting, ...tallied };
 }
 
 /** The run's `outputs:` rendered in `scope`; without `outputs:`, every top-level step's output (a parallel's children included) by id. */

@@ -111,6 +111,8 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     reason: z.enum(["budget", "interrupted"]).optional(),
     at: time,
     error: errorSummary.optional(),
+    /** Item counts of the run's maps (and batch), so a listing or report can tell "0 of N succeeded" from done. */
+    items: z.array(z.object({ key: z.string(), succeeded: z.number(), failed: z.number(), total: z.number() })).optional(),
   }),
 ]);
 

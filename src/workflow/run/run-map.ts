@@ -1,4 +1,4 @@
-import { ConfigError } from "../../errors.js";
+import { ConfigError, SvcFlowError } from "../../errors.js";
 import { renderValue } from "../expression/index.js";
 import type { MapStep } from "../schema/step-schemas.js";
 import type { StepNode } from "../step-graph.js";
@@ -82,6 +82,12 @@ export async function runMap(node: StepNode, scope: Scope, state: RunState, key:
   if (errors.some((error) => error instanceof WaitingError)) throw new WaitingError(key);
   // Stopped by a halt from outside the map: finished items are journaled, the rest resume later.
   if (results.includes(undefined)) throw new NotStartedError(key);
+  if (!key.includes("[")) state.tallies.set(key, { key, succeeded: done, failed, total: items.length });
+  // Skipping every item would hand later steps an empty list as if nothing had been asked.
+  if (mode === "skip" && items.length > 0 && done === 0) {
+    const first = results.find((result) => result?.error !== undefined)?.error;
+    throw new SvcFlowError("all_items_failed", `Every item of map "${key}" failed (0 of ${items.length} succeeded)${first ? `; the first: ${first.message}` : ""}`);
+  }
   if (mode === "skip") return results.flatMap((result) => (result === undefined || result.error !== undefined ? [] : [result.output]));
   return results.map((result) => (result?.error !== undefined ? { error: result.error } : result?.output));
 }

@@ -8,6 +8,7 @@ import type { RunReportWriter } from "./run-summary.js";
 import type { CostSummary } from "../../cost/summarize-entries.js";
 import type { RunStatus } from "../workflow-event.js";
 import type { RunState, Scope } from "./run-state.js";
+import type { ItemTally } from "./run-outcome.js";
 import type { BatchBodyOptions, BatchRunOptions } from "../batch/batch-run-body.js";
 
 /** Options shared by runWorkflow and resumeWorkflow. */
@@ -65,6 +66,8 @@ export interface RunResult {
   readonly outputs?: Readonly<Record<string, unknown>>;
   readonly cost: CostSummary;
   readonly error?: ErrorSummary;
+  /** Each map's (or the batch's) items: how many succeeded and failed; only maps not nested in another map. */
+  readonly items?: readonly ItemTally[];
   /** A waiting run's open questions: answer each with `svc-flow approve RUN_DIR STEP_ID`. */
   readonly waiting?: readonly WaitingApproval[];
 }

@@ -10,6 +10,7 @@ import type { Workflow } from "../load/load-workflow.js";
 import type { StepServices } from "../kinds/step-kind.js";
 import type { MusicPolling } from "../kinds/music-kind.js";
 import type { WorkflowEvent } from "../workflow-event.js";
+import type { ItemTally } from "./run-outcome.js";
 
 /** Why the run stops starting new work. */
 export type Halt = { readonly reason: "budget" | "interrupted" | "failed"; readonly error: unknown };
@@ -35,6 +36,8 @@ export interface RunState {
   services(key: string, report: StepReport, retry: RetryPolicy): StepServices;
   /** Approval questions this attempt is waiting on (shared by every view of the state). */
   readonly waiting: ApprovalRequest[];
+  /** Item counts of the maps not nested in another map (and of a batch), by key, as they finish. */
+  readonly tallies: Map<string, ItemTally>;
   /** Set by the first error that stops the run; no new step or item starts after it. */
   halt?: Halt;
 }

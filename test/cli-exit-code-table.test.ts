@@ -1,0 +1,146 @@
+// Every documented exit code through the real CLI (bin/svc-flow.js in a child process): 0 done,
+// 1 the work failed or stopped (resumable), 2 bad usage or input (nothing spent), 3 waiting for a person.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
+import { tempDir } from "./workflow-harness.js";
+
+const BIN = path.join(import.meta.dirname, "..", "bin", "svc-flow.js");
+
+const FILES: Record<string, string> = {
+  "tool.yaml": `version: 1
+steps:
+  - id: sum
+    uses: tool
+    with: { tool: calculator, input: { expression: "1 + 2" } }
+`,
+  "chat.yaml": `version: 1
+steps:
+  - id: hello
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "Say hello.", maxTokens: 16 }
+`,
+  "broken-model.yaml": `version: 1
+steps:
+  - id: hello
+    uses: chat
+    retry: { attempts: 1 }
+    with: { model: beta-4o-mini, prompt: "Say hello.", maxTokens: 16 }
+`,
+  "all-fail-collect.yaml": `version: 1
+steps:
+  - id: lines
+    map: [1, 2, 3]
+    onItemError: collect
+    steps:
+      - id: line
+        uses: chat
+        retry: { attempts: 1 }
+        with: { model: beta-4o-mini, prompt: "Line \${{ item }}", maxTokens: 16 }
+`,
+  "all-fail-skip.yaml": `version: 1
+steps:
+  - id: lines
+    map: [1, 2, 3]
+    onItemError: skip
+    steps:
+      - id: line
+        uses: chat
+        retry: { attempts: 1 }
+        with: { model: beta-4o-mini, prompt: "Line \${{ item }}", maxTokens: 16 }
+`,
+  "approval.yaml": `version: 1
+steps:
+  - id: sign-off
+    uses: approval
+    with: { prompt: "Print the posters?" }
+`,
+  "bad.yaml": `version: 1
+steps:
+  - id: sum
+    uses: tool
+    with: { tool: calculater, input: { expression: "1 + 2" } }
+`,
+};
+
+let gateway: LocalGateway;
+let folder: string;
+beforeAll(async () => {
+  gateway = await startLocalGateway({
+    config: {
+      keys: [{ key: "sk-all-models" }, { key: "sk-beta-only", models: ["beta-4o"] }],
+      faults: { seed: 1, models: { "beta-4o-mini": { errorRate: 1, status: 503 } } },
+    },
+  });
+  folder = await tempDir("svc-flow-exit-");
+  for (const [name, text] of Object.entries(FILES)) await writeFile(path.join(folder, name), text);
+});
+afterAll(async () => gateway?.close());
+
+function cli(argv: readonly string[], key = "sk-all-models"): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [BIN, ...argv], {
+    cwd: folder,
+    env: { ...process.env, SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: key },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, output })));
+}
+
+let runs = 0;
+const out = () => `run-${++runs}`;
+
+describe("exit codes of the real CLI", () => {
+  it.each([
+    { code: 0, what: "a run that is done", argv: () => ["run", "tool.yaml", "--out", out()], says: "Done." },
+    { code: 1, what: "a run whose step fails upstream", argv: () => ["run", "broken-model.yaml", "--out", out()], says: "Failed (upstream_error)" },
+    { code: 1, what: "a collect map where every item failed", argv: () => ["run", "all-fail-collect.yaml", "--out", out()], says: "0 of 3 items succeeded (lines)" },
+    { code: 1, what: "a skip map where every item failed", argv: () => ["run", "all-fail-skip.yaml", "--out", out()], says: "all_items_failed" },
+    { code: 3, what: "a run waiting for a person", argv: () => ["run", "approval.yaml", "--out", out()], says: "svc-flow approve" },
+    { code: 2, what: "no command", argv: () => [], says: "Usage: svc-flow" },
+    { code: 2, what: "an unknown command", argv: () => ["fly"], says: 'Unknown command "fly"' },
+    { code: 2, what: "a workflow that does not validate", argv: () => ["validate", "bad.yaml"], says: "calculator" },
+    { code: 2, what: "run of a workflow that does not validate", argv: () => ["run", "bad.yaml", "--out", out()], says: "[invalid_workflow]" },
+    { code: 2, what: "resume of a folder that holds no run", argv: () => ["resume", "."], says: "[invalid_run_dir]" },
+  ])("exits $code for $what", async ({ code, argv, says }) => {
+    const result = await cli(argv());
+    expect(result.output).toContain(says);
+    expect(result.code).toBe(code);
+  });
+
+  it.each([
+    { command: "run", argv: () => ["run", "chat.yaml", "--out", out()] },
+    { command: "models", argv: () => ["models"] },
+    { command: "chat", argv: () => ["chat", "Hello", "--model", "alpha-sonnet-4-6"] },
+  ])("exits 2 from $command for a wrong key, with nothing made", async ({ argv }) => {
+    const args = argv();
+    const result = await cli(args, "sk-not-a-key");
+    expect(result.output).toContain("[invalid_api_key");
+    expect(result.code).toBe(2);
+    if (args[0] === "run") expect(existsSync(path.join(folder, args[3]!))).toBe(false);
+  });
+
+  it.each([
+    { command: "run", argv: () => ["run", "chat.yaml", "--out", out()] },
+    { command: "chat", argv: () => ["chat", "Hello"] },
+  ])("exits 2 from $command for a key with a trailing space", async ({ argv }) => {
+    const result = await cli(argv(), "sk-all-models ");
+    expect(result.output).toContain("whitespace");
+    expect(result.code).toBe(2);
+  });
+
+  it.each([
+    { command: "run", argv: () => ["run", "chat.yaml", "--out", out()], says: "alpha-sonnet-4-6" },
+    { command: "chat", argv: () => ["chat", "Hello", "--model", "alpha-sonnet-4-6"], says: "[model_not_found" },
+  ])("exits 2 from $command for a model the key may not call", async ({ argv, says }) => {
+    const args = argv();
+    const result = await cli(args, "sk-beta-only");
+    expect(result.output).toContain(says);
+    expect(result.code).toBe(2);
+    if (args[0] === "run") expect(existsSync(path.join(folder, args[3]!))).toBe(false);
+  });
+});
