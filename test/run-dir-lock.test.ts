@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
-import { readJournal } from "../src/workflow/index.js";
+import { parseWorkflow, readJournal, resumeWorkflow, runWorkflow } from "../src/workflow/index.js";
 import { LOCK_FILE, RunDirLock } from "../src/workflow/run/run-dir-lock.js";
 import { describeRun } from "../src/workflow/schedule/list-runs.js";
 import { readJson, recordsOf, tempDir } from "./workflow-harness.js";
@@ -28,7 +28,7 @@ steps:
 
 let gateway: LocalGateway;
 beforeAll(async () => {
-  gateway = await startLocalGateway({ config: { faults: { seed: 1, latencyMs: 150, models: {} } } });
+  gateway = await startLocalGateway({ config: { faults: { seed: 1, latencyMs: 600, models: {} } } });
 });
 afterAll(async () => gateway?.close());
 
@@ -84,6 +84,18 @@ describe("run directory lock", () => {
     await (won[0] as PromiseFulfilledResult<RunDirLock>).value.release();
   });
 
+  it("adds nothing to the journal of a done run that is resumed again", async () => {
+    const runDir = path.join(await tempDir(), "run");
+    const workflow = parseWorkflow(FLOW.replace(/map: \[.*\]/, "map: [1, 2]"), { fileName: "flow.yaml" });
+    const options = { gateway: { baseURL: gateway.baseURL, apiKey: "sk-local-demo" }, notice: () => undefined };
+    expect((await runWorkflow(workflow, { ...options, outDir: runDir })).status).toBe("done");
+    const before = await readFile(path.join(runDir, "journal.jsonl"), "utf8");
+    const again = await resumeWorkflow(runDir, options);
+    expect(again.status).toBe("done");
+    expect(again.outputs).toHaveProperty("lines");
+    expect(await readFile(path.join(runDir, "journal.jsonl"), "utf8")).toBe(before);
+  });
+
   it("lets one of two racing resumes finish a killed run and refuses the other, journal and bill clean", { timeout: 120_000 }, async () => {
     const folder = await tempDir("svc-flow-race-");
     const file = path.join(folder, "flow.yaml");
@@ -110,7 +122,8 @@ describe("run directory lock", () => {
     const items = recordsOf(records, "item-finished").map((record) => `${record.key}[${record.index}]`);
     expect(new Set(items).size).toBe(items.length);
     expect(items).toHaveLength(ITEMS);
-    const requestIds = recordsOf(records, "cost").map((record) => record.entry.requestId);
+    // A call billed but not journaled at the kill is replayed once (recorded at 0), never counted twice.
+    const requestIds = recordsOf(records, "cost").filter((record) => record.entry.alreadyRecorded !== true).map((record) => record.entry.requestId);
     expect(new Set(requestIds).size).toBe(requestIds.length);
     const cost = (await readJson(runDir, "cost.json")) as { totalYuan: number };
     expect(cost.totalYuan).toBeCloseTo(gateway.stats().billedYuan, 6);

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { CostLedger } from "../../cost/cost-ledger.js";
 import { ConfigError } from "../../errors.js";
 import { resumedBatchBody } from "../batch/batch-run-body.js";
 import { loadWorkflow, parseWorkflow, type LoadWorkflowOptions, type Workflow } from "../load/load-workflow.js";
@@ -47,6 +48,8 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
   if (options.budgetYuan !== undefined && !(options.budgetYuan > 0)) {
     throw new ConfigError(`Expected the budget to be above 0 yuan, got ${options.budgetYuan}.`);
   }
+  // A done run has nothing left: resuming it again (a second resume that lost the race) adds no records.
+  if (replay.finished?.status === "done" && records.at(-1)?.type === "run-finished") return doneResult(directory, replay);
   // The copy is what the next resume runs, so it keeps what this one was given (the hash leaves `tools:` out).
   if (options.workflow !== undefined) await writeFile(path.join(directory, WORKFLOW_COPY), workflow.text);
   const journal = await RunJournal.open(journalPath);
@@ -70,4 +73,17 @@ async function workflowFor(directory: string, replay: Replay, options: ResumeWor
   });
   // Relative media paths keep meaning what they meant: the original file's folder.
   return parseWorkflow(text, { ...options, fileName: copy, baseDir: replay.start.baseDir });
+}
+
+async function doneResult(directory: string, replay: Replay): Promise<RunResult> {
+  const outputs = await readFile(path.join(directory, "outputs.json"), "utf8").then((text) => JSON.parse(text) as Record<string, unknown>, () => undefined);
+  const items = replay.finished?.items;
+  return {
+    runDir: directory,
+    runId: replay.start.runId,
+    status: "done",
+    cost: new CostLedger({ entries: replay.costs }).summary(),
+    ...(outputs === undefined ? {} : { outputs }),
+    ...(items === undefined ? {} : { items }),
+  };
 }
