@@ -111,7 +111,7 @@ describe("run directory lock", () => {
 
     const [one, two] = await Promise.all([cli(["resume", runDir]).exited, cli(["resume", runDir]).exited]);
     const codes = [one.code, two.code].sort();
-    expect(codes).toEqual([0, 2]);
+    expect(codes, `${one.output}\n---\n${two.output}`).toEqual([0, 2]);
     const loser = one.code === 2 ? one : two;
     expect(loser.output).toContain("[run_dir_taken]");
     expect(loser.output).not.toMatch(/\n\s+at /);

@@ -213,6 +213,7 @@ export const ERROR_CODES = {
   modelNotFound: "model_not_found",
   invalidJson: "invalid_json",
   requestTooLarge: "request_too_large",
+  requestTimeout: "request_timeout",
   unsupportedMedia: "unsupported_media",
   upstreamError: "upstream_error",
   notFound: "not_found",

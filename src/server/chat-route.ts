@@ -29,7 +29,7 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
   const admission = authorize(context, request, response, { deferDeactivation: keyed });
   if (!admission) return;
   const { account } = admission;
-  const body = await readJsonBody(request, response, context.config.limits.maxBodyBytes);
+  const body = await readJsonBody(request, response, context.config.limits);
   if (!body) return;
   const idempotency = keyed
     ? await applyIdempotencyKey(context, account, request, response, "/v1/chat/completions", body.value)

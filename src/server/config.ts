@@ -7,6 +7,8 @@ import { DIALECT_NAMES, type DialectName } from "./dialects/index.js";
 export const DEMO_KEY = "sk-local-demo";
 /** Default request body limit: 20 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024;
+/** How long a request body may take to arrive, by default: a body trickling in must not hold a slot for minutes. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 const modelId = z.string().superRefine((id, context) => {
   if (id !== "*" && !findModel(id)) {
@@ -98,9 +100,13 @@ export const gatewayConfigSchema = z
     faults: faultsConfigSchema.default({ seed: 1, latencyMs: 0, models: {} }),
     music: musicConfigSchema.default({ completeAfterMs: 2000, failRate: 0, clipSeconds: 8, credits: 2500 }),
     limits: z
-      .object({ maxBodyBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES) })
+      .object({
+        maxBodyBytes: z.number().int().positive().default(DEFAULT_MAX_BODY_BYTES),
+        /** From the request's headers to its body's last byte; past it 408 and the connection is closed. */
+        bodyTimeoutMs: z.number().int().positive().default(DEFAULT_BODY_TIMEOUT_MS),
+      })
       .strict()
-      .default({ maxBodyBytes: DEFAULT_MAX_BODY_BYTES }),
+      .default({ maxBodyBytes: DEFAULT_MAX_BODY_BYTES, bodyTimeoutMs: DEFAULT_BODY_TIMEOUT_MS }),
     /** The relay dialect replies and errors are sent in (docs/dialects.md). Default clean. */
     dialect: dialectSettingSchema.default("clean"),
   })

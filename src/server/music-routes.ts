@@ -40,7 +40,7 @@ export async function handleMusic(
     return sendError(response, 404, "not_found", `No music operation "${name}". Paths: ${Object.values(MUSIC_PATHS).join(", ")}.`);
   }
   if (request.method !== "POST") return methodNotAllowed(response, "POST", name);
-  const body = await readJsonBody(request, response, context.config.limits.maxBodyBytes);
+  const body = await readJsonBody(request, response, context.config.limits);
   if (!body) return;
   const idempotency = await applyIdempotencyKey(context, account, request, response, `/musicapi/api/${name}`, body.value);
   if (idempotency.done) return;

@@ -27,8 +27,20 @@ export function sendTooLarge(response: ServerResponse, maxBytes: number): void {
   );
 }
 
-/** Reads and parses a JSON body within a size limit; answers 413 or 400 itself and resolves undefined then. */
-export function readJsonBody(request: IncomingMessage, response: ServerResponse, maxBytes: number): Promise<JsonBody | undefined> {
+/** The limits a body is read within. */
+export interface BodyLimits {
+  readonly maxBodyBytes: number;
+  /** How long the whole body may take to arrive. */
+  readonly bodyTimeoutMs: number;
+}
+
+/**
+ * Reads and parses a JSON body within a size and a time limit; answers 413, 408 or 400 itself and
+ * resolves undefined then. A body still arriving at the deadline gets 408 and the connection is
+ * closed, which frees the request's concurrency slot (a trickled body would otherwise hold it).
+ */
+export function readJsonBody(request: IncomingMessage, response: ServerResponse, limits: BodyLimits): Promise<JsonBody | undefined> {
+  const maxBytes = limits.maxBodyBytes;
   return new Promise((resolve) => {
     if (declaresTooLarge(request, maxBytes)) {
       resolve(refuse(request, response, maxBytes));
@@ -37,6 +49,17 @@ export function readJsonBody(request: IncomingMessage, response: ServerResponse,
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    const deadline = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      chunks.length = 0;
+      // The rest of the body will not be read: answer, then cut the connection.
+      response.once("finish", () => request.socket.destroy());
+      sendError(response, 408, "request_timeout", `The request body did not arrive within ${limits.bodyTimeoutMs} ms. Send it at once, or raise limits.bodyTimeoutMs.`, { close: true });
+      resolve(undefined);
+    }, limits.bodyTimeoutMs);
+    deadline.unref();
+    request.once("close", () => clearTimeout(deadline));
     // Inline listeners guarded by `settled` rather than named ones taken off again: this runs per
     // request, and tsx gives every named arrow its name with a defineProperty.
     request.on("data", (chunk: Buffer) => {
@@ -47,17 +70,20 @@ export function readJsonBody(request: IncomingMessage, response: ServerResponse,
         return;
       }
       settled = true;
+      clearTimeout(deadline);
       chunks.length = 0;
       resolve(refuse(request, response, maxBytes));
     });
     request.on("end", () => {
       if (settled) return;
       settled = true;
+      clearTimeout(deadline);
       resolve(parseBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), response));
     });
     request.on("error", () => {
       if (settled) return;
       settled = true;
+      clearTimeout(deadline);
       resolve(undefined);
     });
   });
