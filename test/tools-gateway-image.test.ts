@@ -3,7 +3,8 @@ import path from "node:path";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ChatGateway } from "../src/langchain/chat-gateway.js";
+import { callChat } from "../src/chat/call-chat.js";
+import { GatewayClient } from "../src/gateway/gateway-client.js";
 import { CostLedger } from "../src/cost/cost-ledger.js";
 import { probeImage } from "../src/media/probe.js";
 import { createTools, listToolNames, type ToolContext } from "../tools/index.js";
@@ -151,17 +152,19 @@ describe("gateway tools in the registry", () => {
     expect(() => createTools([name], { workspace, models })).toThrow(message);
   });
 
-  it("bills through a chat model factory when one is given, instead of opening its own", async () => {
+  it("sends its calls through the chat function it is given, instead of opening its own client", async () => {
     const workspace = await harness.workspace();
     const asked: unknown[] = [];
+    const client = new GatewayClient(harness.connection);
     const [generate] = createTools(["generate_image"], {
       workspace,
-      chatModel: (request) => {
-        asked.push(request);
-        return new ChatGateway({ model: request.model, ...harness.connection });
+      chat: ({ tool, ...call }, signal) => {
+        asked.push({ model: call.model, tool });
+        return callChat(call, { client, ...(signal === undefined ? {} : { signal }) });
       },
     });
     await generate!.invoke({ prompt: "a green lantern" });
+    await client.close();
     expect(asked).toEqual([{ model: "gamma-2.5-flash-image", tool: "generate_image" }]);
     expect(await readdir(path.join(workspace, "images"))).toEqual(["green-lantern.png"]);
   });

@@ -1,9 +1,8 @@
-import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { ToolInputError, redactSecrets } from "../src/errors.js";
 import { requireWorkspace } from "./support/check-option.js";
-import { TOOL_REPLY_MAX_TOKENS, checkToolModel, withChatModel, type GatewayAccess } from "./support/gateway-access.js";
+import { TOOL_REPLY_MAX_TOKENS, checkToolModel, toolChat, type GatewayAccess } from "./support/gateway-access.js";
 import { readWorkspaceImage } from "./edit-image.js";
 
 /** The vision model describe_image uses unless told otherwise: it takes images and has a published price. */
@@ -52,9 +51,9 @@ async function imageBlock(workspace: string, path: string | undefined, url: stri
   if ((path === undefined) === (url === undefined)) {
     throw new ToolInputError("Give exactly one of path (an image in the workspace) or url (an http(s) link).", { code: "invalid_tool_input" });
   }
-  if (url !== undefined) return { block: { type: "image" as const, url: checkImageUrl(url).href }, source: url };
+  if (url !== undefined) return { block: { type: "image_url" as const, image_url: { url: checkImageUrl(url).href } }, source: url };
   const image = await readWorkspaceImage(workspace, path!);
-  return { block: { type: "image" as const, mimeType: image.mimeType, data: image.bytes.toString("base64") }, source: image.relative };
+  return { block: { type: "image_url" as const, image_url: { url: `data:${image.mimeType};base64,${image.bytes.toString("base64")}` } }, source: image.relative };
 }
 
 /** Creates the `describe_image` tool: a vision model looks at a workspace image or a link and answers. */
@@ -64,17 +63,10 @@ export function createDescribeImageTool(options: DescribeImageToolOptions) {
   return tool(
     async ({ path, url, question }, config) => {
       const { block } = await imageBlock(workspace, path, url);
-      const message = new HumanMessage({
-        content: [{ type: "text", text: question ?? "Describe this image: subject, colours, composition and any text in it." }, block],
-      });
-      const reply = await withChatModel(
-        options,
-        model,
-        "describe_image",
-        (chatModel) => chatModel.invoke([message], { signal: config?.signal }),
-        { maxTokens: TOOL_REPLY_MAX_TOKENS },
-      );
-      return reply.text;
+      const text = question ?? "Describe this image: subject, colours, composition and any text in it.";
+      const messages = [{ role: "user" as const, content: [{ type: "text" as const, text }, block] }];
+      const reply = await toolChat(options, { model, tool: "describe_image", messages, max_tokens: TOOL_REPLY_MAX_TOKENS }, config?.signal);
+      return reply.content;
     },
     {
       name: "describe_image",

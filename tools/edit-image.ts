@@ -1,10 +1,9 @@
-import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { ToolInputError } from "../src/errors.js";
 import { probeImage } from "../src/media/probe.js";
 import { requireWorkspace } from "./support/check-option.js";
-import { checkToolModel, withChatModel, type GatewayAccess } from "./support/gateway-access.js";
+import { checkToolModel, toolChat, type GatewayAccess } from "./support/gateway-access.js";
 import { saveImageReply } from "./support/save-image-reply.js";
 import { chooseOutputPath, readWorkspaceMedia, slugFromText } from "./support/workspace-media.js";
 import { DEFAULT_IMAGE_MODEL } from "./generate-image.js";
@@ -57,13 +56,11 @@ export function createEditImageTool(options: EditImageToolOptions) {
       const stem = `${slugFromText(source.relative.replace(/\.[^./]+$/, "").replace(/^.*\//, ""), "image")}-edited`;
       const folder = source.relative.includes("/") ? source.relative.slice(0, source.relative.lastIndexOf("/")) : ".";
       await chooseOutputPath(workspace, outputPath, { folder, stem }, "png");
-      const message = new HumanMessage({
-        content: [
-          { type: "text", text: prompt },
-          { type: "image", mimeType: source.mimeType, data: source.bytes.toString("base64") },
-        ],
-      });
-      const reply = await withChatModel(options, model, "edit_image", (chatModel) => chatModel.invoke([message], { signal: config?.signal }));
+      const content = [
+        { type: "text" as const, text: prompt },
+        { type: "image_url" as const, image_url: { url: `data:${source.mimeType};base64,${source.bytes.toString("base64")}` } },
+      ];
+      const reply = await toolChat(options, { model, tool: "edit_image", messages: [{ role: "user", content }] }, config?.signal);
       const saved = await saveImageReply(reply, { workspace, requested: outputPath, folder, stem, model });
       return JSON.stringify({ ...saved, source: source.relative });
     },

@@ -1,7 +1,7 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { requireWorkspace } from "./support/check-option.js";
-import { checkToolModel, withChatModel, type GatewayAccess } from "./support/gateway-access.js";
+import { checkToolModel, toolChat, type GatewayAccess } from "./support/gateway-access.js";
 import { saveImageReply } from "./support/save-image-reply.js";
 import { chooseOutputPath, slugFromText } from "./support/workspace-media.js";
 
@@ -39,9 +39,7 @@ export function createGenerateImageTool(options: GenerateImageToolOptions) {
       const stem = slugFromText(prompt, "image");
       // Checked before paying for the image: a refused path costs nothing.
       await chooseOutputPath(workspace, path, { folder: "images", stem }, "png");
-      const reply = await withChatModel(options, model, "generate_image", (chatModel) =>
-        chatModel.invoke(prompt, { signal: config?.signal }),
-      );
+      const reply = await toolChat(options, { model, tool: "generate_image", messages: [{ role: "user", content: prompt }] }, config?.signal);
       const saved = await saveImageReply(reply, { workspace, requested: path, folder: "images", stem, model });
       return JSON.stringify(saved);
     },

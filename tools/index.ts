@@ -16,7 +16,7 @@ import { createUnderstandAudioTool } from "./understand-audio.js";
 import { createWriteFileTool } from "./write-file.js";
 import { requireWorkspace } from "./support/check-option.js";
 import { isToolName, listToolNames, type ToolName } from "./tool-names.js";
-import type { GatewayAccess, GatewayConnectionOptions, ToolChatModelFactory } from "./support/gateway-access.js";
+import type { GatewayAccess, GatewayConnectionOptions, ToolChat } from "./support/gateway-access.js";
 import type { MusicJobLog } from "./support/music-job-log.js";
 
 /**
@@ -45,10 +45,10 @@ export interface ToolContext {
   timeZone?: string;
   /** current_time: the clock. Default `() => new Date()`. */
   now?: () => Date;
-  /** Gateway tools: makes the chat model for a call ({ model, tool, maxTokens }). Default: a
-   * ChatGateway over `gateway`, billed to `ledger`, made for one call and closed after it. */
-  chatModel?: ToolChatModelFactory;
-  /** Gateway tools: where the gateway is when `chatModel`/`music` are not given. Default: SVC_BASE_URL, SVC_API_KEY. */
+  /** Gateway tools: sends their chat calls. Default: the chat core over a client of `gateway`,
+   * billed to `ledger`, opened for one call and closed after it. */
+  chat?: ToolChat;
+  /** Gateway tools: where the gateway is when `chat`/`music` are not given. Default: SVC_BASE_URL, SVC_API_KEY. */
   gateway?: GatewayConnectionOptions;
   /** Gateway tools: receives every call they make, so they bill into the run's ledger. Default: none. */
   ledger?: UsageRecorder;
@@ -69,7 +69,7 @@ export interface ToolContext {
 
 function gatewayAccess(context: ToolContext): GatewayAccess {
   return {
-    ...(context.chatModel === undefined ? {} : { chatModel: context.chatModel }),
+    ...(context.chat === undefined ? {} : { chat: context.chat }),
     ...(context.gateway === undefined ? {} : { gateway: context.gateway }),
     ...(context.ledger === undefined ? {} : { ledger: context.ledger }),
   };
@@ -150,7 +150,7 @@ export type { CurrentTimeToolOptions } from "./current-time.js";
 export type { DescribeImageToolOptions } from "./describe-image.js";
 export type { EditImageToolOptions } from "./edit-image.js";
 export type { GenerateImageToolOptions } from "./generate-image.js";
-export type { GatewayConnectionOptions, ToolChatModelFactory, ToolModelRequest } from "./support/gateway-access.js";
+export type { GatewayConnectionOptions, ToolChat, ToolChatCall } from "./support/gateway-access.js";
 export type { UnderstandAudioToolOptions } from "./understand-audio.js";
 export type { FetchUrlToolOptions } from "./fetch-url.js";
 export type { ListFilesToolOptions } from "./list-files.js";

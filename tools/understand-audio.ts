@@ -1,12 +1,11 @@
 import path from "node:path";
-import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { ToolInputError } from "../src/errors.js";
 import { probeMp3 } from "../src/media/mp3.js";
 import { wavDurationS } from "../src/media/probe.js";
 import { requireWorkspace } from "./support/check-option.js";
-import { TOOL_REPLY_MAX_TOKENS, checkToolModel, withChatModel, type GatewayAccess } from "./support/gateway-access.js";
+import { TOOL_REPLY_MAX_TOKENS, checkToolModel, toolChat, type GatewayAccess } from "./support/gateway-access.js";
 import { readWorkspaceMedia } from "./support/workspace-media.js";
 
 /** The model understand_audio uses unless told otherwise: audio input is a gamma-2.5 capability. */
@@ -65,20 +64,12 @@ export function createUnderstandAudioTool(options: UnderstandAudioToolOptions) {
       const format = audioFormat(requested);
       const audio = await readWorkspaceMedia(workspace, requested, MAX_AUDIO_BYTES);
       checkContent(audio.relative, format, audio.bytes);
-      const message = new HumanMessage({
-        content: [
-          { type: "text", text: question ?? "Describe this audio: what it is, how long it is, and what can be heard." },
-          { type: "audio", mimeType: format === "mp3" ? "audio/mpeg" : "audio/wav", data: audio.bytes.toString("base64") },
-        ],
-      });
-      const reply = await withChatModel(
-        options,
-        model,
-        "understand_audio",
-        (chatModel) => chatModel.invoke([message], { signal: config?.signal }),
-        { maxTokens: TOOL_REPLY_MAX_TOKENS },
-      );
-      return reply.text;
+      const content = [
+        { type: "text" as const, text: question ?? "Describe this audio: what it is, how long it is, and what can be heard." },
+        { type: "input_audio" as const, input_audio: { data: audio.bytes.toString("base64"), format } },
+      ];
+      const reply = await toolChat(options, { model, tool: "understand_audio", messages: [{ role: "user", content }], max_tokens: TOOL_REPLY_MAX_TOKENS }, config?.signal);
+      return reply.content;
     },
     {
       name: "understand_audio",

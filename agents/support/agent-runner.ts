@@ -7,7 +7,7 @@ import type { MusicClient } from "../../src/gateway/music-client.js";
 import { toAbortedError } from "../../src/gateway/to-aborted-error.js";
 import type { UsageRecorder } from "../../src/gateway/usage-recorder.js";
 import { createTools, type ToolContext, type ToolName } from "../../tools/index.js";
-import type { GatewayConnectionOptions } from "../../tools/support/gateway-access.js";
+import type { GatewayConnectionOptions, ToolChat } from "../../tools/support/gateway-access.js";
 import type { AgentEvent, AgentOutcome } from "./agent-events.js";
 import { checkAgentModel, type AgentDefinition } from "./define-agent.js";
 import { OwnedClients, type AgentModelRequest } from "./owned-clients.js";
@@ -28,12 +28,15 @@ export interface AgentContext {
   /** Makes every chat model of the run (a workflow step's, billed and retried its way). Default: ChatGateways
    * over `gateway` sharing one connection pool, billed to `ledger`. */
   readonly chatModel?: (request: AgentModelRequest) => BaseChatModel;
+  /** Sends the gateway tools' chat calls. Default: the chat core on the agent's own client, billed
+   * to `ledger` under the agent's and the tool's names. */
+  readonly toolChat?: ToolChat;
   /** compose_music's client. Default: one over `gateway`, billed to `ledger`, closed by `close()`. */
   readonly music?: MusicClient;
   /** Records the refund of a failed music job. Default: `ledger.refund` when the ledger is a CostLedger. */
   readonly refundMusic?: (requestId: string) => void;
   /** Further tool settings: fetch limits, time zone, music polling, the media models. */
-  readonly toolOptions?: Omit<ToolContext, "workspace" | "chatModel" | "gateway" | "ledger" | "music" | "refundMusic">;
+  readonly toolOptions?: Omit<ToolContext, "workspace" | "chat" | "gateway" | "ledger" | "music" | "refundMusic">;
   /** Cancels every run of the agent. */
   readonly signal?: AbortSignal;
   /** Receives every run's events. */
@@ -82,7 +85,7 @@ export class AgentRunner {
       ...createTools(named, {
         ...context.toolOptions,
         workspace: context.workspace,
-        chatModel: (request) => this.#chatModel(request),
+        chat: context.toolChat ?? ((call, signal) => this.#owned.chat(call, signal)),
         ...(context.ledger === undefined ? {} : { ledger: context.ledger }),
         ...(music === undefined ? {} : { music }),
         ...(context.refundMusic === undefined ? {} : { refundMusic: context.refundMusic }),

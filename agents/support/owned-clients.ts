@@ -4,7 +4,9 @@ import type { WarningHandler } from "../../src/chat/parameter-warning.js";
 import { GatewayClient } from "../../src/gateway/gateway-client.js";
 import { MusicClient } from "../../src/gateway/music-client.js";
 import type { UsageRecorder } from "../../src/gateway/usage-recorder.js";
-import { taggedRecorder, type GatewayConnectionOptions } from "../../tools/support/gateway-access.js";
+import { taggedRecorder, type GatewayConnectionOptions, type ToolChatCall } from "../../tools/support/gateway-access.js";
+import { callChat } from "../../src/chat/call-chat.js";
+import type { ChatReply } from "../../src/chat/chat-reply.js";
 
 /** What a chat model factory is asked for: the agent's own turns (no `tool`) or a gateway tool's call. */
 export interface AgentModelRequest {
@@ -49,6 +51,19 @@ export class OwnedClients {
       ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
       ...(this.#ledger === undefined ? {} : { ledger: this.#ledger }),
       usageTags: { agent: this.#agent, ...(request.tool === undefined ? {} : { tool: request.tool }) },
+      ...(this.#onWarning === undefined ? {} : { onWarning: this.#onWarning }),
+    });
+  }
+
+  /** A gateway tool's chat call through the chat core on the shared pool, tagged with the agent and the tool. */
+  chat(call: ToolChatCall, signal?: AbortSignal): Promise<ChatReply> {
+    this.#client ??= new GatewayClient({ ...this.#gateway });
+    const { tool, ...wire } = call;
+    return callChat(wire, {
+      client: this.#client,
+      ...(this.#ledger === undefined ? {} : { ledger: this.#ledger }),
+      usageTags: { agent: this.#agent, tool },
+      ...(signal === undefined ? {} : { signal }),
       ...(this.#onWarning === undefined ? {} : { onWarning: this.#onWarning }),
     });
   }

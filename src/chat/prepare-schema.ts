@@ -1,6 +1,12 @@
 import { Validator } from "@cfworker/json-schema";
-import { ParameterError } from "../errors.js";
+import { ParameterError, StructuredOutputError } from "../errors.js";
+import type { ChatCall } from "./call-chat.js";
+import type { ChatReply } from "./chat-reply.js";
 import { isStandardJsonSchema, isZod3Schema, isZod4Schema, toJsonSchema, type JsonSchema, type StandardJsonSchema } from "./json-schema.js";
+
+/** How structured output is asked for: a forced tool call (default), JSON mode, or a JSON Schema
+ * response format. */
+export type StructuredOutputMethod = "functionCalling" | "jsonMode" | "jsonSchema";
 
 /** The schema as the wire needs it, and a check of a value against the original schema. */
 export interface PreparedSchema {
@@ -9,10 +15,12 @@ export interface PreparedSchema {
   readonly jsonSchema: JsonSchema;
   /** True when a non-object schema was wrapped as `{ value }` for a tool call. */
   readonly wrapped: boolean;
+  /** The schema as given (unwrapped), as JSON Schema. */
+  readonly original: JsonSchema;
   readonly validate: (value: unknown) => { ok: true; value: unknown } | { ok: false; problems: string[] };
 }
 
-/** Prepares any schema (zod 4, zod 3, JSON Schema) for structured output. */
+/** Prepares any schema (zod 4, zod 3, a Standard JSON Schema, JSON Schema) for structured output. */
 export function prepareSchema(schema: unknown, name?: string): PreparedSchema {
   const jsonSchema = toJsonSchema(schema, "the structured output");
   const isObject = jsonSchema.type === "object";
@@ -23,8 +31,74 @@ export function prepareSchema(schema: unknown, name?: string): PreparedSchema {
     ...(description === undefined ? {} : { description }),
     jsonSchema: isObject ? jsonSchema : { type: "object", properties: { value: jsonSchema }, required: ["value"] },
     wrapped: !isObject,
+    original: jsonSchema,
     validate: validatorFor(schema, jsonSchema),
   };
+}
+
+/** The request fields that ask a model for output in the schema's shape. */
+export function structuredRequest(prepared: PreparedSchema, method: StructuredOutputMethod = "functionCalling", strict?: boolean): Pick<ChatCall, "tools" | "tool_choice" | "response_format"> {
+  if (method === "functionCalling") {
+    const fn = { name: prepared.name, ...(prepared.description === undefined ? {} : { description: prepared.description }), parameters: prepared.jsonSchema };
+    return { tools: [{ type: "function", function: fn }], tool_choice: { type: "function", function: { name: prepared.name } } };
+  }
+  if (method === "jsonMode") return { response_format: { type: "json_object" } };
+  if (method === "jsonSchema") {
+    return { response_format: { type: "json_schema", json_schema: { name: prepared.name, schema: prepared.original, ...(strict === undefined ? {} : { strict }) } } };
+  }
+  throw new ParameterError(`Structured output method "${String(method)}" is not known. Use functionCalling, jsonMode or jsonSchema.`);
+}
+
+/** What a reply answered for the schema: a forced tool call's arguments or the reply's JSON text. */
+export interface StructuredAnswer {
+  readonly raw: string;
+  /** The tool call's arguments (functionCalling), or undefined when the model did not call it. */
+  readonly arguments?: Record<string, unknown>;
+  /** Why the tool call cannot be used, when it came with bad arguments. */
+  readonly invalid?: string;
+}
+
+/** Takes the structured value out of what a reply answered and checks it against the schema. */
+export function parseStructured<T>(answer: StructuredAnswer, prepared: PreparedSchema, method: StructuredOutputMethod, model: string): T {
+  let value: unknown;
+  if (method === "functionCalling") {
+    if (answer.arguments === undefined) {
+      throw new StructuredOutputError(
+        `${model} did not answer with the "${prepared.name}" structure${answer.invalid === undefined ? "" : ` (${answer.invalid})`}. ` +
+          "Try again, raise maxTokens if the reply was cut, or simplify the schema.",
+        { raw: answer.raw },
+      );
+    }
+    value = prepared.wrapped ? answer.arguments.value : answer.arguments;
+  } else {
+    try {
+      value = JSON.parse(stripFence(answer.raw));
+    } catch {
+      throw new StructuredOutputError(
+        `${model} did not answer with JSON: ${clip(answer.raw)}. Use method "functionCalling", or ask for JSON in the prompt.`,
+        { raw: answer.raw },
+      );
+    }
+  }
+  const checked = prepared.validate(value);
+  if (!checked.ok) {
+    throw new StructuredOutputError(
+      `The reply of ${model} does not match the schema "${prepared.name}": ${checked.problems.join("; ")}. Reply: ${clip(answer.raw)}`,
+      { raw: answer.raw },
+    );
+  }
+  return checked.value as T;
+}
+
+/** The structured value of a core reply. */
+export function parseStructuredReply<T>(reply: ChatReply, prepared: PreparedSchema, method: StructuredOutputMethod = "functionCalling"): T {
+  if (method !== "functionCalling") return parseStructured<T>({ raw: reply.content }, prepared, method, reply.servedModel);
+  const call = reply.toolCalls.find((candidate) => candidate.name === prepared.name);
+  const invalid = reply.invalidToolCalls.find((candidate) => candidate.name === prepared.name);
+  const answer: StructuredAnswer = call
+    ? { raw: JSON.stringify(call.arguments), arguments: call.arguments }
+    : { raw: invalid?.arguments ?? reply.content, ...(invalid === undefined ? {} : { invalid: invalid.error }) };
+  return parseStructured<T>(answer, prepared, method, reply.servedModel);
 }
 
 type SafeParse = (value: unknown) => { success: boolean; data?: unknown; error?: { issues: { path: PropertyKey[]; message: string }[] } };
@@ -68,4 +142,13 @@ function keyOf(segment: unknown): PropertyKey {
 
 function pathOf(path: readonly PropertyKey[]): string {
   return path.length === 0 ? "/" : `/${path.map(String).join("/")}`;
+}
+
+function stripFence(text: string): string {
+  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
+  return fenced ? fenced[1]! : text;
+}
+
+function clip(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }

@@ -1,6 +1,6 @@
-import type { MessageContent } from "@langchain/core/messages";
 import type { ModelInfo } from "../catalog/models.js";
 import { ParameterError } from "../errors.js";
+import type { ContentPart } from "../gateway/wire.js";
 import { loadMediaPart, type MediaPart } from "../workflow/media/load-media.js";
 import type { MediaKind } from "../workflow/media/media-source.js";
 import { capabilityMessage, type NeededCapability } from "../workflow/step-models.js";
@@ -23,7 +23,7 @@ const NEEDS: ReadonlyArray<[keyof ChatMedia, MediaKind, NeededCapability]> = [
  * is refused before anything is read; audio other than mp3/wav is refused with the command that
  * converts it (the gateway takes no other format).
  */
-export async function buildChatContent(text: string, media: ChatMedia, model: ModelInfo, options: { cwd: string; signal?: AbortSignal }): Promise<MessageContent> {
+export async function buildChatContent(text: string, media: ChatMedia, model: ModelInfo, options: { cwd: string; signal?: AbortSignal }): Promise<string | ContentPart[]> {
   for (const [field, , need] of NEEDS) {
     if (media[field].length > 0 && !model.capabilities[need]) throw new ParameterError(capabilityMessage(model.id, need));
   }

@@ -2,6 +2,7 @@ import type { BindToolsInput } from "@langchain/core/language_models/chat_models
 import { ParameterError } from "../errors.js";
 import type { ChatRequest, Tool, ToolChoice } from "../gateway/wire.js";
 import { toJsonSchema } from "../chat/json-schema.js";
+import { wireTool } from "../chat/wire-tool.js";
 
 // Tools toWireTool made: `bindTools` converts once, and every call passes the same objects back.
 const CONVERTED = new WeakSet<Tool>();
@@ -29,17 +30,7 @@ function convertTool(tool: BindToolsInput): Tool {
       },
     };
   }
-  const name = requireName(record.name);
-  const schema = record.schema ?? record.parameters;
-  const description = typeof record.description === "string" ? { description: record.description } : {};
-  return {
-    type: "function",
-    function: {
-      name,
-      ...description,
-      parameters: schema === undefined ? { type: "object", properties: {} } : toJsonSchema(schema, `tool "${name}"`),
-    },
-  };
+  return wireTool({ name: requireName(record.name), description: record.description as string | undefined, schema: record.schema ?? record.parameters });
 }
 
 /** Every LangChain `tool_choice` form as the wire's: `auto`, `none`, `required` (also "any"), a

@@ -1,6 +1,7 @@
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { getModel, type Capabilities } from "../../src/catalog/models.js";
-import { ChatGateway } from "../../src/langchain/chat-gateway.js";
+import { callChat, type ChatCall } from "../../src/chat/call-chat.js";
+import type { ChatReply } from "../../src/chat/chat-reply.js";
+import { GatewayClient } from "../../src/gateway/gateway-client.js";
 import type { CostLedger } from "../../src/cost/cost-ledger.js";
 import { ConfigError } from "../../src/errors.js";
 import { MusicClient } from "../../src/gateway/music-client.js";
@@ -14,25 +15,19 @@ export interface GatewayConnectionOptions {
   readonly baseURL?: string;
 }
 
-/** What a gateway tool asks of a chat model factory. */
-export interface ToolModelRequest {
-  /** The catalogue id. */
-  readonly model: string;
-  /** The tool asking, for tagging its spend. */
-  readonly tool: string;
-  /** The output budget the tool wants (text replies); undefined for image models. */
-  readonly maxTokens?: number;
-}
+/** A gateway tool's chat call: the wire call (output budget set for text replies, absent for
+ * image models) and the tool asking, for tagging its spend. */
+export type ToolChatCall = Omit<ChatCall, "stream"> & { readonly tool: string };
 
-/** Makes the chat model a gateway tool calls; the caller decides client, retries and billing. */
-export type ToolChatModelFactory = (request: ToolModelRequest) => BaseChatModel;
+/** Sends a gateway tool's chat call; the caller decides client, retries and billing. */
+export type ToolChat = (call: ToolChatCall, signal?: AbortSignal) => Promise<ChatReply>;
 
 /** How a gateway tool reaches the gateway and who pays: what the registry passes from ToolContext. */
 export interface GatewayAccess {
-  /** Makes the chat model for a call. Default: a ChatGateway over `gateway`, billed to `ledger`,
-   * made for one call and closed after it. */
-  readonly chatModel?: ToolChatModelFactory;
-  /** Used when `chatModel` or `music` is absent. Default: the environment. */
+  /** Sends the tool's chat calls. Default: the chat core over a client of `gateway`, billed to
+   * `ledger`, opened for one call and closed after it. */
+  readonly chat?: ToolChat;
+  /** Used when `chat` or `music` is absent. Default: the environment. */
   readonly gateway?: GatewayConnectionOptions;
   /** Receives every call the tool makes (a CostLedger, or a tagged recorder of one). */
   readonly ledger?: UsageRecorder;
@@ -63,26 +58,20 @@ export function checkToolModel(model: string, needs: keyof Capabilities, toolNam
 /** Output budgets of the text replies the tools ask for; they also bound what a budget reserves. */
 export const TOOL_REPLY_MAX_TOKENS = 1024;
 
-/** Runs `use` with a chat model for `model`, closing the model afterwards when it was made here. */
-export async function withChatModel<T>(
-  access: GatewayAccess,
-  model: string,
-  toolName: string,
-  use: (chatModel: BaseChatModel) => Promise<T>,
-  settings: { readonly maxTokens?: number } = {},
-): Promise<T> {
-  if (access.chatModel !== undefined) return use(access.chatModel({ model, tool: toolName, ...settings }));
-  const owned = new ChatGateway({
-    model,
-    ...access.gateway,
-    ...(access.ledger === undefined ? {} : { ledger: access.ledger }),
-    ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
-    usageTags: { tool: toolName },
-  });
+/** Sends a tool's chat call through `access.chat`, or through a client of its own closed after it. */
+export async function toolChat(access: GatewayAccess, call: ToolChatCall, signal?: AbortSignal): Promise<ChatReply> {
+  if (access.chat !== undefined) return access.chat(call, signal);
+  const client = new GatewayClient({ ...access.gateway });
+  const { tool, ...wire } = call;
   try {
-    return await use(owned);
+    return await callChat(wire, {
+      client,
+      ...(access.ledger === undefined ? {} : { ledger: access.ledger }),
+      usageTags: { tool },
+      ...(signal === undefined ? {} : { signal }),
+    });
   } finally {
-    await owned.close();
+    await client.close();
   }
 }
 

@@ -1,5 +1,5 @@
-import type { BaseMessage } from "@langchain/core/messages";
-import { imagesFromMessage } from "../../src/langchain/build-reply-message.js";
+import type { ChatReply } from "../../src/chat/chat-reply.js";
+import { decodeImageReply, imagesFromReply } from "../../src/chat/decode-image-reply.js";
 import { UpstreamError } from "../../src/errors.js";
 import { probeImage } from "../../src/media/probe.js";
 import { chooseOutputPath, writeWorkspaceFile } from "./workspace-media.js";
@@ -18,11 +18,12 @@ export interface SavedImage {
 
 /** Takes the first image of an image model's reply and writes it into the workspace. */
 export async function saveImageReply(
-  reply: BaseMessage,
+  reply: ChatReply,
   target: { readonly workspace: string; readonly requested?: string; readonly folder: string; readonly stem: string; readonly model: string },
 ): Promise<SavedImage> {
-  const [image] = imagesFromMessage(reply);
-  const caption = reply.text.trim();
+  const [image] = imagesFromReply(reply.content);
+  const blocks = decodeImageReply(reply.content);
+  const caption = (blocks === undefined ? reply.content : blocks.map((block) => (block.type === "text" ? block.text : "")).join("")).trim();
   if (image === undefined) {
     const said = caption === "" ? "nothing" : `"${caption.slice(0, 200)}"`;
     throw new UpstreamError(`The image model ${target.model} answered without an image (it said ${said}). Rephrase the prompt and try again.`, {

@@ -1,8 +1,10 @@
-import { HumanMessage, SystemMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { relative, resolve } from "node:path";
 import { getModel } from "../../catalog/models.js";
-import { ChatGateway } from "../../langchain/chat-gateway.js";
-import { imagesFromMessage } from "../../langchain/build-reply-message.js";
+import { callChat, type ChatCall, type ChatCallOptions } from "../../chat/call-chat.js";
+import type { ChatReply } from "../../chat/chat-reply.js";
+import { imagesFromReply } from "../../chat/decode-image-reply.js";
+import { GatewayClient } from "../../gateway/gateway-client.js";
+import type { Message } from "../../gateway/wire.js";
 import { CostLedger } from "../../cost/cost-ledger.js";
 import { loadPriceFile } from "../../cost/load-price-file.js";
 import { EmptyOutputError } from "../../errors.js";
@@ -44,49 +46,47 @@ export const chatCommand: Command = {
     const info = getModel(values.model ?? DEFAULT_CHAT_MODEL);
     if (values.out !== undefined && !info.capabilities.imageGeneration) throw new UsageError(`--out is for image models; ${info.id} answers with text. Redirect stdout to save it.`);
     const content = await buildChatContent(text, { images: values.image ?? [], audio: values.audio ?? [], video: values.video ?? [] }, info, { cwd: context.cwd, signal: context.signal });
-    const messages: BaseMessage[] = [...(values.system === undefined ? [] : [new SystemMessage(values.system)]), new HumanMessage({ content })];
+    const messages: Message[] = [...(values.system === undefined ? [] : [{ role: "system" as const, content: values.system }]), { role: "user", content }];
     const prices = values.prices === undefined ? undefined : await loadPriceFile(resolve(context.cwd, values.prices), { signal: context.signal });
     const ledger = new CostLedger(prices === undefined ? {} : { prices });
 
     const connection = await connectGateway({ env: context.env, notice: (line) => context.stderr.write(`${line}\n`) });
-    const model = new ChatGateway({
+    const client = new GatewayClient({ apiKey: connection.apiKey, baseURL: connection.baseURL });
+    const call: Omit<ChatCall, "stream"> = {
       model: info.id,
-      apiKey: connection.apiKey,
-      baseURL: connection.baseURL,
-      ...(maxTokens === undefined ? {} : { maxTokens }),
+      messages,
+      ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
       ...(temperature === undefined ? {} : { temperature }),
-      ledger,
-      onWarning: (warning) => context.stderr.write(`warning: ${warning.message}\n`),
-    });
+    };
+    const options: ChatCallOptions = { client, ledger, signal: context.signal, onWarning: (warning) => context.stderr.write(`warning: ${warning.message}\n`) };
     try {
-      if (info.capabilities.imageGeneration) return await drawImage(model, messages, context, values.out, values.json === true, ledger);
+      if (info.capabilities.imageGeneration) return await drawImage(await callChat(call, options), context, values.out, values.json === true, ledger);
       if (values.json === true) {
-        const reply = await model.invoke(messages, { signal: context.signal });
-        context.stdout.write(`${JSON.stringify({ ...replyFacts(reply), text: reply.text, cost: ledger.summary() }, null, 2)}\n`);
+        const reply = await callChat(call, options);
+        context.stdout.write(`${JSON.stringify({ ...replyFacts(reply), text: reply.content, cost: ledger.summary() }, null, 2)}\n`);
         return 0;
       }
-      let last: AIMessageChunk | undefined;
-      for await (const chunk of await model.stream(messages, { signal: context.signal })) {
-        if (chunk.text !== "") context.stdout.write(chunk.text);
-        if (chunk.response_metadata?.finish_reason !== undefined) last = chunk;
+      let finishReason: string | null = null;
+      for await (const event of await callChat({ ...call, stream: true }, options)) {
+        if (event.type === "text") context.stdout.write(event.text);
+        else if (event.type === "finish") finishReason = event.reply.finishReason;
       }
       context.stdout.write("\n");
-      if (last?.response_metadata?.finish_reason === "length") {
+      if (finishReason === "length") {
         context.stderr.write(`warning: the reply stopped at the output limit${maxTokens === undefined ? "" : ` (--max-tokens ${maxTokens})`}; raise --max-tokens for a longer one\n`);
       }
       return 0;
     } finally {
       if (ledger.entries().length > 0 && values.json !== true) context.stderr.write(`${costLine(ledger)}\n`);
-      await model.close();
+      await client.close();
       await connection.close();
     }
   },
 };
 
-async function drawImage(model: ChatGateway, messages: BaseMessage[], context: CommandContext, out: string | undefined, json: boolean, ledger: CostLedger): Promise<number> {
-  const reply = await model.invoke(messages, { signal: context.signal });
-  const images = imagesFromMessage(reply);
-  if (images.length === 0) throw new EmptyOutputError(`${model.model} answered without an image. Describe a picture to draw, or try again.`);
+async function drawImage(reply: ChatReply, context: CommandContext, out: string | undefined, json: boolean, ledger: CostLedger): Promise<number> {
+  const images = imagesFromReply(reply.content);
+  if (images.length === 0) throw new EmptyOutputError(`${reply.model} answered without an image. Describe a picture to draw, or try again.`);
   const paths = await saveImages(images, { cwd: context.cwd, ...(out === undefined ? {} : { out }) });
   if (json) {
     context.stdout.write(`${JSON.stringify({ ...replyFacts(reply), images: paths, cost: ledger.summary() }, null, 2)}\n`);
@@ -96,13 +96,12 @@ async function drawImage(model: ChatGateway, messages: BaseMessage[], context: C
   return 0;
 }
 
-function replyFacts(reply: AIMessageChunk) {
-  const metadata = reply.response_metadata as Record<string, unknown>;
+function replyFacts(reply: ChatReply) {
   return {
-    model: metadata.model,
-    servedModel: metadata.model_name,
-    finishReason: metadata.finish_reason,
-    requestId: metadata.request_id,
-    ...(reply.usage_metadata === undefined ? {} : { usage: { promptTokens: reply.usage_metadata.input_tokens, completionTokens: reply.usage_metadata.output_tokens } }),
+    model: reply.model,
+    servedModel: reply.servedModel,
+    finishReason: reply.finishReason,
+    requestId: reply.ids.requestId,
+    ...(reply.usage === undefined ? {} : { usage: { promptTokens: reply.usage.prompt_tokens, completionTokens: reply.usage.completion_tokens } }),
   };
 }

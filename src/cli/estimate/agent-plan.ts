@@ -1,4 +1,4 @@
-import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { ToolDefinition } from "../../chat/wire-tool.js";
 import { DEFAULT_AGENT_MAX_TOKENS, DEFAULT_MAX_STEPS, listAgentDefinitions } from "../../../agents/index.js";
 import type { AgentStep } from "../../workflow/schema/step-schemas.js";
 import { planModels } from "../../workflow/step-models.js";
@@ -10,7 +10,7 @@ export interface AgentPlan {
   readonly fallbacks: readonly string[];
   readonly system: string;
   /** Tool names from tools/, or tools an agent definition brings itself. */
-  readonly tools: ReadonlyArray<string | StructuredToolInterface>;
+  readonly tools: ReadonlyArray<string | ToolDefinition>;
   readonly maxSteps: number;
   readonly maxTokens: number;
 }

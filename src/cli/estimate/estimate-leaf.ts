@@ -1,7 +1,6 @@
-import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { MusicOperation } from "../../catalog/prices.js";
 import { MAX_IMAGE_TOKENS } from "../../catalog/tokens.js";
-import { toWireTool } from "../../langchain/convert-tools.js";
+import { wireTool, type ToolDefinition } from "../../chat/wire-tool.js";
 import type { Tool } from "../../gateway/wire.js";
 import { DEFAULT_TOOL_ROUNDS } from "../../workflow/kinds/chat-kind.js";
 import type { AgentStep, ChatStep, ImageStep, LeafStep, MusicStep, ToolStep } from "../../workflow/schema/step-schemas.js";
@@ -157,13 +156,13 @@ function unknownModel(): LeafEstimate {
 }
 
 // Tool definitions go out with every turn and count as prompt tokens; fetch_url's description names its limits.
-function wireTools(tools: ReadonlyArray<string | StructuredToolInterface>, context: EstimateContext): Tool[] {
+function wireTools(tools: ReadonlyArray<string | ToolDefinition>, context: EstimateContext): Tool[] {
   const names = tools.filter((tool): tool is string => typeof tool === "string" && isToolName(tool));
-  const own = tools.filter((tool): tool is StructuredToolInterface => typeof tool !== "string");
-  return [...createTools(names, { ...workflowToolContext(context.workflow.definition.tools), workspace: context.workflow.baseDir }), ...own].map((tool) => toWireTool(tool));
+  const own = tools.filter((tool): tool is ToolDefinition => typeof tool !== "string");
+  return [...createTools(names, { ...workflowToolContext(context.workflow.definition.tools), workspace: context.workflow.baseDir }), ...own].map((tool) => wireTool(tool));
 }
 
-function gatewayToolNotes(tools: ReadonlyArray<string | StructuredToolInterface>, context: EstimateContext): string[] {
+function gatewayToolNotes(tools: ReadonlyArray<string | ToolDefinition>, context: EstimateContext): string[] {
   const names = tools.map((tool) => (typeof tool === "string" ? tool : tool.name));
   const billed = names.filter((name) => Object.hasOwn(GATEWAY_TOOLS, name));
   if (billed.length === 0) return [];

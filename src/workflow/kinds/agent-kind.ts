@@ -52,6 +52,7 @@ export async function runAgentStep(context: LeafContext<AgentStep>): Promise<unk
         ...(temperature === undefined ? {} : { temperature }),
         ...(input.stop === undefined ? {} : { stop: input.stop }),
       }),
+    toolChat: ({ tool: _tool, ...call }, toolSignal) => services.chat(call, toolSignal ?? signal),
     music: services.music(),
     refundMusic: (requestId) => services.refundMusic(requestId),
     toolOptions: {

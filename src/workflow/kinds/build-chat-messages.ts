@@ -1,5 +1,5 @@
-import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
+import type { Message } from "../../gateway/wire.js";
 import { stringifyValue } from "../expression/index.js";
 import { loadMediaPart, type MediaFolders, type MediaPart } from "../media/load-media.js";
 import type { MediaKind } from "../media/media-source.js";
@@ -24,17 +24,15 @@ export const messageFieldsSchema = z.object({
 export type MessageFields = z.infer<typeof messageFieldsSchema>;
 
 /** The conversation for a chat or agent step: system, history, then the prompt with its media. */
-export async function buildChatMessages(fields: MessageFields, folders: MediaFolders): Promise<BaseMessage[]> {
-  const messages: BaseMessage[] = [];
-  if (fields.system !== undefined && fields.system !== "") messages.push(new SystemMessage(fields.system));
-  for (const turn of fields.history ?? []) {
-    messages.push(turn.role === "user" ? new HumanMessage(turn.content) : new AIMessage(turn.content));
-  }
+export async function buildChatMessages(fields: MessageFields, folders: MediaFolders): Promise<Message[]> {
+  const messages: Message[] = [];
+  if (fields.system !== undefined && fields.system !== "") messages.push({ role: "system", content: fields.system });
+  for (const turn of fields.history ?? []) messages.push({ role: turn.role, content: turn.content });
   const parts: MediaPart[] = [];
   const kinds: Array<[MediaKind, readonly unknown[] | undefined]> = [["image", fields.images], ["audio", fields.audio], ["video", fields.video]];
   for (const [kind, items] of kinds) {
     for (const item of items ?? []) parts.push(await loadMediaPart(item, kind, folders));
   }
-  messages.push(parts.length === 0 ? new HumanMessage(fields.prompt) : new HumanMessage({ content: [{ type: "text", text: fields.prompt }, ...parts] }));
+  messages.push({ role: "user", content: parts.length === 0 ? fields.prompt : [{ type: "text", text: fields.prompt }, ...parts] });
   return messages;
 }

@@ -2,7 +2,9 @@ import { z } from "zod";
 import type { ChatStep } from "../schema/step-schemas.js";
 import { buildChatMessages, messageFieldsSchema } from "./build-chat-messages.js";
 import { parseStepInput } from "./parse-step-input.js";
-import { modelOf, runToolLoop } from "./run-tool-loop.js";
+import type { ChatCall } from "../../chat/call-chat.js";
+import { parseStructuredReply, prepareSchema, structuredRequest } from "../../chat/prepare-schema.js";
+import { runToolLoop } from "./run-tool-loop.js";
 import type { LeafContext } from "./step-kind.js";
 
 /** Default tool-call rounds of a chat step with tools. */
@@ -29,19 +31,28 @@ const chatInputSchema = messageFieldsSchema.extend({
 export async function runChatStep(context: LeafContext<ChatStep>): Promise<unknown> {
   const input = parseStepInput(chatInputSchema, context.input, context.key);
   const { services, signal } = context;
-  const model = services.chatModel({
+  const messages = await buildChatMessages(input, { baseDir: services.baseDir, runDir: services.runDir, signal });
+  const temperature = input.temperature ?? context.settings.temperature;
+  const maxTokens = input.maxTokens ?? context.settings.maxTokens;
+  const call = {
     model: context.models.model!,
     fallbacks: context.models.fallbacks,
-    ...pick(input.temperature ?? context.settings.temperature, input.maxTokens ?? context.settings.maxTokens, input.stop),
-  });
-  const messages = await buildChatMessages(input, { baseDir: services.baseDir, runDir: services.runDir, signal });
-  if (input.schema !== undefined) return model.withStructuredOutput(input.schema).invoke(messages, { signal });
+    messages,
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+    ...(input.stop === undefined ? {} : { stop: input.stop }),
+  };
+  const chat = (request: Omit<ChatCall, "stream">) => services.chat(request, signal);
+  if (input.schema !== undefined) {
+    const prepared = prepareSchema(input.schema);
+    return parseStructuredReply(await chat({ ...call, ...structuredRequest(prepared) }), prepared);
+  }
   if (input.tools !== undefined && input.tools.length > 0) {
-    const result = await runToolLoop(model, services.tools(input.tools, context.toolContext), messages, { maxRounds: input.maxToolRounds ?? DEFAULT_TOOL_ROUNDS, signal });
+    const result = await runToolLoop(chat, call, services.tools(input.tools, context.toolContext), { maxRounds: input.maxToolRounds ?? DEFAULT_TOOL_ROUNDS, signal });
     return { text: result.text, model: result.model, toolCalls: result.toolCalls };
   }
-  const reply = await model.invoke(messages, { signal });
-  return { text: reply.text, model: modelOf(reply) };
+  const reply = await chat(call);
+  return { text: reply.content, model: reply.model };
 }
 
 /** The optional sampling settings that are set, ready to spread into a ChatModelRequest. */

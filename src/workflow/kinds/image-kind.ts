@@ -1,13 +1,11 @@
-import { HumanMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { imagesFromMessage } from "../../langchain/build-reply-message.js";
+import { imagesFromReply } from "../../chat/decode-image-reply.js";
 import { EmptyOutputError } from "../../errors.js";
 import { probeImage } from "../../media/probe.js";
 import { stringifyValue } from "../expression/index.js";
 import { loadMediaPart } from "../media/load-media.js";
 import type { ImageStep } from "../schema/step-schemas.js";
 import { parseStepInput } from "./parse-step-input.js";
-import { modelOf } from "./run-tool-loop.js";
 import type { LeafContext } from "./step-kind.js";
 
 const imageInputSchema = z.object({
@@ -22,17 +20,16 @@ const imageInputSchema = z.object({
 export async function runImageStep(context: LeafContext<ImageStep>): Promise<unknown> {
   const input = parseStepInput(imageInputSchema, context.input, context.key);
   const { services, signal } = context;
-  const model = services.chatModel({ model: context.models.model!, fallbacks: context.models.fallbacks });
   const source = input.source === undefined || input.source === null || input.source === "" ? undefined : input.source;
   const content = source === undefined
     ? input.prompt
-    : [{ type: "text", text: input.prompt }, await loadMediaPart(source, "image", { baseDir: services.baseDir, runDir: services.runDir, signal })];
-  const reply = await model.invoke([new HumanMessage({ content })], { signal });
-  const [image] = imagesFromMessage(reply);
+    : [{ type: "text" as const, text: input.prompt }, await loadMediaPart(source, "image", { baseDir: services.baseDir, runDir: services.runDir, signal })];
+  const reply = await services.chat({ model: context.models.model!, fallbacks: context.models.fallbacks, messages: [{ role: "user", content }] }, signal);
+  const [image] = imagesFromReply(reply.content);
   if (image === undefined) {
-    throw new EmptyOutputError(`${modelOf(reply) ?? context.models.model} answered without an image. Try again, or reword the prompt as a picture to draw.`);
+    throw new EmptyOutputError(`${reply.model} answered without an image. Try again, or reword the prompt as a picture to draw.`);
   }
   const reference = await services.artifacts.write(image.bytes, image.mimeType);
   const facts = probeImage(image.bytes);
-  return { ...reference, ...(facts === undefined ? {} : { width: facts.width, height: facts.height }), model: modelOf(reply) };
+  return { ...reference, ...(facts === undefined ? {} : { width: facts.width, height: facts.height }), model: reply.model };
 }

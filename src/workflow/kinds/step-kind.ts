@@ -1,4 +1,5 @@
-import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { ChatCall } from "../../chat/call-chat.js";
+import type { ChatReply } from "../../chat/chat-reply.js";
 import type { ChatGateway } from "../../langchain/chat-gateway.js";
 import type { MusicClient, MusicClipsResult } from "../../gateway/music-client.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
@@ -8,6 +9,9 @@ import type { ArtifactStore } from "../run/artifact-store.js";
 import type { JournaledMusicJob } from "../run/journal-records.js";
 import type { AgentDefinition } from "../../../agents/index.js";
 import type { MusicJobLog } from "../../../tools/support/music-job-log.js";
+
+/** A tool from tools/ or an MCP server: runnable by a chat step's tool loop and by an agent. */
+export type AgentTool = Exclude<AgentDefinition["tools"][number], string>;
 
 /** Settings of one chat model for one step. */
 export interface ChatModelRequest {
@@ -20,14 +24,17 @@ export interface ChatModelRequest {
 
 /** What the engine gives a step kind: clients bound to this step's ledger tags and idempotency keys. */
 export interface StepServices {
-  /** A chat model whose calls are billed to this step and retried by its policy. */
+  /** One chat call billed to this step and retried by its policy (an output limit is always set:
+   * the model's default when the call has none). */
+  chat(call: Omit<ChatCall, "stream">, signal?: AbortSignal): Promise<ChatReply>;
+  /** A LangChain chat model with the same billing and retries, for agents. */
   chatModel(request: ChatModelRequest): ChatGateway;
   /** The step's music client (one per step), billed to it. */
   music(): MusicClient;
   /** Records the gateway's automatic refund of a music job that failed upstream. */
   refundMusic(requestId: string): void;
   /** Tools from tools/, confined to the run's workspace, with the workflow's `tools:` settings. */
-  tools(names: readonly string[], settings?: WorkflowToolContext): StructuredToolInterface[];
+  tools(names: readonly string[], settings?: WorkflowToolContext): AgentTool[];
   /** The folder the file tools work in. */
   readonly workspace: string;
   /** compose_music's first poll interval, when the run sets one. */

@@ -1,5 +1,7 @@
 import type { Dispatcher } from "undici";
 import { createTools } from "../../../tools/index.js";
+import { callChat } from "../../chat/call-chat.js";
+import type { ChatWarning } from "../../chat/parameter-warning.js";
 import { ChatGateway } from "../../langchain/chat-gateway.js";
 import { mcpLangChainTools } from "../../../agents/support/mcp-tools.js";
 import { ConfigError } from "../../errors.js";
@@ -53,6 +55,19 @@ export function createStepServices(shared: SharedServices, key: string, report: 
   const recorder = shared.ledger.tagged({ step: key });
   const id = key.slice(key.lastIndexOf(".") + 1);
   let music: MusicClient | undefined;
+  const onWarning = (warning: ChatWarning): void => {
+    if (warning.code === "fallback_used") {
+      report.fallbacks.push(warning.model);
+      shared.emit({ type: "step-fallback", key, id, message: warning.message });
+    } else {
+      shared.emit({ type: "warning", key, message: warning.message });
+    }
+  };
+  const chat: StepServices["chat"] = (call, signal) =>
+    callChat(
+      { ...call, max_tokens: call.max_tokens ?? defaultOutputTokens(call.model) },
+      { client: shared.client, scheduler: shared.scheduler, ledger: recorder, retry, ...(signal === undefined ? {} : { signal }), onWarning },
+    );
   const chatModel: StepServices["chatModel"] = (request) =>
     new ChatGateway({
       model: request.model,
@@ -64,14 +79,7 @@ export function createStepServices(shared: SharedServices, key: string, report: 
       client: shared.client,
       scheduler: shared.scheduler,
       ledger: recorder,
-      onWarning: (warning) => {
-        if (warning.code === "fallback_used") {
-          report.fallbacks.push(warning.model);
-          shared.emit({ type: "step-fallback", key, id, message: warning.message });
-        } else {
-          shared.emit({ type: "warning", key, message: warning.message });
-        }
-      },
+      onWarning,
     });
   const newMusicClient = (billedTo: UsageRecorder) => new MusicClient({ apiKey: shared.apiKey, baseURL: shared.baseURL, dispatcher: shared.dispatcher, recorder: billedTo });
   const musicClient = () => {
@@ -97,6 +105,7 @@ export function createStepServices(shared: SharedServices, key: string, report: 
     if (entry !== undefined) shared.emit({ type: "warning", key, message: `A music job of step ${key} failed upstream; the gateway refunds it.` });
   };
   return {
+    chat,
     chatModel,
     music: musicClient,
     refundMusic,
@@ -105,7 +114,7 @@ export function createStepServices(shared: SharedServices, key: string, report: 
       ...createTools(names.filter((name) => !isMcpReference(name)), {
         ...settings,
         workspace: shared.workspace,
-        chatModel: (request) => chatModel({ model: request.model, fallbacks: [], ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }) }),
+        chat: ({ tool: _tool, ...call }, signal) => chat(call, signal),
         ledger: recorder,
         music: musicClient(),
         refundMusic,
