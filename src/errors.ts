@@ -74,10 +74,19 @@ export class BadRequestError extends SvcFlowError {
   }
 }
 
-/** The model id is not in the catalogue, or the key may not call it. */
+/** The model id is not in the catalogue, or the key may not call it. A fallback moves on to
+ * the next model. */
 export class UnknownModelError extends SvcFlowError {
+  constructor(message: string, options: SvcFlowErrorOptions & { code?: string } = {}) {
+    super(options.code ?? "model_not_found", message, { ...options, retryable: false });
+  }
+}
+
+/** The model exists but this key may not call it (a relay's 403 "this token may not use this
+ * model"). Not the key's fault as a whole: a fallback moves on to the next model. */
+export class ModelAccessError extends UnknownModelError {
   constructor(message: string, options: SvcFlowErrorOptions = {}) {
-    super("model_not_found", message, { ...options, retryable: false });
+    super(message, { ...options, code: "model_not_allowed" });
   }
 }
 

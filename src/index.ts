@@ -18,6 +18,7 @@ export {
   ContextWindowError,
   EmptyOutputError,
   KeyDeactivatedError,
+  ModelAccessError,
   NotOfferedError,
   ParameterError,
   QuotaExceededError,

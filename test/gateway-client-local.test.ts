@@ -85,7 +85,7 @@ describe("GatewayClient against the local gateway", () => {
   it("completes a chat and keeps the response ids", async () => {
     const { response, ids } = await client().chat(ask("beta-4o-mini"));
     expect(response.choices[0]?.message.content).toBeTruthy();
-    expect(response.usage.total_tokens).toBe(response.usage.prompt_tokens + response.usage.completion_tokens);
+    expect(response.usage!.total_tokens).toBe(response.usage!.prompt_tokens + response.usage!.completion_tokens);
     expect(ids.requestId).toBeTruthy();
     expect(ids.auditId).toBeTruthy();
     expect(ids.backendId).toBeTruthy();

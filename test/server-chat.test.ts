@@ -34,7 +34,7 @@ describe("local gateway chat completions", () => {
     expect(body.object).toBe("chat.completion");
     expect(body.choices[0]!.message.role).toBe("assistant");
     expect(body.choices[0]!.finish_reason).toBeTruthy();
-    expect(body.usage.total_tokens).toBe(body.usage.prompt_tokens + body.usage.completion_tokens);
+    expect(body.usage!.total_tokens).toBe(body.usage!.prompt_tokens + body.usage!.completion_tokens);
   });
 
   it("reports the model's dated version in `model`", async () => {
@@ -46,7 +46,7 @@ describe("local gateway chat completions", () => {
   it("counts prompt tokens with the shared tokenizer", async () => {
     const request = { model: "beta-4o-mini", messages: [{ role: "system" as const, content: "Be brief." }, { role: "user" as const, content: "What is 2 + 2?" }] };
     const body = chatResponseSchema.parse(await (await postJson(url(), request)).json());
-    expect(body.usage.prompt_tokens).toBe(countPromptTokens(request));
+    expect(body.usage!.prompt_tokens).toBe(countPromptTokens(request));
   });
 
   it("sets the three id headers on a completion", async () => {

@@ -32,7 +32,7 @@ describe("local gateway billing", () => {
     for (const prompt of ["One.", "Two words please.", "A slightly longer question about the moon?"]) {
       const response = await postJson(chatUrl(), chatBody("beta-4o-mini", prompt), "sk-test-ledger");
       const { usage } = chatResponseSchema.parse(await response.json());
-      expected = roundYuan(expected + roundYuan(tokenCost(usage.prompt_tokens, PRICE.input) + tokenCost(usage.completion_tokens, PRICE.output)));
+      expected = roundYuan(expected + roundYuan(tokenCost(usage!.prompt_tokens, PRICE.input) + tokenCost(usage!.completion_tokens, PRICE.output)));
       requestIds.push(response.headers.get("x-request-id")!);
 
       const streamed = await postJson(chatUrl(), chatBody("beta-4o-mini", prompt, { stream: true, stream_options: { include_usage: true } }), "sk-test-ledger");

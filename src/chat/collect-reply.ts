@@ -98,7 +98,7 @@ export class ReplyCollector {
 
   /** Takes a complete non-streamed response. */
   takeResponse(response: ChatResponse): void {
-    this.#servedModel = response.model;
+    this.#servedModel = response.model || this.#servedModel;
     this.#responseId = response.id;
     this.#usage = response.usage;
     const choice = response.choices.find((candidate) => candidate.index === 0) ?? response.choices[0];

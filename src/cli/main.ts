@@ -64,6 +64,7 @@ const INPUT_ERROR_CODES: ReadonlySet<string> = new Set([
   "missing_api_key",
   "missing_base_url",
   "model_not_found",
+  "model_not_allowed",
   "invalid_workflow",
   "invalid_items",
   "invalid_step_input",

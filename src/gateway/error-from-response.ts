@@ -3,6 +3,7 @@ import {
   BadRequestError,
   ContextWindowError,
   KeyDeactivatedError,
+  ModelAccessError,
   NotOfferedError,
   QuotaExceededError,
   RateLimitError,
@@ -37,6 +38,8 @@ const rateLimited: Make = (summary, options) =>
   new RateLimitError(`${summary} A rate or concurrency limit was hit. Retry after a backoff${options.retryAfterS === undefined ? "" : ` of at least ${options.retryAfterS} s`}.`, options);
 const quota: Make = (summary, options) =>
   new QuotaExceededError(`${summary} The key's quota cannot cover this request. Top up the key; retrying will not help.`, options);
+const modelAccess: Make = (summary, options) =>
+  new ModelAccessError(`${summary} This key may not call this model; a fallback model is tried when one is set. Run \`svc-flow models\` to see the models it may call.`, options);
 const unknownModel: Make = (summary, options) =>
   new UnknownModelError(`${summary} The model is unknown or not enabled for this key. Run \`svc-flow models\` to see the models this key may call.`, options);
 const notOffered: Make = (summary, options) =>
@@ -50,21 +53,31 @@ const badRequest =
   (summary, options) =>
     new BadRequestError(`${summary} The gateway rejected the request. Fix the request and send it again.`, { ...options, code });
 
-// Codes the local gateway sends (wire.ts ERROR_CODES) and the usual ones of the wire format; the
-// real gateway's codes are not published, so anything else falls back to the status below.
+// Codes (and types) the local gateway and the relays send (docs/dialects.md); anything else falls
+// back to the status and the words of the message below.
 const BY_CODE: Readonly<Record<string, Make>> = {
   invalid_api_key: auth,
   authentication_error: auth,
   unauthorized: auth,
+  auth_error: auth,
   key_deactivated: deactivated,
   account_deactivated: deactivated,
   rate_limit_exceeded: rateLimited,
   concurrency_limit_exceeded: rateLimited,
   rate_limited: rateLimited,
+  throttling_error: rateLimited,
   insufficient_quota: quota,
+  insufficient_user_quota: quota,
+  pre_consume_token_quota_failed: quota,
   quota_exceeded: quota,
   billing_hard_limit_reached: quota,
+  budget_exceeded: quota,
+  insufficient_balance: quota,
   model_not_found: unknownModel,
+  DeploymentNotFound: unknownModel,
+  model_not_allowed: modelAccess,
+  key_model_access_denied: modelAccess,
+  team_model_access_denied: modelAccess,
   not_offered: notOffered,
   context_length_exceeded: contextWindow,
   upstream_error: upstream,
@@ -78,35 +91,57 @@ const BY_CODE: Readonly<Record<string, Make>> = {
   idempotency_key_reused: badRequest("idempotency_key_reused"),
 };
 
+// Words relays use, in English and Chinese (one-api and new-api answer in both).
+const QUOTA_WORDS = /quota|insufficient (?:user )?(?:balance|credits?|funds)|balance|billing|credits?|budget|余额|额度/i;
+const DEACTIVATED_WORDS = /deactivat|disabled|suspend|exhaust|blocked|expired|用尽|禁用|过期|封禁/i;
+const MODEL_WORDS = /\bmodels?\b|模型|deployment/i;
+const NO_ACCESS_WORDS = /not allowed|no access|not permitted|may not|cannot use|can only access|access denied|forbidden|无权|不允许|没有权限/i;
+const MISSING_WORDS = /not found|not exist|does not exist|no such|unknown|not a valid|invalid model|不存在/i;
+
 /** Turns a failed response into the right error class; the only place that decides retryability. */
 export function errorFromResponse(response: FailedResponse): SvcFlowError {
-  const { status } = response;
   const detail = readDetail(response.body, (text) => clip(text, response.apiKey));
+  // OpenRouter and one-api put the status in `error.code` as a number; inside a 200 stream (or
+  // a 200 with an error body) that number is the only status there is.
+  const codeStatus = detail.code !== undefined && /^[1-5]\d\d$/.test(detail.code) ? Number(detail.code) : undefined;
+  const status = response.status === undefined || response.status === 200 ? (codeStatus ?? response.status) : response.status;
   const retryAfterS = readRetryAfterS(response.headers);
   const options: SvcFlowErrorOptions = {
     ...readGatewayIds(response.headers),
-    ...(status === undefined ? {} : { status }),
+    ...(response.status === undefined ? {} : { status: response.status }),
     ...(retryAfterS === undefined ? {} : { retryAfterS }),
   };
-  const summary = describe(status, detail);
+  const summary = describe(response.status, detail);
 
   const make = (detail.code === undefined ? undefined : BY_CODE[detail.code]) ?? (detail.type === undefined ? undefined : BY_CODE[detail.type]);
   if (make !== undefined) return make(summary, options);
-  return fromStatus(status, detail, summary, options);
+  return fromStatus(status === 200 ? undefined : status, detail, summary, options);
 }
 
 function fromStatus(status: number | undefined, detail: Detail, summary: string, options: SvcFlowErrorOptions): SvcFlowError {
   const text = `${detail.code ?? ""} ${detail.type ?? ""} ${detail.message}`;
-  const mentionsQuota = /quota|insufficient|balance|billing|credit|余额|额度/i.test(text);
-  const mentionsModel = /\bmodel\b/i.test(text);
-  if (status === undefined) return upstream(summary, options);
+  const mentionsQuota = QUOTA_WORDS.test(text);
+  const mentionsModel = MODEL_WORDS.test(text);
+  const deniesModel = mentionsModel && NO_ACCESS_WORDS.test(text);
+  const missingModel = mentionsModel && MISSING_WORDS.test(text);
+  if (status === undefined) {
+    // An error inside a stream: the words are all there is.
+    if (mentionsQuota) return quota(summary, options);
+    return upstream(summary, options);
+  }
   if (status === 401) {
-    return /deactivat|disabled|suspend|exhaust/i.test(text) || mentionsQuota
-      ? deactivated(summary, options)
-      : auth(summary, options);
+    if (deniesModel) return modelAccess(summary, options);
+    return DEACTIVATED_WORDS.test(text) || mentionsQuota ? deactivated(summary, options) : auth(summary, options);
   }
   if (status === 402) return quota(summary, options);
-  if (status === 403) return mentionsModel ? unknownModel(summary, options) : auth(summary, options);
+  if (status === 403) {
+    // Relays answer 403 for a spent quota (one-api, new-api) and for a model the token may not use.
+    if (mentionsQuota) return quota(summary, options);
+    if (mentionsModel) return modelAccess(summary, options);
+    return auth(summary, options);
+  }
+  if (status === 400 && mentionsQuota && !mentionsModel) return quota(summary, options);
+  if (status === 400 && missingModel) return unknownModel(summary, options);
   if (status === 404) return mentionsModel ? unknownModel(summary, options) : badRequest("not_found")(summary, options);
   if (status === 408) return new TimeoutError(`${summary} The gateway timed out waiting for the request. Retry it.`, options);
   if (status === 413) return badRequest("request_too_large")(summary, options);
@@ -136,13 +171,14 @@ function readDetail(body: unknown, clean: (text: string) => string): Detail {
     }
   }
   const parsed = errorBodySchema.safeParse(value);
-  if (!parsed.success) return { message: clean(typeof value === "string" ? value : JSON.stringify(value) ?? "") };
+  if (!parsed.success) return { message: clean(typeof value === "string" ? value : (JSON.stringify(value) ?? "")) };
   const { message, code, type, param } = parsed.data.error;
   return {
     message: clean(message),
     ...(code ? { code } : {}),
-    ...(type ? { type } : {}),
-    ...(param ? { param } : {}),
+    // LiteLLM sends Python's None as the string "None".
+    ...(type && type !== "None" ? { type } : {}),
+    ...(param && param !== "None" ? { param } : {}),
   };
 }
 

@@ -2,12 +2,13 @@ import type { Dispatcher } from "undici";
 import { ParameterError, StreamError, type GatewayIds } from "../errors.js";
 import { callHeaders, type CallHeaderOptions } from "./call-headers.js";
 import { createChatStream, type ChatStream } from "./chat-stream.js";
+import { errorFromResponse } from "./error-from-response.js";
 import { wasReplayed } from "./gateway-ids.js";
 import { HttpTransport, invalidResponse } from "./http-transport.js";
 import { OwnedAgent } from "./owned-agent.js";
 import { positiveInteger, positiveNumber } from "./positive-number.js";
 import { readEnv } from "./read-env.js";
-import { isChatRequest, isChatResponse } from "./wire-guards.js";
+import { isChatRequest, isChatResponse, mayBeErrorBody } from "./wire-guards.js";
 import { chatRequestSchema, chatResponseSchema, modelListSchema, type ChatRequest, type ChatResponse, type ModelList } from "./wire.js";
 
 /** Options of GatewayClient; every field is optional. */
@@ -93,7 +94,10 @@ export class GatewayClient {
       headers: callHeaders(options),
       ...signalOf(options),
     });
-    return { response: isChatResponse(value) ? value : checkResponse(value, ids, status), ids, replayed: wasReplayed(headers) };
+    if (isChatResponse(value)) return { response: value, ids, replayed: wasReplayed(headers) };
+    // Some relays answer 200 with an error body (no choices); its message and code still count.
+    if (isErrorReply(value)) throw errorFromResponse({ status, headers, body: value, apiKey: this.#apiKey });
+    return { response: checkResponse(value, ids, status), ids, replayed: wasReplayed(headers) };
   }
 
   /** One streamed chat completion; resolves once the 200 arrived, rejects with a typed error otherwise. */
@@ -111,7 +115,10 @@ export class GatewayClient {
     const contentType = String(opened.headers["content-type"] ?? "");
     if (contentType.includes("application/json")) {
       opened.watchdog.cancel();
+      // A relay that fails before streaming may answer the stream request with a JSON error body.
+      const value = await opened.body.text().then(parseJson, () => undefined);
       opened.body.destroy();
+      if (isErrorReply(value)) throw errorFromResponse({ status: opened.status, headers: opened.headers, body: value, apiKey: this.#apiKey });
       throw new StreamError(`The gateway answered a stream request with JSON instead of an event stream (${opened.url}).`, {
         ...opened.ids,
         status: opened.status,
@@ -132,6 +139,19 @@ export class GatewayClient {
   /** Closes the client's own connections; a dispatcher passed in is left open for its owner. */
   async close(): Promise<void> {
     await this.#ownedAgent?.close();
+  }
+}
+
+/** An error body in place of a reply: an `error` field and no choices. */
+function isErrorReply(value: unknown): boolean {
+  return mayBeErrorBody(value) && (value as { choices?: unknown }).choices == null;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

@@ -3,8 +3,9 @@ import type { ChatChunk, ChatRequest, ChatResponse } from "./wire.js";
 // zod is the authority on the wire format, but a stream checks every chunk and zod costs several
 // microseconds per object (more than parsing its JSON), and tens for a request with tools. These
 // guards accept a strict subset of what `chatRequestSchema`, `chatChunkSchema` and
-// `chatResponseSchema` accept, and return the value as it is (the schemas transform nothing);
-// whatever they refuse is handed to zod for the verdict and the message.
+// `chatResponseSchema` accept: values already in the form the schemas give (no nulls where they
+// read absent, no `images` to move, no all-zero usage to drop), returned as they are. Whatever
+// they refuse (every relay's quirks) is handed to zod, which reads it leniently or says why not.
 
 type Fields = Record<string, unknown>;
 
@@ -28,6 +29,7 @@ function isNullishString(value: unknown): boolean {
 function isUsage(value: unknown): boolean {
   if (!isObject(value)) return false;
   if (!isCount(value.prompt_tokens) || !isCount(value.completion_tokens) || !isCount(value.total_tokens)) return false;
+  if (value.total_tokens === 0 && value.prompt_tokens === 0 && value.completion_tokens === 0) return false;
   const details = value.completion_tokens_details;
   if (details != null && !(isObject(details) && (details.reasoning_tokens === undefined || isCount(details.reasoning_tokens)))) return false;
   return value.prompt_tokens_details == null || isObject(value.prompt_tokens_details);
@@ -36,7 +38,7 @@ function isUsage(value: unknown): boolean {
 function isToolCallDelta(value: unknown): boolean {
   if (!isObject(value)) return false;
   if (value.index !== undefined && !isCount(value.index)) return false;
-  if (!isOptionalString(value.id) || (value.type !== undefined && value.type !== "function")) return false;
+  if (!isNullishString(value.id) || (value.type !== undefined && value.type !== "function")) return false;
   const fn = value.function;
   return fn === undefined || (isObject(fn) && isOptionalString(fn.name) && isOptionalString(fn.arguments));
 }
@@ -108,10 +110,16 @@ function isToolChoice(value: unknown): boolean {
   return isObject(value) && value.type === "function" && isObject(value.function) && typeof value.function.name === "string";
 }
 
+// No `images` to move into the text, and no `reasoning` without `reasoning_content` (see wire.ts).
+function hasPlainReply(message: Fields): boolean {
+  if (message.images !== undefined || !isNullishString(message.reasoning_content)) return false;
+  return message.reasoning == null || typeof message.reasoning_content === "string";
+}
+
 function isChunkChoice(value: unknown): boolean {
   if (!isObject(value) || !Number.isSafeInteger(value.index) || !isNullishString(value.finish_reason)) return false;
   const delta = value.delta;
-  if (!isObject(delta) || !isNullishString(delta.role) || !isNullishString(delta.content)) return false;
+  if (!isObject(delta) || !isNullishString(delta.role) || !isNullishString(delta.content) || !hasPlainReply(delta)) return false;
   const calls = delta.tool_calls;
   return calls == null || (Array.isArray(calls) && calls.every(isToolCallDelta));
 }
@@ -120,7 +128,7 @@ function isResponseChoice(value: unknown): boolean {
   if (!isObject(value) || !Number.isSafeInteger(value.index)) return false;
   if (!(value.finish_reason === null || typeof value.finish_reason === "string")) return false;
   const message = value.message;
-  if (!isObject(message) || message.role !== "assistant") return false;
+  if (!isObject(message) || message.role !== "assistant" || !hasPlainReply(message)) return false;
   if (!(message.content === null || typeof message.content === "string")) return false;
   const calls = message.tool_calls;
   return calls === undefined || (Array.isArray(calls) && calls.every(isToolCall));
@@ -146,7 +154,7 @@ export function isChatRequest(value: unknown): value is ChatRequest {
 /** True when `value` is certainly a valid stream chunk; false means "ask chatChunkSchema". */
 export function isChatChunk(value: unknown): value is ChatChunk {
   if (!isObject(value) || value.object !== "chat.completion.chunk") return false;
-  if (typeof value.id !== "string" || !Number.isSafeInteger(value.created) || typeof value.model !== "string") return false;
+  if (!isFilledString(value.id) || !Number.isSafeInteger(value.created) || typeof value.model !== "string") return false;
   if (!Array.isArray(value.choices) || !value.choices.every(isChunkChoice)) return false;
   return value.usage == null || isUsage(value.usage);
 }
@@ -154,13 +162,13 @@ export function isChatChunk(value: unknown): value is ChatChunk {
 /** True when `value` is certainly a valid chat response; false means "ask chatResponseSchema". */
 export function isChatResponse(value: unknown): value is ChatResponse {
   if (!isObject(value) || value.object !== "chat.completion") return false;
-  if (typeof value.id !== "string" || !Number.isSafeInteger(value.created) || typeof value.model !== "string") return false;
+  if (!isFilledString(value.id) || !Number.isSafeInteger(value.created) || typeof value.model !== "string") return false;
   if (!Array.isArray(value.choices) || !value.choices.every(isResponseChoice)) return false;
   return isUsage(value.usage);
 }
 
-/** True when `value` may be an error body (an object with an `error` field); only then is it worth
- * asking errorBodySchema, which costs more to fail than to pass. */
+/** True when `value` may be an error body (an object with a non-null `error` field); only then is
+ * it worth asking errorBodySchema, which costs more to fail than to pass. */
 export function mayBeErrorBody(value: unknown): boolean {
-  return isObject(value) && value.error !== undefined;
+  return isObject(value) && value.error != null;
 }

@@ -94,70 +94,260 @@ export const chatRequestSchema = z.looseObject({
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
+// Replies are read leniently (STYLE 9; the AI SDK's openai-compatible schemas are the model):
+// relays send null where others omit a field, drop ids and `object`, put usage anywhere and shape
+// errors their own way (docs/dialects.md). Every field may be null or absent, unknown fields are
+// kept, and the few shapes consumers rely on are normalized here, once: choices and delta default
+// to empty, an empty usage reads as none, images given in an `images` field or as content parts
+// join the text as Markdown, and a complete tool call always has string id, name and arguments.
+
+/** A count a relay may send as null, a float or a string: a non-negative integer, or undefined. */
+const count = z
+  .union([z.number(), z.string().regex(/^\d+(\.\d+)?$/).transform(Number)])
+  .nullish()
+  .transform((value) => (value == null ? undefined : Math.max(0, Math.round(value))));
+
 /** Token counts of one response. */
-export const usageSchema = z.looseObject({
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-  total_tokens: z.number().int().nonnegative(),
-  completion_tokens_details: z
-    .looseObject({ reasoning_tokens: z.number().int().nonnegative().optional() })
-    .nullish(),
-  prompt_tokens_details: z.looseObject({}).nullish(),
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  completion_tokens_details?: { reasoning_tokens?: number; [key: string]: unknown } | null;
+  prompt_tokens_details?: Record<string, unknown> | null;
+  [key: string]: unknown;
+}
+
+/** Token counts as a relay sends them: null counts read as absent, total defaults to prompt +
+ * completion. */
+export const usageSchema: z.ZodType<Usage> = z
+  .looseObject({
+    prompt_tokens: count,
+    completion_tokens: count,
+    total_tokens: count,
+    completion_tokens_details: z.looseObject({ reasoning_tokens: count }).nullish(),
+    prompt_tokens_details: z.looseObject({}).nullish(),
+  })
+  .transform((usage): Usage => {
+    const prompt = usage.prompt_tokens ?? 0;
+    const completion = usage.completion_tokens ?? 0;
+    const details = usage.completion_tokens_details;
+    return {
+      ...usage,
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: usage.total_tokens ?? prompt + completion,
+      ...(details == null || details.reasoning_tokens !== undefined ? {} : { completion_tokens_details: omit(details, "reasoning_tokens") }),
+    };
+  });
+
+function omit<T extends Record<string, unknown>>(value: T, key: string): Record<string, unknown> {
+  const { [key]: _dropped, ...rest } = value;
+  return rest;
+}
+
+/** Usage as a reply carries it: undefined when absent or null, and when it has no counts at all
+ * (some relays send `{}` or zeros on every chunk, before or after the real one). */
+const replyUsage = usageSchema
+  .nullish()
+  .transform((usage) => (usage != null && usage.prompt_tokens === 0 && usage.completion_tokens === 0 && usage.total_tokens === 0 ? undefined : usage));
+
+/** An image a relay returns beside the text (OpenRouter's `images`). */
+const replyImageSchema = z.looseObject({
+  type: z.string().nullish(),
+  image_url: z.union([z.looseObject({ url: z.string() }), z.string()]).nullish(),
+  url: z.string().nullish(),
 });
-export type Usage = z.infer<typeof usageSchema>;
+
+function imageURL(image: z.output<typeof replyImageSchema>): string | undefined {
+  const nested = image.image_url;
+  return (typeof nested === "string" ? nested : nested?.url) ?? image.url ?? undefined;
+}
+
+/** Images as the Markdown an image model's text carries them in (spec section 2). */
+function imagesAsMarkdown(images: readonly z.output<typeof replyImageSchema>[] | null | undefined): string {
+  let text = "";
+  for (const image of images ?? []) {
+    const url = imageURL(image);
+    if (url) text += `![image](${url})`;
+  }
+  return text;
+}
+
+/** `content` a relay may send as an array of parts: text parts joined, image parts as Markdown. */
+const replyContent = z
+  .union([z.string(), z.array(z.looseObject({ type: z.string().nullish(), text: z.string().nullish() }).and(replyImageSchema))])
+  .nullish()
+  .transform((content) => {
+    if (!Array.isArray(content)) return content;
+    return content.map((part) => (typeof part.text === "string" ? part.text : imagesAsMarkdown([part]))).join("");
+  });
+
+/** A string a relay may send as null or "": undefined then. */
+const idString = z
+  .string()
+  .nullish()
+  .transform((value) => (value == null || value === "" ? undefined : value));
+
+/** Tool-call arguments: JSON text, or an object some relays send instead. */
+const argumentsText = z
+  .union([z.string(), z.record(z.string(), z.unknown())])
+  .nullish()
+  .transform((value) => (value == null ? undefined : typeof value === "string" ? value : JSON.stringify(value)));
+
+/** A complete tool call in a non-streamed reply; id, type and name may be missing or null. */
+export const replyToolCallSchema = z
+  .looseObject({
+    id: z.string().nullish(),
+    type: z.string().nullish(),
+    function: z.looseObject({ name: z.string().nullish(), arguments: argumentsText }).nullish(),
+  })
+  .transform((call): ToolCall => ({
+    ...call,
+    // The assembler makes an id for a call that has none.
+    id: call.id ?? "",
+    type: "function",
+    function: { ...call.function, name: call.function?.name ?? "", arguments: call.function?.arguments ?? "" },
+  }));
+
+/** The message of a non-streamed reply. */
+export interface ReplyMessage {
+  role?: string | null;
+  content?: string | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  tool_calls?: ToolCall[];
+  [key: string]: unknown;
+}
+
+/** The response of a non-streamed chat completion, as read. */
+export interface ChatResponse {
+  id?: string;
+  object?: string | null;
+  created?: number | null;
+  model?: string;
+  choices: { index: number; finish_reason: string | null; message: ReplyMessage; [key: string]: unknown }[];
+  usage?: Usage;
+  [key: string]: unknown;
+}
 
 /** The response of a non-streamed chat completion. */
-export const chatResponseSchema = z.looseObject({
-  id: z.string(),
-  object: z.literal("chat.completion"),
-  created: z.number().int(),
-  model: z.string(),
-  choices: z.array(
-    z.looseObject({
-      index: z.number().int(),
-      finish_reason: z.string().nullable(),
-      message: z.looseObject({
-        role: z.literal("assistant"),
-        content: z.string().nullable(),
-        tool_calls: z.array(toolCallSchema).optional(),
-      }),
-    }),
-  ),
-  usage: usageSchema,
-});
-export type ChatResponse = z.infer<typeof chatResponseSchema>;
+export const chatResponseSchema: z.ZodType<ChatResponse> = z
+  .looseObject({
+    id: idString,
+    object: z.string().nullish(),
+    created: z.number().nullish(),
+    model: z.string().nullish(),
+    choices: z
+      .array(
+        z.looseObject({
+          index: z.number().int().nullish().transform((index) => index ?? 0),
+          finish_reason: z.string().nullish().transform((reason) => reason ?? null),
+          message: z
+            .looseObject({
+              role: z.string().nullish(),
+              content: replyContent,
+              reasoning_content: z.string().nullish(),
+              reasoning: z.string().nullish(),
+              tool_calls: z.array(replyToolCallSchema).nullish().transform((calls) => calls ?? undefined),
+              images: z.array(replyImageSchema).nullish(),
+            })
+            .nullish()
+            .transform((message): ReplyMessage => normalizeMessage(message ?? {})),
+        }),
+      )
+      .nullish()
+      .transform((choices) => choices ?? []),
+    usage: replyUsage,
+  })
+  .transform((response) => ({ ...response, model: response.model ?? undefined, usage: response.usage ?? undefined }));
 
-/** A tool-call fragment inside a streamed delta; every field but `index` may be absent. */
-export const toolCallDeltaSchema = z.looseObject({
-  index: z.number().int().nonnegative().optional(),
-  id: z.string().optional(),
-  type: z.literal("function").optional(),
+/** A message or delta in one shape: its `images` moved into its text as Markdown, and reasoning
+ * sent as `reasoning` (OpenRouter) read as `reasoning_content` (new-api and LiteLLM send both). */
+function normalizeMessage<T extends { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; images?: readonly z.output<typeof replyImageSchema>[] | null }>(message: T): T {
+  const markdown = imagesAsMarkdown(message.images);
+  const reasoning = message.reasoning_content ?? message.reasoning;
+  if (markdown === "" && reasoning === message.reasoning_content) return message;
+  return {
+    ...message,
+    ...(markdown === "" ? {} : { content: `${message.content ?? ""}${markdown}`, images: undefined }),
+    ...(reasoning == null ? {} : { reasoning_content: reasoning }),
+  };
+}
+
+/** A tool-call fragment inside a streamed delta. */
+export interface ToolCallDelta {
+  index?: number | null;
+  id?: string | null;
+  type?: string | null;
+  function?: { name?: string; arguments?: string; [key: string]: unknown } | null;
+  [key: string]: unknown;
+}
+
+/** A tool-call fragment as relays send it; every field may be absent or null (Gemini sends no
+ * `index`, new-api a null `type`, LiteLLM null `id` and `name` on continuation fragments). */
+export const toolCallDeltaSchema: z.ZodType<ToolCallDelta> = z.looseObject({
+  index: z.number().int().nonnegative().nullish(),
+  id: z.string().nullish(),
+  type: z.string().nullish(),
   function: z
-    .looseObject({ name: z.string().optional(), arguments: z.string().optional() })
-    .optional(),
+    .looseObject({ name: z.string().nullish(), arguments: argumentsText })
+    .nullish()
+    .transform((fn) => (fn == null ? fn : { ...fn, name: fn.name ?? undefined })),
 });
-export type ToolCallDelta = z.infer<typeof toolCallDeltaSchema>;
 
-/** One `data:` event of a streamed chat completion. */
-export const chatChunkSchema = z.looseObject({
-  id: z.string(),
-  object: z.literal("chat.completion.chunk"),
-  created: z.number().int(),
-  model: z.string(),
-  choices: z.array(
-    z.looseObject({
-      index: z.number().int(),
-      delta: z.looseObject({
-        role: z.string().nullish(),
-        content: z.string().nullish(),
-        tool_calls: z.array(toolCallDeltaSchema).nullish(),
+/** The delta of one streamed choice. */
+export interface ChatDelta {
+  role?: string | null;
+  content?: string | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  tool_calls?: ToolCallDelta[] | null;
+  [key: string]: unknown;
+}
+
+/** One `data:` event of a streamed chat completion, as read. */
+export interface ChatChunk {
+  id?: string;
+  object?: string | null;
+  created?: number | null;
+  model?: string | null;
+  choices: { index: number; delta: ChatDelta; finish_reason?: string | null; [key: string]: unknown }[];
+  usage?: Usage | null;
+  [key: string]: unknown;
+}
+
+/** One `data:` event of a streamed chat completion. Azure opens with a chunk whose id, object
+ * and model are "" and whose choices are empty, and sends choices without `delta`; one-api's
+ * Gemini chunks have no finish reason; usage may come on any chunk, or on none. */
+export const chatChunkSchema: z.ZodType<ChatChunk> = z.looseObject({
+  id: idString,
+  object: z.string().nullish(),
+  created: z.number().nullish(),
+  model: z.string().nullish(),
+  choices: z
+    .array(
+      z.looseObject({
+        index: z.number().int().nullish().transform((index) => index ?? 0),
+        delta: z
+          .looseObject({
+            role: z.string().nullish(),
+            content: replyContent,
+            reasoning_content: z.string().nullish(),
+            reasoning: z.string().nullish(),
+            tool_calls: z.array(toolCallDeltaSchema).nullish(),
+            images: z.array(replyImageSchema).nullish(),
+          })
+          .nullish()
+          .transform((delta): ChatDelta => normalizeMessage(delta ?? {})),
+        finish_reason: z.string().nullish(),
       }),
-      finish_reason: z.string().nullish(),
-    }),
-  ),
-  usage: usageSchema.nullish(),
-});
-export type ChatChunk = z.infer<typeof chatChunkSchema>;
+    )
+    .nullish(),
+  usage: replyUsage,
+})
+  // Anything JSON would pass a schema where every field may be absent: a chunk has at least one.
+  .refine((chunk) => chunk.choices != null || chunk.usage != null, { message: "a chat chunk has choices or usage" })
+  .transform((chunk) => ({ ...chunk, choices: chunk.choices ?? [] }));
 
 /** `GET {base_url}/models`. */
 export const modelListSchema = z.looseObject({
@@ -166,14 +356,18 @@ export const modelListSchema = z.looseObject({
 });
 export type ModelList = z.infer<typeof modelListSchema>;
 
-/** The error body of every non-2xx response. */
+/** The error body of every non-2xx response. Relays vary: `code` a number (OpenRouter, one-api)
+ * or a string of one (Azure, LiteLLM), `param` "None" or "", and some send `error` as a string. */
 export const errorBodySchema = z.looseObject({
-  error: z.looseObject({
-    message: z.string(),
-    type: z.string().nullish(),
-    code: z.string().nullish(),
-    param: z.string().nullish(),
-  }),
+  error: z.union([
+    z.looseObject({
+      message: z.string().nullish().transform((message) => message ?? ""),
+      type: z.string().nullish(),
+      code: z.union([z.string(), z.number()]).nullish().transform((code) => (code == null ? code : String(code))),
+      param: z.unknown().optional().transform((param) => (typeof param === "string" ? param : undefined)),
+    }),
+    z.string().transform((message) => ({ message, type: undefined, code: undefined, param: undefined })),
+  ]),
 });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
