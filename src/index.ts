@@ -81,8 +81,9 @@ export type { CostSummary } from "./cost/summarize-entries.js";
 export { startLocalGateway, loadGatewayConfig } from "./server/on-first-use.js";
 export type { GatewayConfigInput, GatewayStats, LocalGateway, LocalGatewayOptions } from "./server/index.js";
 
-// Workflows (the engine loads on the first run; svc-flow/workflow has all of it)
-export { connectGateway, resumeWorkflow, runWorkflow } from "./workflow/on-first-use.js";
+// Workflows (loaded on the first run; svc-flow/workflow has the engine). runWorkflow, resumeWorkflow
+// and connectGateway are composed: with no gateway configured they start a local one.
+export { connectGateway, resumeWorkflow, runWorkflow } from "./cli/run-on-first-use.js";
 export { loadWorkflow, parseWorkflow } from "./workflow/load/load-workflow.js";
 export { renderReport } from "./workflow/report/render-report.js";
 export { workflowJsonSchema } from "./workflow/schema/workflow-json-schema.js";

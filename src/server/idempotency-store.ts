@@ -68,6 +68,8 @@ export class IdempotencyStore {
   readonly #limits: IdempotencyLimits;
   readonly #now: () => number;
   readonly #spaces = new Map<KeyAccount, KeySpace>();
+  /** Told of every stored response (a gateway with a state folder writes it down). */
+  onStored: ((account: KeyAccount, key: string, record: { fingerprint: string; response: StoredResponse; expiresAt: number }) => void) | undefined;
 
   constructor(limits: IdempotencyLimits = IDEMPOTENCY_LIMITS, now: () => number = Date.now) {
     this.#limits = limits;
@@ -85,7 +87,7 @@ export class IdempotencyStore {
       const stored = this.#stored(space, key);
       if (stored) return stored.fingerprint === fingerprint ? { kind: "replay", response: stored.response } : { kind: "conflict" };
       const pending = space.pending.get(key);
-      if (!pending) return { kind: "claimed", claim: this.#claim(space, key, fingerprint) };
+      if (!pending) return { kind: "claimed", claim: this.#claim(account, space, key, fingerprint) };
       if (pending.fingerprint !== fingerprint) return { kind: "conflict" };
       const left = await Promise.race([pending.settled.then(() => false), gone.then(() => true)]);
       if (left) return undefined;
@@ -99,6 +101,16 @@ export class IdempotencyStore {
     for (const [key, entry] of space.stored) {
       if (entry.response.requestId === requestId) this.#delete(space, key, entry);
     }
+  }
+
+  /** Keeps a response an earlier gateway stored (read back from its state folder); an expired one is dropped. */
+  restore(account: KeyAccount, key: string, record: { fingerprint: string; response: StoredResponse; expiresAt: number }): void {
+    if (record.expiresAt <= this.#now()) return;
+    const space = this.#space(account);
+    const bytes = bodyBytes(record.response);
+    space.stored.set(key, { ...record, bytes });
+    space.bytes += bytes;
+    this.#evict(space);
   }
 
   /** Stored responses of a key, for stats. */
@@ -128,7 +140,7 @@ export class IdempotencyStore {
     return entry;
   }
 
-  #claim(space: KeySpace, key: string, fingerprint: string): IdempotencyClaim {
+  #claim(account: KeyAccount, space: KeySpace, key: string, fingerprint: string): IdempotencyClaim {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
     space.pending.set(key, { fingerprint, settled });
@@ -143,7 +155,9 @@ export class IdempotencyStore {
       store: (response) => {
         if (!close()) return;
         const bytes = bodyBytes(response);
-        space.stored.set(key, { fingerprint, response, expiresAt: this.#now() + this.#limits.ttlMs, bytes });
+        const expiresAt = this.#now() + this.#limits.ttlMs;
+        this.onStored?.(account, key, { fingerprint, response, expiresAt });
+        space.stored.set(key, { fingerprint, response, expiresAt, bytes });
         space.bytes += bytes;
         this.#evict(space);
         settle();

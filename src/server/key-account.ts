@@ -44,6 +44,8 @@ export class KeyAccount {
   // Music calls not yet refunded, by request id: a refund must find its entry even once the
   // itemised list has moved past it.
   readonly #refundable = new Map<string, BilledEntry>();
+  /** Told of every new bill (a gateway with a state folder writes it down). */
+  onBilled: ((entry: BilledEntry) => void) | undefined;
 
   constructor(config: KeyConfig) {
     this.name = config.name ?? `${config.key.slice(0, 3)}...${config.key.slice(-4)}`;
@@ -153,7 +155,20 @@ export class KeyAccount {
     }
     const remaining = this.remaining();
     if (remaining !== null && remaining <= 0) this.#active = false;
+    this.onBilled?.(billed);
     return billed;
+  }
+
+  /** Books a bill an earlier gateway made (read back from its state folder), without telling onBilled. */
+  restoreBilled(entry: BilledEntry): void {
+    const listener = this.onBilled;
+    this.onBilled = undefined;
+    try {
+      const { yuan, refunded, ...rest } = entry;
+      this.#bill(yuan, rest);
+    } finally {
+      this.onBilled = listener;
+    }
   }
 
   /** Gives back what a failed job was billed; a key deactivated by that charge becomes active again. */

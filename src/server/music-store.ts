@@ -4,8 +4,8 @@ import type { GatewayConfig } from "./config.js";
 import { hashString, mulberry32 } from "./faults.js";
 import type { KeyAccount } from "./key-account.js";
 
-/** What a clip is, as given when it is submitted. */
-export interface ClipSpec {
+/** What a clip is, as given when it is submitted (without its renderer: what a state file keeps). */
+export interface ClipData {
   readonly type: "gen" | "extend" | "stem" | "concat";
   readonly prompt: string;
   readonly title: string;
@@ -14,6 +14,10 @@ export interface ClipSpec {
   readonly parentId?: string;
   readonly stem?: "vocals" | "accompaniment";
   readonly continueAtS?: number;
+}
+
+/** A clip to make: its description and how its audio is made. */
+export interface ClipSpec extends ClipData {
   /** Makes the clip's audio (a WAV file) from its seed. */
   readonly render: (seed: number) => Buffer;
 }
@@ -28,6 +32,16 @@ export interface ClipRecord extends ClipSpec {
   status: "submitted" | "complete" | "error";
   audio?: Buffer;
   errorMessage?: string;
+}
+
+/** A submitted job as a state folder keeps it: enough to rebuild its clips and finish it on time. */
+export interface MusicJobRecord {
+  readonly requestId: string;
+  readonly credits: number;
+  readonly fails: boolean;
+  /** When its clips complete, in ms since the epoch. */
+  readonly completeAt: number;
+  readonly clips: ReadonlyArray<ClipData & { readonly id: string; readonly audioId: string; readonly createdAt: string }>;
 }
 
 /** One billed call that made clips. */
@@ -49,6 +63,8 @@ export class MusicStore {
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #onRefund: ((owner: KeyAccount, requestId: string) => void) | undefined;
   #creditsUsed = 0;
+  /** Told of every submitted job (a gateway with a state folder writes it down). */
+  onSubmitted: ((owner: KeyAccount, job: MusicJobRecord) => void) | undefined;
 
   constructor(config: GatewayConfig["music"], seed: number, onRefund?: (owner: KeyAccount, requestId: string) => void) {
     this.#config = config;
@@ -71,22 +87,38 @@ export class MusicStore {
   submit(owner: KeyAccount, requestId: string, credits: number, specs: readonly ClipSpec[]): ClipRecord[] {
     const createdAt = new Date().toISOString();
     const clips = specs.map((spec): ClipRecord => ({ ...spec, id: randomUUID(), audioId: randomUUID(), owner, createdAt, status: "submitted" }));
-    for (const clip of clips) {
+    const fails = this.#random() < this.#config.failRate;
+    const completeAt = Date.now() + this.#config.completeAfterMs;
+    this.onSubmitted?.(owner, { requestId, credits, fails, completeAt, clips: clips.map(clipData) });
+    this.#start({ requestId, owner, credits, clips, fails }, completeAt);
+    return clips;
+  }
+
+  /** Takes back a job an earlier gateway submitted (read from its state folder): finished now if its time has passed. */
+  restore(owner: KeyAccount, job: MusicJobRecord, specOf: (data: ClipData) => ClipSpec): void {
+    const clips = job.clips.map((data): ClipRecord => {
+      const { id, audioId, createdAt, ...rest } = data;
+      return { ...specOf(rest), id, audioId, createdAt, owner, status: "submitted" };
+    });
+    this.#start({ requestId: job.requestId, owner, credits: job.credits, clips, fails: job.fails }, job.completeAt);
+  }
+
+  #start(job: Job, completeAt: number): void {
+    for (const clip of job.clips) {
       this.#clips.set(clip.id, clip);
       this.#byAudioId.set(clip.audioId, clip);
     }
-    this.#creditsUsed += credits;
-    const job: Job = { requestId, owner, credits, clips, fails: this.#random() < this.#config.failRate };
-    if (this.#config.completeAfterMs === 0) this.#finish(job);
+    this.#creditsUsed += job.credits;
+    const wait = completeAt - Date.now();
+    if (this.#config.completeAfterMs === 0 || wait <= 0) this.#finish(job);
     else {
       const timer = setTimeout(() => {
         this.#timers.delete(timer);
         this.#finish(job);
-      }, this.#config.completeAfterMs);
+      }, wait);
       timer.unref();
       this.#timers.add(timer);
     }
-    return clips;
   }
 
   /** A clip by id, when it belongs to the account. */
@@ -145,6 +177,16 @@ export class MusicStore {
       this.#onRefund?.(job.owner, job.requestId);
     }
   }
+}
+
+function clipData(clip: ClipRecord): MusicJobRecord["clips"][number] {
+  const { id, audioId, createdAt, type, prompt, title, tags, instrumental, parentId, stem, continueAtS } = clip;
+  return {
+    id, audioId, createdAt, type, prompt, title, tags, instrumental,
+    ...(parentId === undefined ? {} : { parentId }),
+    ...(stem === undefined ? {} : { stem }),
+    ...(continueAtS === undefined ? {} : { continueAtS }),
+  };
 }
 
 /** Credits of upstream capacity each music operation uses. */

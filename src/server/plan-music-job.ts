@@ -3,7 +3,7 @@ import type { MusicOperation } from "../catalog/prices.js";
 import { MUSIC_PATHS } from "../gateway/wire.js";
 import type { KeyAccount } from "./key-account.js";
 import { concatWav } from "./concat-wav.js";
-import { MUSIC_CREDITS, type ClipRecord, type ClipSpec, type MusicStore } from "./music-store.js";
+import { MUSIC_CREDITS, type ClipData, type ClipRecord, type ClipSpec, type MusicStore } from "./music-store.js";
 import { synthesizeMusic } from "./simulate/index.js";
 
 /** The clips a billed music call will make, or why it cannot be made. */
@@ -37,17 +37,15 @@ export function planMusicJob(operation: MusicOperation, body: unknown, account: 
     const param = issue.path.join(".");
     return { ok: false, status: 400, param, message: `Invalid ${param || "body"}: ${issue.message}.` };
   }
-  const seconds = store.clipSeconds;
   const credits = MUSIC_CREDITS[operation];
   if (operation === "generate") {
     const input = parsed.data as z.infer<typeof SCHEMAS.generate>;
     const instrumental = input.make_instrumental ?? false;
     const base = { type: "gen" as const, prompt: input.prompt, tags: input.tags ?? "", instrumental };
-    const render = (seed: number) => synthesizeMusic(input.prompt, { seed, seconds, instrumental });
     return {
       ok: true,
       credits,
-      specs: [1, 2].map((take) => ({ ...base, title: `${input.title ?? titleOf(input.prompt)}${take === 2 ? " (take 2)" : ""}`, render })),
+      specs: [1, 2].map((take) => withRender({ ...base, title: `${input.title ?? titleOf(input.prompt)}${take === 2 ? " (take 2)" : ""}` }, account, store)),
     };
   }
   const parentId = "audio_id" in parsed.data ? String(parsed.data.audio_id) : String(parsed.data.clip_id);
@@ -64,29 +62,21 @@ export function planMusicJob(operation: MusicOperation, body: unknown, account: 
     return {
       ok: true,
       credits,
-      specs: [{
+      specs: [withRender({
         ...inherited,
         type: "extend",
         prompt,
         tags: input.tags ?? parent.tags,
         title: input.title ?? `${parent.title} (continued)`,
         ...(input.continue_at === undefined ? {} : { continueAtS: input.continue_at }),
-        render: (seed) => synthesizeMusic(prompt, { seed, seconds, instrumental: parent.instrumental }),
-      }],
+      }, account, store)],
     };
   }
   if (operation === "stems") {
     return {
       ok: true,
       credits,
-      specs: (["vocals", "accompaniment"] as const).map((stem) => ({
-        ...inherited,
-        type: "stem" as const,
-        stem,
-        title: `${parent.title} (${stem})`,
-        // The parent's seed gives the parent's melody and backing, sung or played.
-        render: () => synthesizeMusic(parent.prompt, { seed: store.seedOf(parent), seconds, instrumental: stem === "accompaniment" }),
-      })),
+      specs: (["vocals", "accompaniment"] as const).map((stem) => withRender({ ...inherited, type: "stem" as const, stem, title: `${parent.title} (${stem})` }, account, store)),
     };
   }
   if (!parent.parentId) {
@@ -104,6 +94,34 @@ export function planMusicJob(operation: MusicOperation, body: unknown, account: 
       render: () => concatWav(chain.map((clip) => store.audioOf(clip)), chain.map((_, index) => chain[index + 1]?.continueAtS)),
     }],
   };
+}
+
+/** A clip's description with the renderer its audio is made by; also how a restored clip gets its renderer back. */
+export function withRender(data: ClipData, account: KeyAccount, store: MusicStore): ClipSpec {
+  return { ...data, render: rendererOf(data, account, store) };
+}
+
+function rendererOf(data: ClipData, account: KeyAccount, store: MusicStore): (seed: number) => Buffer {
+  const seconds = store.clipSeconds;
+  const parent = () => {
+    const found = data.parentId === undefined ? undefined : store.clip(data.parentId, account);
+    if (!found) throw new Error(`its source clip ${data.parentId ?? "(none)"} is gone`);
+    return found;
+  };
+  switch (data.type) {
+    case "gen":
+    case "extend":
+      return (seed) => synthesizeMusic(data.prompt, { seed, seconds, instrumental: data.instrumental });
+    case "stem":
+      // The parent's seed gives the parent's melody and backing, sung or played.
+      return () => synthesizeMusic(parent().prompt, { seed: store.seedOf(parent()), seconds, instrumental: data.stem === "accompaniment" });
+    case "concat":
+      return () => {
+        const chain = chainOf(parent(), account, store);
+        // Each part plays until the point where the next one continues it.
+        return concatWav(chain.map((clip) => store.audioOf(clip)), chain.map((_, index) => chain[index + 1]?.continueAtS));
+      };
+  }
 }
 
 function chainOf(last: ClipRecord, account: KeyAccount, store: MusicStore): ClipRecord[] {

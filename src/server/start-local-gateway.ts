@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import { isLoopbackHost } from "../net/is-loopback-host.js";
 import type { GatewayStats } from "./billing.js";
 import type { GatewayConfig, GatewayConfigInput } from "./config.js";
+import { effectiveKeys } from "./config.js";
 import { GatewayContext } from "./gateway-context.js";
+import { keepGatewayState } from "./gateway-state.js";
 import { createRequestHandler } from "./handle-request.js";
 import { parseGatewayConfig } from "./load-gateway-config.js";
 import { declaresTooLarge, sendTooLarge } from "./read-json-body.js";
@@ -20,6 +22,9 @@ export interface LocalGatewayOptions {
   readonly allowPrivateImageURLs?: boolean;
   /** The config object (DESIGN.md section 3); default: one key sk-local-demo, no limits. */
   readonly config?: GatewayConfigInput;
+  /** A folder to keep music jobs, stored idempotent responses and bills in, so a gateway started
+   * later on the same folder carries on where this one stopped. Default: none (all in memory). */
+  readonly stateDir?: string;
 }
 
 /** A running local gateway. */
@@ -46,6 +51,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   // whoever reaches it, so private addresses are refused unless the caller opts in.
   const allowPrivateImageURLs = options.allowPrivateImageURLs ?? isLoopbackHost(host);
   const context = new GatewayContext(config, { allowPrivateImageURLs });
+  if (options.stateDir !== undefined) keepGatewayState(context, options.stateDir, effectiveKeys(config).map((key) => key.key));
   const handler = createRequestHandler(context);
   const server = createServer({ keepAliveTimeout: 65_000 }, handler);
   // An oversized upload announced with `Expect: 100-continue` (curl does this) is refused before

@@ -1,5 +1,4 @@
 import { ConfigError } from "../errors.js";
-import { DEMO_KEY, startLocalGateway } from "../server/index.js";
 
 /** A gateway to send a run's calls to. */
 export interface GatewayConnection {
@@ -22,14 +21,18 @@ export interface ConnectGatewayOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Receives the one line that says a local gateway was started. Default: stderr. */
   readonly notice?: (line: string) => void;
+  /** Where a local gateway started for the caller keeps its state (a run passes its run directory). */
+  readonly stateDir?: string;
 }
 
+/** Opens the gateway a run talks to. The composition root's version starts a local gateway when none is configured. */
+export type ConnectGateway = (options: ConnectGatewayOptions) => Promise<GatewayConnection>;
+
 /**
- * The one place that decides which gateway a command talks to: the given or configured one
- * (SVC_BASE_URL and SVC_API_KEY), or, when neither is set, a local gateway started in-process with
- * simulated models, announced in one line.
+ * The given or configured gateway (SVC_BASE_URL and SVC_API_KEY); undefined when neither is set,
+ * a ConfigError when only one is.
  */
-export async function connectGateway(options: ConnectGatewayOptions = {}): Promise<GatewayConnection> {
+export function configuredGateway(options: ConnectGatewayOptions = {}): GatewayConnection | undefined {
   const env = options.env ?? process.env;
   const baseURL = options.baseURL ?? nonEmpty(env.SVC_BASE_URL);
   const apiKey = options.apiKey ?? nonEmpty(env.SVC_API_KEY);
@@ -43,10 +46,17 @@ export async function connectGateway(options: ConnectGatewayOptions = {}): Promi
       { code: "missing_base_url" },
     );
   }
-  const gateway = await startLocalGateway({ port: 0 });
-  const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
-  notice(`svc-flow: SVC_BASE_URL is not set; using a local gateway with simulated models at ${gateway.baseURL}`);
-  return { baseURL: gateway.baseURL, apiKey: DEMO_KEY, local: true, close: () => gateway.close() };
+  return undefined;
+}
+
+/** The given or configured gateway; with neither set, a ConfigError that names both ways out. */
+export async function connectConfiguredGateway(options: ConnectGatewayOptions = {}): Promise<GatewayConnection> {
+  const connection = configuredGateway(options);
+  if (connection !== undefined) return connection;
+  throw new ConfigError(
+    'SVC_BASE_URL is not set. Set SVC_BASE_URL and SVC_API_KEY, or use runWorkflow from "svc-flow", which starts a local gateway with simulated models.',
+    { code: "missing_base_url" },
+  );
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

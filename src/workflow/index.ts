@@ -1,8 +1,8 @@
 // The workflow engine's surface; src/index.ts re-exports what users need.
 export { recordApproval } from "./approval/record-approval.js";
 export type { ApprovalAnswer } from "./approval/record-approval.js";
-export { connectGateway } from "./connect-gateway.js";
-export type { ConnectGatewayOptions, GatewayConnection } from "./connect-gateway.js";
+export { configuredGateway, connectConfiguredGateway } from "./connect-gateway.js";
+export type { ConnectGateway, ConnectGatewayOptions, GatewayConnection } from "./connect-gateway.js";
 export { resolveInputs } from "./input-values.js";
 export { hashValue, loadWorkflow, parseWorkflow } from "./load/load-workflow.js";
 export type { LoadWorkflowOptions, Workflow } from "./load/load-workflow.js";

@@ -11,7 +11,7 @@ import {
 import { CostLedger } from "../../cost/cost-ledger.js";
 import { formatYuan } from "../../cost/format-summary-table.js";
 import { SvcFlowError, redactSecrets } from "../../errors.js";
-import { connectGateway } from "../../workflow/connect-gateway.js";
+import { connectGateway } from "../compose-run.js";
 import { UsageError, type Command, type CommandContext, type FlagSpecs } from "../command.js";
 import { formatColumns } from "../format-command-help.js";
 import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { recordApproval } from "../../workflow/approval/record-approval.js";
-import { resumeWorkflow } from "../../workflow/run/resume-workflow.js";
+import { resumeWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";

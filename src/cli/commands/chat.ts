@@ -8,7 +8,7 @@ import type { Message } from "../../gateway/wire.js";
 import { CostLedger } from "../../cost/cost-ledger.js";
 import { loadPriceFile } from "../../cost/load-price-file.js";
 import { EmptyOutputError } from "../../errors.js";
-import { connectGateway } from "../../workflow/connect-gateway.js";
+import { connectGateway } from "../compose-run.js";
 import { UsageError, type Command, type CommandContext, type FlagSpecs } from "../command.js";
 import { buildChatContent } from "../chat-content.js";
 import { costLine } from "../cost-line.js";

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { mergePrices } from "../../catalog/prices.js";
 import { loadPriceFile } from "../../cost/load-price-file.js";
 import { GatewayClient } from "../../gateway/gateway-client.js";
-import { connectGateway } from "../../workflow/connect-gateway.js";
+import { connectGateway } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { formatModelListing } from "../format-model-listing.js";
 import { joinModelList } from "../model-listing.js";

@@ -4,7 +4,7 @@ import { CostLedger } from "../../cost/cost-ledger.js";
 import { SvcFlowError } from "../../errors.js";
 import { MusicClient } from "../../gateway/music-client.js";
 import type { Clip } from "../../gateway/wire.js";
-import { connectGateway } from "../../workflow/connect-gateway.js";
+import { connectGateway, DEFAULT_STATE_DIR } from "../compose-run.js";
 import { UsageError, type Command, type CommandContext, type FlagSpecs } from "../command.js";
 import { costLine } from "../cost-line.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
@@ -35,7 +35,9 @@ export const musicCommand: Command = {
     const out = values.out ?? "music";
 
     const ledger = new CostLedger();
-    const connection = await connectGateway({ env: context.env, notice: (line) => context.stderr.write(`${line}\n`) });
+    // The local gateway keeps its jobs in runs/local-gateway, so --clips finds them in a later process.
+    const stateDir = path.resolve(context.cwd, DEFAULT_STATE_DIR);
+    const connection = await connectGateway({ env: context.env, stateDir, notice: (line) => context.stderr.write(`${line}\n`) });
     const music = new MusicClient({ apiKey: connection.apiKey, baseURL: connection.baseURL, recorder: ledger });
     try {
       let clipIds = given ?? [];
@@ -47,8 +49,7 @@ export const musicCommand: Command = {
         // Written before waiting: a run cut short can still fetch what it paid for.
         context.stdout.write(`clips ${clipIds.join(" ")}\n`);
       }
-      // A local gateway started for this command stops with it, and its clips with it.
-      const recover = connection.local ? undefined : `svc-flow music --clips ${clipIds.join(",")} --out ${out}`;
+      const recover = `svc-flow music --clips ${clipIds.join(",")} --out ${out}`;
       context.stderr.write(`Waiting for ${clipIds.length} clip(s) (up to ${timeoutS} s).${recover === undefined ? "" : ` If this stops, fetch them without paying again: ${recover}`}\n`);
       let clips: Clip[];
       try {

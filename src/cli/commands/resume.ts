@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { resumeWorkflow } from "../../workflow/run/resume-workflow.js";
+import { resumeWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { loadWorkflow } from "../../workflow/load/load-workflow.js";
-import { runWorkflow } from "../../workflow/run/run-workflow.js";
+import { runWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";

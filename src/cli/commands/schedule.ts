@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { redactSecrets } from "../../errors.js";
 import { formatYuan } from "../../cost/format-summary-table.js";
-import { connectGateway } from "../../workflow/connect-gateway.js";
+import { connectGateway } from "../compose-run.js";
 import { loadWorkflow } from "../../workflow/load/load-workflow.js";
 import { jobsFromWorkflows } from "../../workflow/schedule/job-from-workflow.js";
 import { LocalRunner } from "../../workflow/schedule/local-runner.js";

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { resolve } from "node:path";
 import { redactSecrets } from "../../errors.js";
 import { startItemWorker } from "../../workflow/distributed/start-item-worker.js";
+import { connectGateway } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
 
@@ -40,6 +41,7 @@ export const workerCommand: Command = {
       ...(globalConcurrency === undefined ? {} : { globalConcurrency }),
       ...(lockMs === undefined ? {} : { lockMs }),
       gateway: { env: context.env, notice: (line) => context.stderr.write(`${line}\n`) },
+      connect: connectGateway,
       onItem: ({ runId, index, outcome, error }) => {
         if (outcome === "failed") context.stderr.write(`${runId} item ${index}: ${redactSecrets(error instanceof Error ? error.message : String(error))}; it goes back on the queue\n`);
         if (outcome === "stopped") context.stderr.write(`${runId} item ${index}: stopped by the run's budget; it runs on svc-flow resume ${runId} --redis URL --budget YUAN\n`);

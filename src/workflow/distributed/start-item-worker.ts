@@ -2,7 +2,7 @@ import { Worker, type Job } from "bullmq";
 import { Agent } from "undici";
 import { GatewayClient } from "../../gateway/gateway-client.js";
 import { Scheduler } from "../../scheduling/scheduler.js";
-import { connectGateway, type ConnectGatewayOptions } from "../connect-gateway.js";
+import { connectConfiguredGateway, type ConnectGateway, type ConnectGatewayOptions } from "../connect-gateway.js";
 import type { MusicPolling } from "../kinds/music-kind.js";
 import { idempotentDispatcher } from "../run/idempotency.js";
 import { summarizeError } from "../run/error-summary.js";
@@ -28,6 +28,8 @@ export interface ItemWorkerOptions {
   readonly lockMs?: number;
   /** The gateway (default: SVC_BASE_URL / SVC_API_KEY). */
   readonly gateway?: ConnectGatewayOptions;
+  /** Opens the gateway when `gateway` names none; the CLI's starts a local one. Default: the environment's, or a ConfigError. */
+  readonly connect?: ConnectGateway;
   /** How music steps poll, as runWorkflow's `music`. Default: the music client's (first poll after 2 s). */
   readonly music?: MusicPolling;
   /** Called after each item, for a log. */
@@ -64,7 +66,7 @@ export async function startItemWorker(options: ItemWorkerOptions): Promise<ItemW
     await queue.setGlobalRateLimit(window.max, window.durationMs);
   }
   if (options.globalConcurrency !== undefined) await queue.setGlobalConcurrency(options.globalConcurrency);
-  const connection = await connectGateway(options.gateway);
+  const connection = await (options.connect ?? connectConfiguredGateway)(options.gateway ?? {});
   const agent = new Agent({ connections: Math.max(16, concurrency * 2) });
   const dispatcher = idempotentDispatcher(agent);
   const client = new GatewayClient({ apiKey: connection.apiKey, baseURL: connection.baseURL, dispatcher });

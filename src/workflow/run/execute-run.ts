@@ -9,7 +9,7 @@ import type { CostEntry } from "../../cost/cost-entry.js";
 import { formatYuan } from "../../cost/format-summary-table.js";
 import { GatewayClient } from "../../gateway/gateway-client.js";
 import { Scheduler } from "../../scheduling/scheduler.js";
-import { connectGateway } from "../connect-gateway.js";
+import { connectConfiguredGateway } from "../connect-gateway.js";
 import { startWorkflowMcp } from "../mcp/start-workflow-mcp.js";
 import { renderValue } from "../expression/index.js";
 import { writeReportFile } from "../report/write-report-file.js";
@@ -57,7 +57,14 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   const workspace = options.workspace ?? path.join(runDir, "workspace");
   // A run that cannot start (no gateway, no workspace) leaves its journal closed and resumable.
   const connection = await mkdir(workspace, { recursive: true })
-    .then(() => connectGateway({ ...options.gateway, ...(options.env ? { env: options.env } : {}), ...(options.notice ? { notice: options.notice } : {}) }))
+    .then(() =>
+      (options.connect ?? connectConfiguredGateway)({
+        ...options.gateway,
+        stateDir: runDir,
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.notice ? { notice: options.notice } : {}),
+      }),
+    )
     .catch(async (error: unknown) => {
       await journal.close();
       throw error;

@@ -2,6 +2,7 @@ import type { Dispatcher } from "undici";
 import type { PriceOverrides } from "../../catalog/prices.js";
 import type { AgentDefinition } from "../../../agents/index.js";
 import type { MusicPolling } from "../kinds/music-kind.js";
+import type { ConnectGateway } from "../connect-gateway.js";
 import type { WorkflowEvent } from "../workflow-event.js";
 import type { ErrorSummary } from "./journal-records.js";
 import type { RunReportWriter } from "./run-summary.js";
@@ -35,6 +36,9 @@ export interface ExecuteOptions {
   readonly onEvent?: (event: WorkflowEvent) => void;
   /** Aborting stops the run resumably: calls in flight are cancelled, finished work stays journaled. */
   readonly signal?: AbortSignal;
+  /** Opens the gateway when `gateway` names none: the composed runWorkflow (from "svc-flow") starts a local one
+   * keeping its state in the run directory. Default: SVC_BASE_URL and SVC_API_KEY, or a ConfigError. */
+  readonly connect?: ConnectGateway;
   /** Environment for SVC_BASE_URL / SVC_API_KEY. Default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
   /** Receives the one line saying a local gateway was started. Default: stderr. */

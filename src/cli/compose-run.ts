@@ -1,0 +1,39 @@
+// The composition root of a run: the one place that both starts a local gateway and runs a workflow.
+import path from "node:path";
+import { DEMO_KEY, startLocalGateway } from "../server/index.js";
+import { configuredGateway, type ConnectGatewayOptions, type GatewayConnection } from "../workflow/connect-gateway.js";
+import type { Workflow } from "../workflow/load/load-workflow.js";
+import { resumeWorkflow as resumeWithGateway, type ResumeWorkflowOptions } from "../workflow/run/resume-workflow.js";
+import type { RunResult, RunWorkflowOptions } from "../workflow/run/run-options.js";
+import { runWorkflow as runWithGateway } from "../workflow/run/run-workflow.js";
+
+/** Where the embedded gateway keeps its state when no run names a folder (`svc-flow music`, `chat`, `agent`): under runs/. */
+export const DEFAULT_STATE_DIR = path.join("runs", "local-gateway");
+
+/**
+ * The gateway a command talks to: the given or configured one (SVC_BASE_URL and SVC_API_KEY), or,
+ * when neither is set, a local gateway started in-process with simulated models, announced in one
+ * line, keeping its music jobs, stored responses and bills in `stateDir` (default runs/local-gateway).
+ */
+export async function connectGateway(options: ConnectGatewayOptions = {}): Promise<GatewayConnection> {
+  const configured = configuredGateway(options);
+  if (configured !== undefined) return configured;
+  const gateway = await startLocalGateway({ port: 0, stateDir: path.resolve(options.stateDir ?? DEFAULT_STATE_DIR) });
+  const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
+  notice(`svc-flow: SVC_BASE_URL is not set; using a local gateway with simulated models at ${gateway.baseURL}`);
+  return { baseURL: gateway.baseURL, apiKey: DEMO_KEY, local: true, close: () => gateway.close() };
+}
+
+/**
+ * Runs a loaded workflow (see the engine's runWorkflow); with no gateway given or configured, a
+ * local gateway is started for the run and keeps its state in the run directory, so
+ * `resumeWorkflow` finds its music jobs and stored responses.
+ */
+export function runWorkflow(workflow: Workflow, options: RunWorkflowOptions = {}): Promise<RunResult> {
+  return runWithGateway(workflow, { connect: connectGateway, ...options });
+}
+
+/** Finishes a run from its directory (see the engine's resumeWorkflow), starting a local gateway on the run's state when none is configured. */
+export function resumeWorkflow(runDir: string, options: ResumeWorkflowOptions = {}): Promise<RunResult> {
+  return resumeWithGateway(runDir, { connect: connectGateway, ...options });
+}
