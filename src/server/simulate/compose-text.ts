@@ -24,7 +24,7 @@ const THE_WORD = /the word/i;
 const WORDS = new RegExp(String.raw`\b${COUNT}[- ]words?\b`, "i");
 const PARAGRAPHS = new RegExp(String.raw`\b${COUNT}\s+paragraphs?\b`, "i");
 const SENTENCES = new RegExp(String.raw`\b${COUNT}[- ]sentences?\b`, "i");
-const FORM_WORD = new RegExp(String.raw`^${COUNT}-(?:words?|sentences?|paragraphs?|lines?|page)$`, "i");
+const FORM_WORD = new RegExp(`^${COUNT}-(?:words?|sentences?|paragraphs?|lines?|page)$`, "i");
 const ONE_LINE = /\b(?:one|a|an|single)\s+(?:[\w-]+\s+)?(?:line|tagline|slogan|blurb|headline|one-liner)\b/i;
 const LIST = new RegExp(String.raw`\b${COUNT}\s+(?:\w+\s+)?(bullet points|bullets|items|ideas|tips|ways|reasons|examples|names|taglines|slogans|headlines|steps|options|facts|points|things|titles|questions)\b`, "i");
 
