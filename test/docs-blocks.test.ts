@@ -62,14 +62,19 @@ function isWholeWorkflow(code: string): boolean {
 }
 
 function gitStatus(): string[] {
-  const output = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: ROOT, encoding: "utf8" });
+  const output = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
   return output.split("\n").filter(Boolean);
 }
 
 describe("doc blocks are well formed", () => {
   it("every fenced block of README.md and docs/*.md names a language the doc test knows", () => {
     const known: readonly string[] = [...RUN_LANGUAGES, ...SHOWN_LANGUAGES];
-    const unknown = blocks.filter((block) => !known.includes(block.language)).map((block) => `${where(block)} \`\`\`${block.language}`);
+    const unknown = blocks
+      .filter((block) => !known.includes(block.language))
+      .map((block) => `${where(block)} \`\`\`${block.language}`);
     expect(unknown, `use one of ${known.join(", ")}`).toEqual([]);
   });
 
@@ -79,7 +84,11 @@ describe("doc blocks are well formed", () => {
     for (const file of await docFiles(ROOT)) {
       const lines = (await readFile(path.join(ROOT, file), "utf8")).split("\n");
       lines.forEach((line, index) => {
-        if (line.includes("doc-test:") && line.trim().startsWith("<!--") && !/^\s*(`{3,}|~{3,})/.test(lines[index + 1] ?? "")) {
+        if (
+          line.includes("doc-test:") &&
+          line.trim().startsWith("<!--") &&
+          !/^\s*(`{3,}|~{3,})/.test(lines[index + 1] ?? "")
+        ) {
           problems.push(`${file}:${index + 1}: a marker not followed by a fence`);
         }
       });
@@ -98,7 +107,11 @@ describe("doc links resolve", () => {
         const linked = target === "" ? file : path.join(path.dirname(file), target);
         if (!existsSync(path.join(ROOT, linked))) {
           problems.push(`${file}:${link.line}: ${link.target}: there is no ${linked}`);
-        } else if (anchor && linked.endsWith(".md") && !headingAnchors(await readFile(path.join(ROOT, linked), "utf8")).has(anchor)) {
+        } else if (
+          anchor &&
+          linked.endsWith(".md") &&
+          !headingAnchors(await readFile(path.join(ROOT, linked), "utf8")).has(anchor)
+        ) {
           problems.push(`${file}:${link.line}: ${link.target}: ${linked} has no heading #${anchor}`);
         }
       }
@@ -109,7 +122,9 @@ describe("doc links resolve", () => {
 
 describe.runIf(workflows.length > 0)("whole workflows shown in the docs load", () => {
   it.each(workflows.map((block) => [`${where(block)} (yaml)`, block] as const))("%s", async (_name, block) => {
-    await expect(loadWorkflow(block.code, { fileName: where(block), baseDir: path.join(ROOT, "workflows") })).resolves.toBeDefined();
+    await expect(
+      loadWorkflow(block.code, { fileName: where(block), baseDir: path.join(ROOT, "workflows") }),
+    ).resolves.toBeDefined();
   });
 });
 
@@ -122,7 +137,9 @@ describe("doc blocks run", () => {
   beforeAll(async () => {
     const missing = await missingPackageFiles(ROOT);
     if (missing.length > 0) {
-      throw new Error(`Doc blocks use svc-flow as installed, but ${missing.join(", ")} do not exist. Run \`npm run build\` first (\`npm test\` does).`);
+      throw new Error(
+        `Doc blocks use svc-flow as installed, but ${missing.join(", ")} do not exist. Run \`npm run build\` first (\`npm test\` does).`,
+      );
     }
     statusBefore = gitStatus();
     sandbox = await DocSandbox.create(ROOT);
@@ -144,7 +161,9 @@ describe("doc blocks run", () => {
       it(
         name,
         async () => {
-          const run = await processes.add(async () => runDocBlock(block, { cwd: await sandbox.blockDir(), env: sandbox.env(), timeoutMs: BLOCK_TIMEOUT_MS }));
+          const run = await processes.add(async () =>
+            runDocBlock(block, { cwd: await sandbox.blockDir(), env: sandbox.env(), timeoutMs: BLOCK_TIMEOUT_MS }),
+          );
           const detail = `${name} ${run.timedOut ? `did not finish in ${BLOCK_TIMEOUT_MS / 1000} s (close what it starts)` : `exited ${run.exitCode ?? run.signal}`}\n--- block\n${block.code}--- stdout\n${tail(run.stdout)}\n--- stderr\n${tail(run.stderr)}`;
           expect(run.exitCode === 0 && !run.timedOut, detail).toBe(true);
         },

@@ -61,13 +61,20 @@ export function parseDocBlocks(file: string, markdown: string): DocBlock[] {
 /** The Markdown files whose blocks are tested: README.md and docs/*.md. */
 export async function docFiles(root: string): Promise<string[]> {
   const docs = existsSync(path.join(root, "docs")) ? await readdir(path.join(root, "docs")) : [];
-  return ["README.md", ...docs.filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];
+  return [
+    "README.md",
+    ...docs
+      .filter((name) => name.endsWith(".md"))
+      .sort()
+      .map((name) => `docs/${name}`),
+  ];
 }
 
 /** Every fenced block of README.md and docs/*.md. */
 export async function findDocBlocks(root: string): Promise<DocBlock[]> {
   const blocks: DocBlock[] = [];
-  for (const file of await docFiles(root)) blocks.push(...parseDocBlocks(file, await readFile(path.join(root, file), "utf8")));
+  for (const file of await docFiles(root))
+    blocks.push(...parseDocBlocks(file, await readFile(path.join(root, file), "utf8")));
   return blocks;
 }
 
@@ -97,7 +104,9 @@ export class DocSandbox {
       await symlink(path.join(root, "node_modules", name), path.join(modules, name));
     }
     await symlink(root, path.join(modules, "svc-flow"));
-    const manifest = JSON.parse(await readFile(path.join(root, "package.json"), "utf8")) as { bin?: Record<string, string> };
+    const manifest = JSON.parse(await readFile(path.join(root, "package.json"), "utf8")) as {
+      bin?: Record<string, string>;
+    };
     for (const [name, target] of Object.entries(manifest.bin ?? {})) {
       const shim = path.join(modules, ".bin", name);
       await writeFile(shim, `#!/bin/sh\nexec "${process.execPath}" "${path.join(root, target)}" "$@"\n`);
@@ -120,7 +129,8 @@ export class DocSandbox {
   env(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(process.env)) {
-      if (name.startsWith("SVC_") || name.startsWith("VITEST") || name === "NODE_OPTIONS" || name === "FORCE_COLOR") continue;
+      if (name.startsWith("SVC_") || name.startsWith("VITEST") || name === "NODE_OPTIONS" || name === "FORCE_COLOR")
+        continue;
       env[name] = value;
     }
     env.PATH = `${path.join(this.dir, "node_modules", ".bin")}${path.delimiter}${process.env.PATH ?? ""}`;
@@ -144,17 +154,29 @@ export interface BlockRun {
 }
 
 /** Runs a block in `cwd`: bash blocks with `bash -e -o pipefail`, ts blocks as an .mts file under `node --import tsx`. */
-export async function runDocBlock(block: DocBlock, options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<BlockRun> {
+export async function runDocBlock(
+  block: DocBlock,
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<BlockRun> {
   if (block.language === "bash") return runProcess("bash", ["-e", "-o", "pipefail", "-c", block.code], options);
   const file = path.join(options.cwd, "snippet.mts");
   await writeFile(file, block.code);
   return runProcess(process.execPath, ["--import", "tsx", file], options);
 }
 
-function runProcess(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<BlockRun> {
+function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<BlockRun> {
   return new Promise((resolve, reject) => {
     // A process group of its own, so a timeout ends the block's children too (a gateway left running, say).
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
@@ -173,7 +195,13 @@ function runProcess(command: string, args: readonly string[], options: { cwd: st
     child.on("exit", () => killGroup(child.pid));
     child.on("close", (exitCode, signal) => {
       clearTimeout(timer);
-      resolve({ exitCode, signal, timedOut, stdout: Buffer.concat(stdout).toString(), stderr: Buffer.concat(stderr).toString() });
+      resolve({
+        exitCode,
+        signal,
+        timedOut,
+        stdout: Buffer.concat(stdout).toString(),
+        stderr: Buffer.concat(stderr).toString(),
+      });
     });
   });
 }
@@ -189,7 +217,10 @@ function killGroup(pid: number | undefined): void {
 
 /** The files package.json's `exports` and `bin` name that do not exist (dist/ not built yet). */
 export async function missingPackageFiles(root: string): Promise<string[]> {
-  const manifest = JSON.parse(await readFile(path.join(root, "package.json"), "utf8")) as { exports?: unknown; bin?: Record<string, string> };
+  const manifest = JSON.parse(await readFile(path.join(root, "package.json"), "utf8")) as {
+    exports?: unknown;
+    bin?: Record<string, string>;
+  };
   const targets: string[] = [...Object.values(manifest.bin ?? {})];
   const collect = (value: unknown): void => {
     if (typeof value === "string") targets.push(value);
@@ -244,7 +275,10 @@ export function headingAnchors(markdown: string): Set<string> {
     }
     const heading = fence === undefined ? /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text) : null;
     if (!heading) continue;
-    const base = (heading[1] ?? "").toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+    const base = (heading[1] ?? "")
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-");
     let anchor = base;
     for (let count = 1; anchors.has(anchor); count++) anchor = `${base}-${count}`;
     anchors.add(anchor);
