@@ -199,17 +199,28 @@ export class PrivateAddressError extends SvcFlowError {
 }
 
 const secretValues = new Set<string>();
+let longestFirst: readonly string[] = [];
 
-/** Makes `value` (a token read from the environment, e.g. for an MCP server) one that redactSecrets removes wherever it appears. */
-export function registerSecret(value: string): void {
+/**
+ * Makes `value` (an API key from the environment, a config file or a flag; a token for an MCP
+ * server) one that redactSecrets removes wherever it appears, with and without an `sk-` prefix:
+ * a server may echo a key without its prefix, which the `sk-` pattern alone does not catch.
+ */
+export function registerSecret(value: string | undefined): void {
+  const secret = value?.trim();
+  if (secret === undefined) return;
   // Very short values would redact ordinary words; a secret is longer than that.
-  if (value.length >= 6) secretValues.add(value);
+  for (const form of secret.startsWith("sk-") ? [secret, secret.slice(3)] : [secret]) {
+    if (form.length >= 6) secretValues.add(form);
+  }
+  longestFirst = [...secretValues].sort((a, b) => b.length - a.length);
 }
 
 /** Replaces anything that looks like an API key, and every registered secret, in a string, so they never reach logs. */
 export function redactSecrets(text: string): string {
   let redacted = text.replace(/\bsk-[A-Za-z0-9_-]{2,}/g, "sk-[redacted]");
-  for (const value of secretValues) redacted = redacted.split(value).join("[redacted]");
+  // Longest first, so a key's unprefixed form does not cut its prefixed form in two.
+  for (const value of longestFirst) redacted = redacted.split(value).join("[redacted]");
   return redacted;
 }
 

@@ -1,4 +1,5 @@
-import { SvcFlowError, redactSecrets } from "../errors.js";
+import { SvcFlowError, redactSecrets, registerSecret } from "../errors.js";
+import { redactingStream } from "./redacting-stream.js";
 import { UsageError, type CommandContext, type CommandEntry } from "./command.js";
 import { COMMANDS } from "./commands/index.js";
 import { formatCommandHelp } from "./format-command-help.js";
@@ -10,7 +11,10 @@ function help(): string {
 }
 
 /** Runs the CLI with argv (without node and script), returning the exit code. Maps errors once. */
-export async function main(argv: readonly string[], context: Omit<CommandContext, "argv">): Promise<number> {
+export async function main(argv: readonly string[], given: Omit<CommandContext, "argv">): Promise<number> {
+  // Every key the process knows is masked wherever a command writes, whatever form a server echoes it in.
+  registerSecret(given.env.SVC_API_KEY);
+  const context = { ...given, stdout: redactingStream(given.stdout), stderr: redactingStream(given.stderr) };
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     context.stdout.write(help());

@@ -1,4 +1,4 @@
-import { ConfigError } from "../errors.js";
+import { ConfigError, registerSecret } from "../errors.js";
 
 /** Where and how to reach the gateway, as the caller passed it. */
 export interface ConnectionOptions {
@@ -22,6 +22,7 @@ export interface Connection {
 /** Resolves key and URLs from options, then the environment; rejects bad values with the fix. */
 export function readEnv(options: ConnectionOptions = {}, env: NodeJS.ProcessEnv = process.env): Connection {
   const apiKey = options.apiKey ?? env.SVC_API_KEY;
+  registerSecret(apiKey);
   if (apiKey === undefined || apiKey === "") {
     throw new ConfigError("SVC_API_KEY is not set. Pass apiKey or set SVC_API_KEY.", { code: "missing_api_key" });
   }

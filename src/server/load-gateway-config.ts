@@ -1,13 +1,16 @@
 import { readFile } from "node:fs/promises";
 import { LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
-import { ConfigError } from "../errors.js";
+import { ConfigError, registerSecret } from "../errors.js";
 import { gatewayConfigSchema, type GatewayConfig } from "./config.js";
 
 /** Validates a config object; a ConfigError naming every bad path otherwise. */
 export function parseGatewayConfig(value: unknown, source = "gateway config"): GatewayConfig {
   const result = gatewayConfigSchema.safeParse(value ?? {});
-  if (result.success) return result.data;
+  if (result.success) {
+    for (const entry of result.data.keys ?? []) registerSecret(entry.key);
+    return result.data;
+  }
   const problems = result.error.issues.map((issue) => `${source}: ${formatPath(issue.path)}: ${issue.message}`);
   throw new ConfigError(`Invalid gateway config.\n${problems.join("\n")}`);
 }
@@ -31,7 +34,10 @@ export async function loadGatewayConfig(file: string): Promise<GatewayConfig> {
     throw new ConfigError(`Invalid gateway config file.\n${problems.join("\n")}`);
   }
   const result = gatewayConfigSchema.safeParse(document.toJS() ?? {});
-  if (result.success) return result.data;
+  if (result.success) {
+    for (const entry of result.data.keys ?? []) registerSecret(entry.key);
+    return result.data;
+  }
   const problems = result.error.issues.map((issue) => {
     const line = lineOf(document, lineCounter, issue);
     return `${file}${line ? `:${line}` : ""}: ${formatPath(issue.path)}: ${issue.message}`;

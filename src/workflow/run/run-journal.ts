@@ -1,5 +1,5 @@
 import { open, readFile, truncate, type FileHandle } from "node:fs/promises";
-import { ConfigError } from "../../errors.js";
+import { ConfigError, redactSecrets } from "../../errors.js";
 import { journalRecordSchema, type JournalRecord } from "./journal-records.js";
 
 /** Where the engine journals finished work: a run's journal file, or a shared store (distributed runs). */
@@ -39,7 +39,8 @@ export class RunJournal implements JournalSink {
    */
   append(record: JournalRecord): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
-    const line = `${JSON.stringify(record)}\n`;
+    // A step's output or an error may quote a server that echoed a key.
+    const line = `${redactSecrets(JSON.stringify(record))}\n`;
     return new Promise<void>((resolve, reject) => {
       this.#queue.push({ line, resolve, reject });
       this.#flushing ??= this.#flush();

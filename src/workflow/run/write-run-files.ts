@@ -1,5 +1,6 @@
 import { open, rename } from "node:fs/promises";
 import path from "node:path";
+import { redactSecrets } from "../../errors.js";
 import type { CostLedger } from "../../cost/cost-ledger.js";
 
 /** Writes a JSON file whole (temp file, fsync, rename), so a reader never sees half of it. */
@@ -7,7 +8,7 @@ export async function writeJsonFile(file: string, value: unknown): Promise<void>
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   const handle = await open(temporary, "w");
   try {
-    await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`);
+    await handle.writeFile(`${redactSecrets(JSON.stringify(value, null, 2))}\n`);
     await handle.sync();
   } finally {
     await handle.close();
