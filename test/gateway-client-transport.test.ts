@@ -134,14 +134,24 @@ describe("GatewayClient over real sockets", () => {
     await expect(drain(await client(baseURL).chatStream(request))).rejects.toThrow(/not a chat chunk/);
   });
 
-  it("throws StreamError when the stream ends without a finish reason", async () => {
+  it("finishes a stream that ends at [DONE] after text but no finish reason with stop", async () => {
     const { baseURL } = await serve((_request, response) => {
       sseHead(response);
-      response.end(`${chunk("half a rep")}data: [DONE]\n\n`);
+      response.end(`${chunk("the whole answer")}data: [DONE]\n\n`);
+    });
+    const chunks = await drain(await client(baseURL).chatStream(request));
+    expect(chunks.map((item) => item.choices[0]?.delta.content ?? "").join("")).toBe("the whole answer");
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe("stop");
+  });
+
+  it("throws StreamError when a stream ends without a finish reason or any output", async () => {
+    const { baseURL } = await serve((_request, response) => {
+      sseHead(response);
+      response.end(`${chunk("")}data: [DONE]\n\n`);
     });
     const error = await failureOf(drain(await client(baseURL).chatStream(request)));
     expect(error).toBeInstanceOf(StreamError);
-    expect(error.message).toContain("without a finish reason after 1 chunk(s)");
+    expect(error.message).toContain("without a finish reason or any output after 1 chunk(s)");
     expect((error as StreamError).partial).toHaveLength(1);
     // A caller that keeps its own partial (ChatGateway does) can have the chunks not kept.
     const lean = await failureOf(drain(await client(baseURL).chatStream(request, { keepPartial: false })));

@@ -2,6 +2,7 @@ import { StreamError, type SvcFlowError, redactSecrets, type GatewayIds } from "
 import { errorFromResponse } from "./error-from-response.js";
 import type { OpenResponse } from "./http-transport.js";
 import { SseDecoder } from "./parse-sse.js";
+import { StreamEnding, finishedWithError } from "./stream-ending.js";
 import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
 import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
 
@@ -27,7 +28,7 @@ export async function* readChatChunks(opened: OpenResponse, options: ChunkReader
   // The events' text, for the partial of an error; empty unless keepPartial.
   const received: string[] = [];
   let count = 0;
-  let finishReason = false;
+  const ending = new StreamEnding();
   let complete = false;
   // The first wait is the first-byte timer's, armed when the request was sent.
   let armed = true;
@@ -40,7 +41,7 @@ export async function* readChatChunks(opened: OpenResponse, options: ChunkReader
           armed = false;
         }
         const chunk = readChunk(event, received, opened, options.apiKey);
-        if (hasFinishReason(chunk)) finishReason = true;
+        ending.see(chunk);
         count++;
         if (keepPartial) received.push(event);
         yield chunk;
@@ -60,7 +61,7 @@ export async function* readChatChunks(opened: OpenResponse, options: ChunkReader
       if (next.done === true) {
         for (const event of withPartialOnError(() => sse.end(), received, opened.ids)) {
           const chunk = readChunk(event.data, received, opened, options.apiKey);
-          if (hasFinishReason(chunk)) finishReason = true;
+          ending.see(chunk);
           count++;
           if (keepPartial) received.push(event.data);
           yield chunk;
@@ -69,11 +70,17 @@ export async function* readChatChunks(opened: OpenResponse, options: ChunkReader
       }
       withPartialOnError(() => sse.push(next.value as Buffer), received, opened.ids);
     }
-    if (!finishReason) {
-      throw new StreamError(
-        `The stream from ${opened.url} ended without a finish reason after ${count} chunk(s); the reply is incomplete. Retry the request.`,
-        { ...opened.ids, partial: receivedChunks(received) },
-      );
+    // Here the stream ended at `[DONE]` or with a clean close (a cut connection threw above).
+    if (!ending.finished) {
+      const closing = ending.closingChunk();
+      if (closing === undefined) {
+        throw new StreamError(
+          `The stream from ${opened.url} ended without a finish reason or any output after ${count} chunk(s); the reply is incomplete. Retry the request.`,
+          { ...opened.ids, partial: receivedChunks(received) },
+        );
+      }
+      complete = true;
+      yield closing;
     }
     complete = true;
   } finally {
@@ -101,11 +108,6 @@ function withPartialOnError<T>(step: () => T, received: string[], ids: GatewayId
   }
 }
 
-function hasFinishReason(chunk: ChatChunk): boolean {
-  for (const choice of chunk.choices) if (choice.finish_reason != null) return true;
-  return false;
-}
-
 /** The chunks that arrived before a failure (each one was checked when it came). */
 function receivedChunks(received: readonly string[]): ChatChunk[] {
   return received.map((data) => JSON.parse(data) as ChatChunk);
@@ -124,7 +126,14 @@ export function readChunk(data: string, received: string[], opened: OpenResponse
   if (mayBeErrorBody(value) && errorBodySchema.safeParse(value).success) {
     throw errorFromResponse({ body: value, headers: opened.headers, ...(apiKey === undefined ? {} : { apiKey }) });
   }
-  if (isChatChunk(value)) return value;
+  const chunk = isChatChunk(value) ? value : parseChunk(value, data, received, opened);
+  if (finishedWithError(chunk)) {
+    throw errorFromResponse({ body: { error: { message: "The upstream model failed mid-stream (finish_reason \"error\").", type: "server_error" } }, headers: opened.headers });
+  }
+  return chunk;
+}
+
+function parseChunk(value: unknown, data: string, received: string[], opened: OpenResponse): ChatChunk {
   const parsed = chatChunkSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
