@@ -46,7 +46,7 @@ export interface ExecuteOptions {
   /** Runs the steps and returns the outputs, in place of running every step once (a batch maps them over an items file). */
   readonly body?: RunBody;
   /** Batch runs: what a failed item does. Default `collect` (recorded in outputs.jsonl; the batch goes on). */
-  readonly onItemError?: BatchBodyOptions["onItemError"];
+  readonly onItemError?: NonNullable<BatchBodyOptions["onItemError"]>;
 }
 
 /** What a run does between connecting and writing its files: by default, every step once, then `outputs:`. */
