@@ -1,7 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { describe as describeEvent } from "../src/cli/workflow-progress.js";
+import { describeEvent } from "../src/cli/describe-event.js";
+import { terminalStyle } from "../src/cli/terminal-style.js";
 import { gatewayEnv, runCli } from "./cli-harness.js";
 import { readJson, tempDir, useGateway } from "./workflow-harness.js";
 
@@ -45,7 +46,7 @@ describe("svc-flow run, resume and validate", () => {
     await writeFile(path.join(folder, "posters.yaml"), POSTERS);
     const stopped = await cli(["run", "posters.yaml", "--input", "subject=a lantern", "--input", "count=3", "--budget", "0.9", "--out", "out"], folder);
     expect(stopped.code).toBe(1);
-    expect(stopped.stderr).toMatch(/Stopped by the budget \(budget_exceeded\)/);
+    expect(stopped.stderr).toMatch(/Stopped by the budget \(.*\[budget_exceeded\]\n/);
     expect(stopped.stderr).toContain(`svc-flow resume ${path.join(folder, "out")} --budget YUAN`);
     expect(stopped.stderr).toMatch(/✓ posters\[1\]\.poster/);
     const resumed = await cli(["resume", "out", "--budget", "2"], folder);
@@ -65,9 +66,13 @@ describe("svc-flow run, resume and validate", () => {
   });
 
   it("describes each event on one line", () => {
-    expect(describeEvent({ type: "step-failed", key: "posters[2].poster", id: "poster", error: { code: "timeout", message: "Too slow." } })).toBe(
+    const plain = terminalStyle({ isTTY: false }, {});
+    expect(describeEvent({ type: "step-failed", key: "posters[2].poster", id: "poster", error: { code: "timeout", message: "Too slow." } }, plain)).toBe(
       "✗ posters[2].poster: Too slow. [timeout]",
     );
-    expect(describeEvent({ type: "map-progress", key: "posters", id: "posters", done: 2, failed: 1, total: 3 })).toBe("  posters: 2/3 done, 1 failed");
+    expect(describeEvent({ type: "map-progress", key: "posters", id: "posters", done: 2, failed: 1, total: 3 }, plain)).toBe("  posters: 2/3 done, 1 failed");
+    expect(describeEvent({ type: "step-retry", key: "ideas", id: "ideas", attempt: 1, errorCode: "rate_limited", delayMs: 800, model: "beta-4o" }, plain)).toBe(
+      "↻ ideas: beta-4o attempt 1 failed (rate_limited); retrying in 0.8s",
+    );
   });
 });

@@ -111,7 +111,8 @@ steps:
     expect(retry).toBe(first);
     expect(fallback).toMatch(keyOf(result.runId, "hello"));
     expect(fallback).not.toBe(first);
-    expect(events.filter((event) => event.type === "step-retry").map((event) => event.type === "step-retry" && event.attempt)).toEqual([1, 2]);
+    // One retry of alpha-opus-4-8 after its first failure, with the wait its policy gave; the second failure moves to the fallback.
+    expect(events.filter((event) => event.type === "step-retry")).toEqual([expect.objectContaining({ attempt: 1, model: "alpha-opus-4-8", delayMs: expect.any(Number) })]);
     expect(events.some((event) => event.type === "step-fallback" && /moved to beta-4o-mini/.test(event.message))).toBe(true);
     const { records } = await readJournal(path.join(result.runDir, "journal.jsonl"));
     expect(recordsOf(records, "step-finished")[0]).toMatchObject({ attempts: 3, fallbacks: ["alpha-opus-4-8"], model: "beta-4o-mini" });

@@ -63,6 +63,17 @@ export interface ChatCallOptions {
   /** Receives warnings (parameter rules, fallbacks, usage doubts), each once per call. Default
    * `process.emitWarning`. */
   readonly onWarning?: WarningHandler;
+  /** Told before each wait for a retry of the same model: which model, the attempt that failed, why, and the wait. */
+  readonly onRetry?: (retry: ChatRetry) => void;
+}
+
+/** A retry about to happen, as `onRetry` is told. */
+export interface ChatRetry {
+  readonly model: string;
+  /** The attempt that failed (1 for the first). */
+  readonly attempt: number;
+  readonly delayMs: number;
+  readonly error: SvcFlowError;
 }
 
 const UNLIMITED: SlotSource = { acquire: async () => ({ release() {} }) };
@@ -153,6 +164,7 @@ async function openCall(chain: readonly ModelInfo[], call: ChatCall, options: Ch
     {
       retry: resolvePolicy(options.retry ?? {}),
       ...(deadline.signal === undefined ? {} : { signal: deadline.signal }),
+      onRetry: (plan, error, attempt, delayMs) => options.onRetry?.({ model: plan.model.id, attempt, delayMs, error }),
       onFallback(from, to, error: SvcFlowError) {
         warnings.emit(new ChatWarning("fallback_used", from.model.id, `${from.model.id} failed (${error.code}: ${error.message}); moved to ${to.model.id}.`));
       },

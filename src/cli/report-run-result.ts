@@ -18,8 +18,15 @@ export function reportRunResult(result: RunResult, context: Pick<CommandContext,
     context.stdout.write(`Waiting for a decision. Everything that did not need one is done and journaled.\n${questions}\nReport: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
   } else if (outcome.kind === "no-item-succeeded") {
     context.stderr.write(`Finished, but ${outcome.headline}. Each item's error is in ${path.join(where, "outputs.json")} and ${path.join(where, REPORT_FILE)}. Cost: ${cost}.\n`);
+  } else if (outcome.kind === "stopped" && result.reason === "interrupted") {
+    // The stop was asked for: no error to explain, only how to go on.
+    context.stderr.write(`Interrupted; resume with \`svc-flow resume ${where}\`.\nFinished steps are journaled. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
   } else {
-    context.stderr.write(`${outcome.headline} (${result.error?.code ?? "error"}). ${result.error?.message ?? ""}\nRun directory: ${where}. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
+    const message = result.error?.message ?? "";
+    const code = `[${result.error?.code ?? "error"}]`;
+    // A budget stop's message starts by saying so.
+    const said = message.startsWith(outcome.headline) ? `${message} ${code}` : `${outcome.headline} ${code}: ${message}`;
+    context.stderr.write(`${said}\nRun directory: ${where}. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
   }
   return outcome.exitCode;
 }

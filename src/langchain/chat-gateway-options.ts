@@ -9,6 +9,7 @@ import { Scheduler } from "../scheduling/scheduler.js";
 import { validateSettings } from "../chat/apply-model-rules.js";
 import { WarningOnce, type WarningHandler } from "../chat/parameter-warning.js";
 import type { SlotSource } from "../chat/attempt-hold.js";
+import type { ChatRetry } from "../chat/call-chat.js";
 
 /** Options of ChatGateway; only `model` is required. */
 export interface ChatGatewayOptions extends BaseChatModelParams {
@@ -56,6 +57,8 @@ export interface ChatGatewayOptions extends BaseChatModelParams {
   /** Receives warnings (renamed, dropped, raised parameters, fallbacks, usage doubts), each once
    * per instance. Default `process.emitWarning`. */
   onWarning?: WarningHandler;
+  /** Told before each wait for a retry of the same model, with the wait in ms. */
+  onRetry?: (retry: ChatRetry) => void;
 }
 
 /** The options with defaults applied once. */
@@ -69,6 +72,7 @@ export interface ResolvedChatGatewayOptions {
   readonly ledger?: UsageRecorder;
   readonly usageTags?: Readonly<Record<string, string>>;
   readonly warnings: WarningOnce;
+  readonly onRetry?: (retry: ChatRetry) => void;
 }
 
 /** Checks the options and applies defaults; bad values are refused here, before any request. */
@@ -115,6 +119,7 @@ export function resolveChatGatewayOptions(options: ChatGatewayOptions): Resolved
     ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
     ...(options.usageTags === undefined ? {} : { usageTags: { ...options.usageTags } }),
     warnings: new WarningOnce(options.onWarning),
+    ...(options.onRetry === undefined ? {} : { onRetry: options.onRetry }),
   };
 }
 

@@ -219,6 +219,7 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
       onWarning: (warning) => resolved.warnings.emit(warning),
+      ...(resolved.onRetry === undefined ? {} : { onRetry: resolved.onRetry }),
     };
   }
 }

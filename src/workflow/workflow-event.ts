@@ -21,8 +21,16 @@ export type WorkflowEvent =
   | { readonly type: "step-failed"; readonly key: string; readonly id: string; readonly error: ErrorSummary }
   /** An approval step asked its question; the steps after it wait for `svc-flow approve`. */
   | { readonly type: "step-waiting"; readonly key: string; readonly id: string; readonly prompt: string }
-  /** A call of the step failed and is tried again (or moves to a fallback). */
-  | { readonly type: "step-retry"; readonly key: string; readonly id: string; readonly attempt: number; readonly errorCode: string }
+  /** A call of the step failed and is tried again after `delayMs` (chat calls say how long, and the model). */
+  | {
+      readonly type: "step-retry";
+      readonly key: string;
+      readonly id: string;
+      readonly attempt: number;
+      readonly errorCode: string;
+      readonly delayMs?: number;
+      readonly model?: string;
+    }
   | { readonly type: "step-fallback"; readonly key: string; readonly id: string; readonly message: string }
   | {
       readonly type: "map-progress";

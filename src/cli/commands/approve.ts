@@ -40,7 +40,7 @@ export const approveCommand: Command = {
       signal: context.signal,
       env: context.env,
       notice: (line) => context.stderr.write(`${line}\n`),
-      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }),
+      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }, { env: context.env, signal: context.signal }),
     });
     return reportRunResult(result, context);
   },

@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
 import { createTools } from "../../../tools/index.js";
-import { callChat } from "../../chat/call-chat.js";
+import { callChat, type ChatRetry } from "../../chat/call-chat.js";
 import type { ChatWarning } from "../../chat/parameter-warning.js";
 import { ChatGateway } from "../../langchain/chat-gateway.js";
 import { mcpLangChainTools } from "../../../agents/support/mcp-tools.js";
@@ -63,10 +63,12 @@ export function createStepServices(shared: SharedServices, key: string, report: 
       shared.emit({ type: "warning", key, message: warning.message });
     }
   };
+  const onRetry = (retry: ChatRetry): void =>
+    shared.emit({ type: "step-retry", key, id, attempt: retry.attempt, errorCode: retry.error.code, delayMs: retry.delayMs, model: retry.model });
   const chat: StepServices["chat"] = (call, signal) =>
     callChat(
       { ...call, max_tokens: call.max_tokens ?? defaultOutputTokens(call.model) },
-      { client: shared.client, scheduler: shared.scheduler, ledger: recorder, retry, ...(signal === undefined ? {} : { signal }), onWarning },
+      { client: shared.client, scheduler: shared.scheduler, ledger: recorder, retry, ...(signal === undefined ? {} : { signal }), onWarning, onRetry },
     );
   const chatModel: StepServices["chatModel"] = (request) =>
     new ChatGateway({
@@ -79,6 +81,7 @@ export function createStepServices(shared: SharedServices, key: string, report: 
       client: shared.client,
       scheduler: shared.scheduler,
       ledger: recorder,
+      onRetry,
       onWarning,
     });
   const newMusicClient = (billedTo: UsageRecorder) => new MusicClient({ apiKey: shared.apiKey, baseURL: shared.baseURL, dispatcher: shared.dispatcher, recorder: billedTo });

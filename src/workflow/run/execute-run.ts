@@ -91,7 +91,9 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     if (isUnpricedCall(entry)) unpricedCalls++;
     const key = entry.tags.step;
     const report = key === undefined ? undefined : reports.get(key);
-    if (report?.add(entry) === true && key !== undefined) {
+    // Chat calls say when they retry, and how long they wait, themselves (onRetry in the step's services);
+    // a failed music call is tried again by its step unless the run was stopped.
+    if (report?.add(entry) === true && key !== undefined && entry.kind === "music" && options.signal?.aborted !== true) {
       emit({ type: "step-retry", key, id: key.slice(key.lastIndexOf(".") + 1), attempt: report.attempts, errorCode: entry.errorCode ?? "failed" });
     }
     emit({ type: "cost", spentYuan: ledger.spentYuan, heldYuan: ledger.heldYuan, ...(budgetYuan === undefined ? {} : { maxYuan: budgetYuan }), unpriced: unpricedCalls });

@@ -1,0 +1,25 @@
+/** Colours for a terminal, or none: every function returns its text unchanged when colour is off. */
+export interface TerminalStyle {
+  readonly enabled: boolean;
+  green(text: string): string;
+  red(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+  dim(text: string): string;
+  bold(text: string): string;
+}
+
+const paint = (open: number, close: number) => (text: string) => `\x1b[${open}m${text}\x1b[${close}m`;
+
+/**
+ * Colour on a terminal only: not when output goes to a file or pipe, not when NO_COLOR is set to
+ * anything (no-color.org), not on TERM=dumb.
+ */
+export function terminalStyle(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): TerminalStyle {
+  const enabled = stream.isTTY === true && (env.NO_COLOR ?? "") === "" && env.TERM !== "dumb";
+  if (!enabled) {
+    const plain = (text: string) => text;
+    return { enabled, green: plain, red: plain, yellow: plain, cyan: plain, dim: plain, bold: plain };
+  }
+  return { enabled, green: paint(32, 39), red: paint(31, 39), yellow: paint(33, 39), cyan: paint(36, 39), dim: paint(2, 22), bold: paint(1, 22) };
+}
