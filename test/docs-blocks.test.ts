@@ -14,6 +14,8 @@
 //   npm run bench) are skipped with that reason.
 // - bash blocks run with `bash -e -o pipefail`; ts blocks are written to an .mts file and run with
 //   `node --import tsx`. Each must exit 0.
+// - ts blocks are also type-checked together (strict, module nodenext, svc-flow's own .d.ts), each
+//   as a module named <doc>-<line>.mts.
 // - SVC_BASE_URL and SVC_API_KEY are removed from the environment, so blocks use the embedded local
 //   gateway; a block that needs a real key is skip-marked.
 // - A block that runs longer than BLOCK_TIMEOUT_MS fails, and its whole process group is killed:
@@ -40,6 +42,7 @@ import {
   parseDocLinks,
   runDocBlock,
   tail,
+  typeCheckBlocks,
   type DocBlock,
 } from "./docs-harness.js";
 
@@ -171,6 +174,23 @@ describe("doc blocks run", () => {
       );
     }
   });
+
+  it(
+    "every ts block type-checks in a strict project that installed svc-flow",
+    async () => {
+      const blocks = runnable.filter((block) => block.language === "ts" && !block.skip);
+      const dir = path.join(sandbox.dir, "typecheck");
+      const output = await typeCheckBlocks(blocks, {
+        root: ROOT,
+        dir,
+        env: sandbox.env(),
+        timeoutMs: BLOCK_TIMEOUT_MS,
+      });
+      // tsc names each block's module <doc>-<line>.mts: the doc and the line of the block's fence.
+      expect(output).toBe("");
+    },
+    BLOCK_TIMEOUT_MS + 30_000,
+  );
 
   it("the blocks leave the checkout as they found it", () => {
     const added = gitStatus().filter((line) => !statusBefore.includes(line));

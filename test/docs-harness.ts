@@ -285,3 +285,36 @@ export function headingAnchors(markdown: string): Set<string> {
   }
   return anchors;
 }
+
+/**
+ * Type-checks ts blocks as a user's strict project would (module nodenext, types from the package's
+ * exports), each block a module of its own named `<doc>-<line>.mts`. Returns tsc's output; "" when clean.
+ */
+export async function typeCheckBlocks(
+  blocks: readonly DocBlock[],
+  options: { root: string; dir: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<string> {
+  await mkdir(options.dir, { recursive: true });
+  for (const block of blocks) {
+    await writeFile(path.join(options.dir, `${blockModuleName(block)}.mts`), block.code);
+  }
+  const compilerOptions = {
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    target: "es2022",
+    lib: ["es2023"],
+    types: ["node"],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+  };
+  await writeFile(path.join(options.dir, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.mts"] }));
+  const tsc = path.join(options.root, "node_modules", "typescript", "bin", "tsc");
+  const run = await runProcess(process.execPath, [tsc, "-p", options.dir], { ...options, cwd: options.dir });
+  return run.exitCode === 0 ? "" : `${run.stdout}${run.stderr}` || `tsc exited ${run.exitCode ?? run.signal}`;
+}
+
+/** A block's module name for the type check: `docs/chat-model.md:51` -> `chat-model-51`. */
+export function blockModuleName(block: DocBlock): string {
+  return `${path.basename(block.file, ".md")}-${block.line}`;
+}
