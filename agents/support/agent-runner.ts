@@ -12,6 +12,10 @@ import type { AgentEvent, AgentOutcome } from "./agent-events.js";
 import { checkAgentModel, type AgentDefinition } from "./define-agent.js";
 import { OwnedClients, type AgentModelRequest } from "./owned-clients.js";
 import { createStepMiddleware, StepLimitReached } from "./step-middleware.js";
+import type { McpSection } from "../../src/workflow/mcp/mcp-section-schema.js";
+import type { McpServers } from "../../src/workflow/mcp/mcp-servers.js";
+import { resolveMcpEnv } from "../../src/workflow/mcp/resolve-mcp-env.js";
+import { mcpLangChainTools } from "./mcp-tools.js";
 
 /** Where and how an agent runs. Only `workspace` is required. */
 export interface AgentContext {
@@ -41,6 +45,12 @@ export interface AgentContext {
   readonly signal?: AbortSignal;
   /** Receives every run's events. */
   readonly onEvent?: (event: AgentEvent) => void;
+  /** More MCP servers (an `mcp:` section), every tool of which the agent may call (as `svc-flow agent --mcp FILE` gives). */
+  readonly mcp?: McpSection;
+  /** Folder relative MCP server paths are read from. Default: the current folder. */
+  readonly mcpBaseDir?: string;
+  /** Environment `${{ env.NAME }}` in MCP sections reads. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** Options of one run. */
@@ -60,6 +70,8 @@ export class AgentRunner {
   readonly #context: AgentContext;
   readonly #chatModel: (request: AgentModelRequest) => BaseChatModel;
   readonly #owned: OwnedClients;
+  /** The MCP servers and their tools, started at the first run and stopped by close(). */
+  #mcp: Promise<{ servers: McpServers; tools: StructuredToolInterface[] } | undefined> | undefined;
   /** The emitters of the runs in progress: model warnings go to them. */
   readonly #running = new Set<(event: AgentEvent) => void>();
 
@@ -79,7 +91,7 @@ export class AgentRunner {
     });
     this.#chatModel = context.chatModel ?? ((request) => this.#owned.chatModel(request));
     const music = context.music ?? (definition.tools.includes("compose_music") ? this.#owned.music() : undefined);
-    const named = definition.tools.filter((tool): tool is ToolName => typeof tool === "string");
+    const named = definition.tools.filter((tool): tool is ToolName => typeof tool === "string" && !tool.includes("/"));
     const own = definition.tools.filter((tool): tool is StructuredToolInterface => typeof tool !== "string");
     this.tools = [
       ...createTools(named, {
@@ -102,6 +114,8 @@ export class AgentRunner {
       options.onEvent?.(event);
     };
     await mkdir(this.#context.workspace, { recursive: true });
+    this.#mcp ??= this.#startMcp();
+    await this.#mcp;
     this.#running.add(emit);
     try {
       return await this.#run(task, signal, emit);
@@ -115,13 +129,14 @@ export class AgentRunner {
     const { createAgent, createMiddleware, MiddlewareError } = await import("langchain");
     const { middleware, tracker } = createStepMiddleware(createMiddleware, {
       maxSteps: this.maxSteps,
-      toolNames: new Set(this.tools.map((tool) => tool.name)),
+      toolNames: new Set([...this.tools, ...((await this.#mcp)?.tools ?? [])].map((tool) => tool.name)),
       emit,
       ...(signal === undefined ? {} : { signal }),
     });
+    const mcpTools = (await this.#mcp)?.tools ?? [];
     const agent = createAgent({
       model: this.#chatModel({ model: this.model, maxTokens: this.definition.maxTokens }),
-      tools: [...this.tools],
+      tools: [...this.tools, ...mcpTools],
       systemPrompt: this.definition.system,
       middleware: [middleware],
       ...(this.definition.responseFormat === undefined ? {} : { responseFormat: this.definition.responseFormat }),
@@ -160,9 +175,30 @@ export class AgentRunner {
     for (const emit of this.#running) emit(event);
   }
 
-  /** Closes the connections the agent opened itself (clients passed in are left open). */
+  // The definition's servers give the tools it names; the context's give all theirs.
+  async #startMcp(): Promise<{ servers: McpServers; tools: StructuredToolInterface[] } | undefined> {
+    const section = { ...this.definition.mcp, ...this.#context.mcp };
+    if (Object.keys(section).length === 0) return undefined;
+    const { McpServers } = await import("../../src/workflow/mcp/mcp-servers.js");
+    const servers = await McpServers.start(resolveMcpEnv(section, this.#context.env ?? process.env), {
+      baseDir: this.#context.mcpBaseDir ?? process.cwd(),
+      ...(this.#context.signal === undefined ? {} : { signal: this.#context.signal }),
+    });
+    try {
+      const named = this.definition.tools.filter((tool): tool is `${string}/${string}` => typeof tool === "string" && tool.includes("/"));
+      const all = Object.keys(this.#context.mcp ?? {}).map((server) => `${server}/*`);
+      return { servers, tools: mcpLangChainTools(servers, [...named, ...all]) };
+    } catch (error) {
+      await servers.close();
+      throw error;
+    }
+  }
+
+  /** Closes the connections the agent opened itself (clients passed in are left open) and stops its MCP servers. */
   async close(): Promise<void> {
     await this.#owned.close();
+    const mcp = await this.#mcp?.catch(() => undefined);
+    await mcp?.servers.close();
   }
 }
 

@@ -2,6 +2,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
 import { getModel } from "../../src/catalog/models.js";
 import { ConfigError } from "../../src/errors.js";
+import { mcpSectionSchema, type McpSection } from "../../src/workflow/mcp/mcp-section-schema.js";
 import { isToolName, listToolNames, type ToolName } from "../../tools/tool-names.js";
 
 /** Model turns an agent may take unless its definition says otherwise. */
@@ -9,8 +10,8 @@ export const DEFAULT_MAX_STEPS = 12;
 /** Output budget of each of the agent's own model turns unless its definition says otherwise. */
 export const DEFAULT_AGENT_MAX_TOKENS = 2048;
 
-/** A tool an agent may call: a name from tools/, or a LangChain tool of your own. */
-export type AgentTool = ToolName | StructuredToolInterface;
+/** A tool an agent may call: a name from tools/, an MCP tool of its `mcp:` servers (`server/tool`, `server/*`), or a LangChain tool of your own. */
+export type AgentTool = ToolName | `${string}/${string}` | StructuredToolInterface;
 
 /** A ready agent, as data: what the CLI, code and workflow `agent` steps all build from. */
 export interface AgentDefinition {
@@ -30,6 +31,8 @@ export interface AgentDefinition {
   readonly maxTokens: number;
   /** When set, the final answer is an object of this (zod) shape, checked before it is returned. */
   readonly responseFormat?: z.ZodType<Record<string, unknown>>;
+  /** MCP servers (as a workflow's `mcp:` section) the agent starts when it runs; `tools` names theirs as `server/tool` or `server/*`. */
+  readonly mcp?: McpSection;
 }
 
 /** What `defineAgent` takes: a definition whose limits may be left to the defaults. */
@@ -51,6 +54,7 @@ const definitionSchema = z.object({
   model: z.string().min(1),
   maxSteps: z.int().min(1).max(200).optional(),
   maxTokens: z.int().min(1).optional(),
+  mcp: mcpSectionSchema.optional(),
 });
 
 /** Checks an agent definition once, when it is made: its name, tools, model and limits. */
@@ -60,7 +64,12 @@ export function defineAgent(input: AgentDefinitionInput): AgentDefinition {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`Agent definition "${String(input.name)}": ${issue.path.join(".") || "value"}: ${issue.message}.`);
   }
-  const unknown = input.tools.filter((tool): tool is string => typeof tool === "string" && !isToolName(tool));
+  const servers = Object.keys(input.mcp ?? {});
+  const strayMcp = input.tools.find((tool): tool is string => typeof tool === "string" && tool.includes("/") && !servers.includes(tool.slice(0, tool.indexOf("/"))));
+  if (strayMcp !== undefined) {
+    throw new ConfigError(`Agent "${input.name}" lists the MCP tool ${strayMcp}, but its mcp: does not define that server. Servers: ${servers.join(", ") || "none"}.`, { code: "unknown_tool" });
+  }
+  const unknown = input.tools.filter((tool): tool is string => typeof tool === "string" && !tool.includes("/") && !isToolName(tool));
   if (unknown.length > 0) {
     throw new ConfigError(
       `Agent "${input.name}" lists unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. Known tools: ${listToolNames().join(", ")}.`,

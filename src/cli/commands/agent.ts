@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import {
   AgentTranscript,
   createAgentByName,
@@ -15,6 +15,7 @@ import { connectGateway } from "../compose-run.js";
 import { UsageError, type Command, type CommandContext, type FlagSpecs } from "../command.js";
 import { formatColumns } from "../format-command-help.js";
 import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
+import { readMcpFile } from "../read-mcp-file.js";
 import { readRunFlags } from "../run-flags.js";
 
 const FLAGS = {
@@ -29,6 +30,7 @@ const FLAGS = {
   "fetch-max-bytes": { type: "string", value: "N", help: "Most bytes fetch_url reads from a page; default 262144" },
   "fetch-timeout-ms": { type: "string", value: "N", help: "How long fetch_url waits for a page; default 15000" },
   json: { type: "boolean", help: "Print the outcome as JSON instead of the live view" },
+  mcp: { type: "string", value: "FILE", help: "MCP servers (a workflow's mcp: section, YAML or JSON) whose tools the agent may call" },
 } as const satisfies FlagSpecs;
 
 /** `svc-flow agent NAME "TASK"`: runs a ready agent, streaming its steps, and writes its transcript and cost. */
@@ -56,6 +58,8 @@ export const agentCommand: Command = {
       ...(flags.prices === undefined ? {} : { prices: flags.prices }),
       ...(flags.allowUnpriced === true ? { allowUnpriced: true } : {}),
     });
+    const mcpFile = values.mcp === undefined ? undefined : resolve(context.cwd, values.mcp);
+    const mcp = mcpFile === undefined ? undefined : await readMcpFile(mcpFile);
     const json = values.json === true;
     const connection = await connectGateway({ env: context.env, notice: (line) => context.stderr.write(`${line}\n`) });
     try {
@@ -68,6 +72,7 @@ export const agentCommand: Command = {
         ...(values.model === undefined ? {} : { model: values.model }),
         ...(maxSteps === undefined ? {} : { maxSteps }),
         toolOptions,
+        ...(mcp === undefined ? {} : { mcp, mcpBaseDir: dirname(mcpFile!), env: context.env }),
         onEvent: (event) => {
           transcript.record(event);
           show?.(event);
