@@ -55,11 +55,23 @@ const badRequest =
 
 // Codes (and types) the local gateway and the relays send (docs/dialects.md); anything else falls
 // back to the status and the words of the message below.
+// Words relays use, in English and Chinese (one-api and new-api answer in both).
+const QUOTA_WORDS = /quota|insufficient (?:user )?(?:balance|credits?|funds)|balance|billing|credits?|budget|余额|额度/i;
+const DEACTIVATED_WORDS = /deactivat|disabled|suspend|exhaust|blocked|expired|用尽|禁用|过期|封禁/i;
+const MODEL_WORDS = /\bmodels?\b|模型|deployment/i;
+const NO_ACCESS_WORDS = /not allowed|no access|not permitted|may not|cannot use|can only access|access denied|forbidden|无权|不允许|没有权限/i;
+const MISSING_WORDS = /not found|not exist|does not exist|no such|unknown|not a valid|invalid model|不存在/i;
+
+// A generic "authentication" type says the key was refused, not why: a spent key's message says so.
+function keyRejected(summary: string, options: SvcFlowErrorOptions): SvcFlowError {
+  return DEACTIVATED_WORDS.test(summary) || QUOTA_WORDS.test(summary) ? deactivated(summary, options) : auth(summary, options);
+}
+
 const BY_CODE: Readonly<Record<string, Make>> = {
   invalid_api_key: auth,
-  authentication_error: auth,
-  unauthorized: auth,
-  auth_error: auth,
+  authentication_error: keyRejected,
+  unauthorized: keyRejected,
+  auth_error: keyRejected,
   key_deactivated: deactivated,
   account_deactivated: deactivated,
   rate_limit_exceeded: rateLimited,
@@ -91,12 +103,6 @@ const BY_CODE: Readonly<Record<string, Make>> = {
   idempotency_key_reused: badRequest("idempotency_key_reused"),
 };
 
-// Words relays use, in English and Chinese (one-api and new-api answer in both).
-const QUOTA_WORDS = /quota|insufficient (?:user )?(?:balance|credits?|funds)|balance|billing|credits?|budget|余额|额度/i;
-const DEACTIVATED_WORDS = /deactivat|disabled|suspend|exhaust|blocked|expired|用尽|禁用|过期|封禁/i;
-const MODEL_WORDS = /\bmodels?\b|模型|deployment/i;
-const NO_ACCESS_WORDS = /not allowed|no access|not permitted|may not|cannot use|can only access|access denied|forbidden|无权|不允许|没有权限/i;
-const MISSING_WORDS = /not found|not exist|does not exist|no such|unknown|not a valid|invalid model|不存在/i;
 
 /** Turns a failed response into the right error class; the only place that decides retryability. */
 export function errorFromResponse(response: FailedResponse): SvcFlowError {
