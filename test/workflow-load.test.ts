@@ -111,7 +111,7 @@ outputs:
 
   it("keeps defaults.fallbacks that cannot take a step's audio out of that step instead of failing", () => {
     const workflow = parseWorkflow(
-      "version: 1\ndefaults: { model: gamma-2.5-flash, fallbacks: [beta-5, gamma-2.5-pro] }\nsteps:\n  - id: a\n    uses: chat\n    with: { prompt: hi, audio: [\"data:audio/wav;base64,UklGRg==\"] }\n",
+      "version: 1\ndefaults: { model: gamma-2.5-flash, fallbacks: [beta-5, gamma-2.5-pro] }\nsteps:\n  - id: a\n    uses: chat\n    with: { prompt: hi, audio: [\"data:audio/wav;base64,UklGRiQAAABXQVZFZm10IA==\"] }\n",
     );
     expect(workflow.graph).toHaveLength(1);
   });

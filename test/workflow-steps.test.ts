@@ -51,17 +51,16 @@ describe("workflow step kinds against the local gateway", () => {
     expect(billed(gateway.current).at(-1)?.promptTokens).toBeGreaterThan(600);
   });
 
-  it("refuses audio that is not mp3 or wav when the step runs, naming the conversion", async () => {
+  it("refuses audio that is not mp3 or wav before the run starts, naming the conversion", async () => {
     const folder = await tempDir("svc-flow-media-");
     await writeFile(path.join(folder, "clip.ogg"), Buffer.from("OggS not really"));
     const before = billed(gateway.current).length;
-    const { result } = await runText(
+    const run = runText(
       gateway.current,
       `version: 1\ninputs: { clip: { type: string } }\nsteps:\n  - id: listen\n    uses: chat\n    with: { model: gamma-2.5-flash, prompt: "What is this?", audio: ["\${{ inputs.clip }}"] }\n`,
       { baseDir: folder, inputs: { clip: "clip.ogg" } },
     );
-    expect(result.status).toBe("failed");
-    expect(result.error?.message).toMatch(/not mp3 or wav.*ffmpeg -i clip\.ogg clip\.mp3/);
+    await expect(run).rejects.toMatchObject({ code: "invalid_workflow", message: expect.stringMatching(/not mp3 or wav.*ffmpeg -i clip\.ogg clip\.mp3/) });
     expect(billed(gateway.current)).toHaveLength(before);
   });
 

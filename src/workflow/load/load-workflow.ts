@@ -1,17 +1,21 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { AbortedError, ConfigError } from "../../errors.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
 import { buildStepGraph, type StepNode } from "../step-graph.js";
 import { WorkflowError } from "../workflow-error.js";
 import { checkMedia } from "./check-media.js";
+import { checkSchedule } from "./check-schedule.js";
 import { checkModels } from "./check-models.js";
 import { checkStepFields } from "./check-step-fields.js";
 import { checkStepReferences } from "./check-step-references.js";
 import { parseWorkflowYaml } from "./parse-workflow-yaml.js";
 import { validateWorkflowShape } from "./validate-shape.js";
 import type { RawIssue } from "./zod-issues.js";
+
+/** The largest workflow file loaded: bigger ones are refused before they are read (20,000 steps is about 2 MB). */
+export const MAX_WORKFLOW_BYTES = 10 * 1024 * 1024;
 
 /** A workflow file that passed every load-time check. */
 export interface Workflow {
@@ -54,8 +58,13 @@ export async function loadWorkflow(pathOrText: string, options: LoadWorkflowOpti
   const file = path.resolve(options.cwd ?? process.cwd(), pathOrText);
   let text: string;
   try {
+    const { size } = await stat(file);
+    if (size > MAX_WORKFLOW_BYTES) {
+      throw new ConfigError(`The workflow ${pathOrText} is ${(size / 1024 / 1024).toFixed(1)} MB; a workflow file may be at most ${MAX_WORKFLOW_BYTES / 1024 / 1024} MB. Put large data in an items file (--items) or in files the steps read.`, { code: "invalid_workflow" });
+    }
     text = await readFile(file, { encoding: "utf8", signal: options.signal });
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     // Ctrl-C while reading is an interruption, not a bad file.
     if (options.signal?.aborted === true) throw new AbortedError("Interrupted while loading the workflow; nothing was started.", { cause: error });
     const code = (error as { code?: unknown }).code;
@@ -89,6 +98,7 @@ export function parseWorkflow(text: string, options: LoadWorkflowOptions = {}): 
     ...checkStepReferences(definition),
     ...checkModels(definition, options),
     ...checkMedia(definition, baseDir),
+    ...checkSchedule(definition),
   ];
   if (issues.length > 0) fail(sortByPlace(issues, parsed.locate));
   const name = definition.name ?? (file === "<inline>" ? "workflow" : path.basename(file).replace(/\.(ya?ml|json)$/i, ""));
@@ -106,6 +116,18 @@ function withoutToolSettings(value: unknown): unknown {
 function sortByPlace(issues: readonly RawIssue[], locate: ReturnType<typeof parseWorkflowYaml>["locate"]): RawIssue[] {
   const place = (issue: RawIssue) => locate(issue.path, { key: issue.key });
   return [...issues].sort((a, b) => place(a).line - place(b).line || place(a).column - place(b).column);
+}
+
+/**
+ * Checks the media a run's input values feed (a `--input photo=...` that is missing, or not the
+ * image it claims), before the run directory is made and anything is sent; every problem at once.
+ */
+export function checkRunInputs(workflow: Workflow, inputs: Readonly<Record<string, unknown>>): void {
+  const issues = checkMedia(workflow.definition, workflow.baseDir, inputs);
+  if (issues.length === 0) return;
+  const shown = workflow.file === "<inline>" ? workflow.file : path.relative(process.cwd(), workflow.file) || workflow.file;
+  const parsed = parseWorkflowYaml(workflow.text, shown);
+  throw new WorkflowError(issues.map((issue) => ({ file: shown, ...parsed.locate(issue.path), path: issue.path, message: issue.message })));
 }
 
 /** sha256 of a JSON-like value with keys sorted, so layout and key order do not change it. */

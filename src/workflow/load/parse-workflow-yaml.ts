@@ -32,7 +32,14 @@ export function parseWorkflowYaml(text: string, file: string): ParsedYaml {
       problems.map((problem) => ({ file, ...position(problem.pos[0]), path: [], message: yamlMessage(problem.message) })),
     );
   }
-  const value: unknown = document.toJS({ maxAliasCount: 100 });
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // The yaml package refuses an alias bomb (aliases of aliases that expand exponentially) with a ReferenceError.
+    if (!(error instanceof ReferenceError)) throw error;
+    throw new WorkflowError([{ file, line: 0, column: 0, path: [], message: `The file's aliases (*name) expand too far (${error.message}). Write the values out, or use fewer aliases.` }]);
+  }
   const locate = (path: ValuePath, options: { key?: string; offsetInString?: number } = {}): SourcePosition => {
     const found = findNode(document.contents, options.key === undefined ? path : [...path, options.key], options.key !== undefined);
     if (found?.range == null) return { line: 1, column: 1 };

@@ -27,7 +27,7 @@ export function idempotentDispatcher(inner: Dispatcher): Dispatcher {
     if (base === undefined || options.method !== "POST") return dispatch(options, handler);
     const body = typeof options.body === "string" ? options.body : "";
     const digest = createHash("sha256").update(`${options.path}\n${body}`).digest("hex").slice(0, 16);
-    return dispatch({ ...options, headers: withHeader(options.headers, `${base}:${digest}`) }, handler);
+    return dispatch({ ...options, headers: withHeader(options.headers, `${headerSafe(base)}:${digest}`) }, handler);
   });
 }
 
@@ -42,4 +42,15 @@ function withHeader(headers: Dispatcher.DispatchOptions["headers"], key: string)
   }
   result[IDEMPOTENCY_HEADER] = key;
   return result;
+}
+
+// Gateways take 1 to 255 visible ASCII characters. A step key is the run id and step ids (with
+// item indexes), any length and any characters, so a base that does not fit goes as its digest:
+// still the same for the same step instance, so a resumed call sends the same key.
+const MAX_BASE_CHARS = 160;
+
+/** The base of a key as sent: itself when short and visible ASCII, else `h-` and its sha256. */
+export function headerSafe(base: string): string {
+  if (base.length <= MAX_BASE_CHARS && /^[\x21-\x7e]+$/.test(base)) return base;
+  return `h-${createHash("sha256").update(base).digest("hex")}`;
 }

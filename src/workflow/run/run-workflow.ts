@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../../errors.js";
 import { batchBodyFor, resolveRunInputs } from "../batch/batch-run-body.js";
-import type { Workflow } from "../load/load-workflow.js";
+import { checkRunInputs, type Workflow } from "../load/load-workflow.js";
 import { executeRun } from "./execute-run.js";
 import { Replay } from "./replay.js";
 import { RunDirLock } from "./run-dir-lock.js";
@@ -20,6 +20,7 @@ export { JOURNAL_FILE, WORKFLOW_COPY } from "./start-run-directory.js";
  */
 export async function runWorkflow(workflow: Workflow, options: RunWorkflowOptions = {}): Promise<RunResult> {
   const inputs = resolveRunInputs(workflow, options.inputs, options.items);
+  checkRunInputs(workflow, inputs);
   // Before the run directory exists: a batch whose items file is missing or of no known format is bad input.
   const body = options.body ?? (await batchBodyFor(workflow, inputs, options));
   if (options.budgetYuan !== undefined && !(options.budgetYuan > 0)) {
