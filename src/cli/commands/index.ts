@@ -17,4 +17,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "music", summary: "Make music from a prompt: submit (¥2 for two clips), wait for the clips, download both", load: async () => (await import("./music.js")).musicCommand },
   { name: "gateway", summary: "Serve the local gateway (simulated models) on 127.0.0.1", load: async () => (await import("./gateway.js")).gatewayCommand },
   { name: "worker", summary: "Run the items of distributed runs (svc-flow run --redis) from a shared Redis queue", load: async () => (await import("./worker.js")).workerCommand },
+  { name: "mcp", summary: "Serve the workflows of a folder as MCP tools over stdio (svc-flow mcp serve)", load: async () => (await import("./mcp.js")).mcpCommand },
 ];

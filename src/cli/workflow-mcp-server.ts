@@ -1,0 +1,121 @@
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { SvcFlowError, redactSecrets } from "../errors.js";
+import { loadWorkflow, type Workflow } from "../workflow/load/load-workflow.js";
+import type { InputSpec } from "../workflow/schema/workflow-schema.js";
+import type { RunWorkflowOptions } from "../workflow/run/run-options.js";
+import { runWorkflow } from "../workflow/run/run-workflow.js";
+
+/** Options of createWorkflowMcpServer. */
+export interface WorkflowMcpServerOptions {
+  /** The folder whose .yaml/.yml workflow files become tools. */
+  readonly workflowsDir: string;
+  /** Where each call's run directory goes (runs/<time>-<name> under it). */
+  readonly cwd: string;
+  /** Gateway, budget and environment for the runs; the run directory is chosen per call. */
+  readonly run: Omit<RunWorkflowOptions, "inputs" | "outDir">;
+  /** Receives a line for each file that is not a valid workflow (it is left out). */
+  readonly warn: (line: string) => void;
+}
+
+/**
+ * An MCP server (the SDK's) with one tool per workflow file in a folder: the workflow's inputs are
+ * the tool's JSON Schema; a call runs the workflow and answers with its outputs (as JSON, and as
+ * structured content), with every artifact as a resource link to its file.
+ */
+export async function createWorkflowMcpServer(options: WorkflowMcpServerOptions): Promise<{ server: Server; workflows: Map<string, Workflow> }> {
+  const workflows = await loadWorkflows(options);
+  const server = new Server({ name: "svc-flow", version: "0.1.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [...workflows.entries()].map(([name, workflow]) => ({
+      name,
+      description: workflow.definition.description ?? `Runs the svc-flow workflow ${path.basename(workflow.file)}.`,
+      inputSchema: inputSchemaOf(workflow),
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const workflow = workflows.get(request.params.name);
+    if (workflow === undefined) return failure(`There is no workflow "${request.params.name}". Tools: ${[...workflows.keys()].join(", ")}.`);
+    const outDir = path.join(options.cwd, "runs", `${stamp()}-${workflow.name}`);
+    try {
+      const result = await runWorkflow(workflow, { ...options.run, inputs: request.params.arguments ?? {}, outDir, signal: extra.signal });
+      if (result.status === "waiting") {
+        const steps = (result.waiting ?? []).map((waiting) => waiting.key).join(", ");
+        return failure(`The run waits for a decision on ${steps}: answer with svc-flow approve ${outDir} STEP_ID. Run directory: ${outDir}.`);
+      }
+      if (result.status !== "done") return failure(`The run ${result.status} (${result.error?.code ?? "error"}): ${result.error?.message ?? ""} Run directory: ${outDir}.`);
+      const outputs = result.outputs ?? {};
+      return {
+        content: [{ type: "text", text: JSON.stringify(outputs, null, 2) }, ...artifactLinks(outputs, outDir)],
+        structuredContent: { ...outputs },
+      };
+    } catch (error) {
+      return failure(error instanceof SvcFlowError ? `${error.message} [${error.code}]` : String(error));
+    }
+  });
+  return { server, workflows };
+}
+
+async function loadWorkflows(options: WorkflowMcpServerOptions): Promise<Map<string, Workflow>> {
+  const files = (await readdir(options.workflowsDir)).filter((file) => /\.ya?ml$/i.test(file)).sort();
+  const workflows = new Map<string, Workflow>();
+  for (const file of files) {
+    try {
+      const workflow = await loadWorkflow(path.join(options.workflowsDir, file), { cwd: options.cwd });
+      workflows.set(workflow.name.replace(/[^A-Za-z0-9_-]/g, "_"), workflow);
+    } catch (error) {
+      options.warn(`svc-flow mcp serve: ${file} is left out: ${redactSecrets((error as Error).message)}`);
+    }
+  }
+  return workflows;
+}
+
+/** A workflow's `inputs:` as the JSON Schema of a tool's arguments. */
+export function inputSchemaOf(workflow: Workflow): { type: "object"; properties: Record<string, object>; required: string[] } {
+  const inputs = Object.entries(workflow.definition.inputs ?? {});
+  return {
+    type: "object",
+    properties: Object.fromEntries(inputs.map(([name, spec]) => [name, propertyOf(spec)])),
+    required: inputs.filter(([, spec]) => spec.default === undefined && spec.optional !== true).map(([name]) => name),
+  };
+}
+
+function propertyOf(spec: InputSpec): Record<string, unknown> {
+  // An items input is a .jsonl/.csv file path, so a string on the wire.
+  const type = spec.type === undefined || spec.type === "items" ? "string" : spec.type;
+  return {
+    type,
+    ...(spec.description === undefined ? {} : { description: spec.description }),
+    ...(spec.enum === undefined ? {} : { enum: spec.enum }),
+    ...(spec.default === undefined ? {} : { default: spec.default }),
+  };
+}
+
+function artifactLinks(value: unknown, runDir: string): CallToolResult["content"] {
+  const links: CallToolResult["content"] = [];
+  const seen = new Set<string>();
+  const visit = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node !== null && typeof node === "object") {
+      const artifact = (node as { artifact?: unknown; mime?: unknown }).artifact;
+      if (typeof artifact === "string" && /^artifacts\//.test(artifact) && !seen.has(artifact)) {
+        seen.add(artifact);
+        const mime = (node as { mime?: unknown }).mime;
+        links.push({ type: "resource_link", uri: `file://${path.join(runDir, artifact)}`, name: path.basename(artifact), ...(typeof mime === "string" ? { mimeType: mime } : {}) });
+      }
+      Object.values(node).forEach(visit);
+    }
+  };
+  visit(value);
+  return links;
+}
+
+function failure(text: string): CallToolResult {
+  return { content: [{ type: "text", text: redactSecrets(text) }], isError: true };
+}
+
+function stamp(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, "").replace(/[-:]/g, "").replace("T", "-") + `-${process.hrtime.bigint() % 1000n}`;
+}
