@@ -145,6 +145,18 @@ describe("renderReport", () => {
     expect(banner).toContain("<code>auth</code> Key sk-[redacted] was refused. Check SVC_API_KEY.</p>");
   });
 
+  it("says a budget stop once, with what was spent, and the resume command with --budget once", () => {
+    const run = failedRun("Three ideas.");
+    const message = "Stopped by the budget (¥7.9000 spent of ¥8.0000): Reserving ¥0.4200 for gamma-2.5-flash-image would pass the cap. Finished steps are kept; resume with a raised budget: svc-flow resume /tmp/runs/review --budget YUAN";
+    const html = renderReport({ ...run, status: "stopped", reason: "budget", error: { code: "budget_exceeded", message } });
+    const banner = /<div class="banner stopped">[\s\S]*?<\/div>/.exec(html)![0];
+    expect(banner).toContain("<strong>Stopped by the budget (¥7.9000 spent of ¥8.0000).</strong>");
+    expect(banner).toContain("<code>budget_exceeded</code> Reserving ¥0.4200 for gamma-2.5-flash-image would pass the cap.</p>");
+    expect(banner).toContain(`resume with a raised budget: <code class="command">svc-flow resume /tmp/runs/review --budget YUAN</code>`);
+    expect(banner.match(/Stopped by the budget/g)).toHaveLength(1);
+    expect(banner.match(/svc-flow resume/g)).toHaveLength(1);
+  });
+
   it("lists the steps in the file's order, whatever order they finished in", () => {
     const run = failedRun("Three ideas.");
     const html = renderReport({ ...run, journal: [...run.journal].reverse() });

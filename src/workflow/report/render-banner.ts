@@ -8,12 +8,14 @@ const NEXT_STEP = /\s*Finished steps are kept;\s*/;
 const REPEATED_HEADLINE = /^(Stopped by the budget|Interrupted)(\s*\([^)]*\))?:\s*/;
 
 /** The message split into its cause and its next step (with the command to run), each said once. */
-export function splitRunError(message: string): { cause: string; next?: string; command?: string } {
+export function splitRunError(message: string): { cause: string; spent?: string; next?: string; command?: string } {
   const [cause = "", next] = message.split(NEXT_STEP, 2);
+  const spent = REPEATED_HEADLINE.exec(cause)?.[2]?.trim();
   const trimmed = cause.replace(REPEATED_HEADLINE, "").trim();
-  if (next === undefined) return { cause: trimmed };
+  const said = { cause: trimmed, ...(spent === undefined ? {} : { spent }) };
+  if (next === undefined) return said;
   const command = /svc-flow (?:resume|approve) \S+(?: --[a-z-]+(?: [A-Z]+)?)*/.exec(next)?.[0];
-  return { cause: trimmed, next: next.trim(), ...(command === undefined ? {} : { command }) };
+  return { ...said, next: next.trim(), ...(command === undefined ? {} : { command }) };
 }
 
 /** The banner under the title: how the run ended, why (once), and the one command that goes on. */
@@ -24,7 +26,8 @@ export function renderBanner(summary: RunSummary): string {
   const fallback = `svc-flow resume ${summary.runDir}${summary.reason === "budget" ? " --budget YUAN" : ""}`;
   const split = summary.error === undefined ? { cause: "" } : splitRunError(summary.error.message);
   const code = summary.error === undefined ? "" : `<code>${htmlText(summary.error.code)}</code> `;
-  const cause = split.cause === "" && code === "" ? "" : `<p class="cause">${code}${htmlText(split.cause)}</p>`;
+  // An interruption was asked for: its "cause" (the signal) tells nothing new.
+  const cause = summary.reason === "interrupted" || (split.cause === "" && code === "") ? "" : `<p class="cause">${code}${htmlText(split.cause)}</p>`;
   // The next step in its own words, its command set apart to copy.
   const next =
     split.next !== undefined && split.command !== undefined
@@ -34,5 +37,6 @@ export function renderBanner(summary: RunSummary): string {
           return `${htmlText(split.next.slice(0, at))}<code class="command">${htmlText(split.command)}</code>${htmlText(after)}`;
         })()
       : `continue with: <code class="command">${htmlText(fallback)}</code>`;
-  return `<div class="banner ${summary.status}"><strong>${htmlText(headline)}.</strong>${cause}<p>Finished steps are kept; ${next}</p></div>`;
+  const spent = "spent" in split && split.spent !== undefined ? ` ${split.spent}` : "";
+  return `<div class="banner ${summary.status}"><strong>${htmlText(headline + spent)}.</strong>${cause}<p>Finished steps are kept; ${next}</p></div>`;
 }
