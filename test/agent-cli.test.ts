@@ -33,7 +33,9 @@ async function svcFlow(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   const stderr = new Capture(options.tty ?? false);
   const cwd = options.cwd ?? (await harness.workspace(FACTS));
   const env = options.env ?? { SVC_BASE_URL: harness.connection.baseURL, SVC_API_KEY: harness.connection.apiKey };
-  const code = await main(args, { stdout, stderr, env, cwd, signal: new AbortController().signal });
+  // The agent's files sit in the test folder: name it as the workspace unless the test names one.
+  const argv = args[0] === "agent" && args[1] !== "--help" && !args.includes("--workspace") ? [...args, "--workspace", "."] : args;
+  const code = await main(argv, { stdout, stderr, env, cwd, signal: new AbortController().signal });
   return { code, stdout: stdout.text, stderr: stderr.text, cwd };
 }
 
@@ -114,6 +116,27 @@ describe("svc-flow agent", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Kyoto");
     expect(result.stderr).toContain(`workspace ${path.join(cwd, "data")}`);
+  });
+
+  it("works in RUN_DIR/workspace when no workspace is named, so nothing is written into the current folder", async () => {
+    const cwd = await harness.workspace({});
+    const code = await main(["agent", "research-assistant", "Write a short note about lanterns to note.md", "--out", "run"], {
+      stdout: new Capture(),
+      stderr: new Capture(false),
+      env: { SVC_BASE_URL: harness.connection.baseURL, SVC_API_KEY: harness.connection.apiKey },
+      cwd,
+      signal: new AbortController().signal,
+    });
+    expect(code).toBe(0);
+    expect(await readdir(path.join(cwd, "run", "workspace"))).toContain("note.md");
+    expect(await readdir(cwd)).not.toContain("note.md");
+  });
+
+  it("refuses a task whose data file is not in the workspace, before any call, with exit 2", async () => {
+    const result = await svcFlow(["agent", "data-analyst", "What were total unit sales in sales.csv?"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/names sales\.csv, which is not in the workspace .*--workspace/);
+    expect(result.stderr).not.toContain("step 1");
   });
 
   it("starts a local gateway when none is configured, and says so on one line", async () => {

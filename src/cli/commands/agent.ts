@@ -1,4 +1,5 @@
-import { dirname, resolve } from "node:path";
+import { mkdir } from "node:fs/promises";
+import path, { dirname, resolve } from "node:path";
 import {
   AgentTranscript,
   createAgentByName,
@@ -12,6 +13,7 @@ import { CostLedger } from "../../cost/cost-ledger.js";
 import { formatYuan } from "../../cost/format-summary-table.js";
 import { SvcFlowError, redactSecrets } from "../../errors.js";
 import { connectGateway } from "../compose-run.js";
+import { missingTaskFiles } from "../task-files.js";
 import { UsageError, type Command, type CommandContext, type FlagSpecs } from "../command.js";
 import { formatColumns } from "../format-command-help.js";
 import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
@@ -19,7 +21,7 @@ import { readMcpFile } from "../read-mcp-file.js";
 import { readRunFlags } from "../run-flags.js";
 
 const FLAGS = {
-  workspace: { type: "string", value: "DIR", help: "Folder the file tools work in; default: the current folder" },
+  workspace: { type: "string", value: "DIR", help: "Folder the file tools work in; default: RUN_DIR/workspace" },
   model: { type: "string", value: "M", help: "The model the agent thinks with; default: the agent's own" },
   budget: { type: "string", value: "YUAN", help: "Stop before spending more than this" },
   "max-steps": { type: "string", value: "N", help: "Most model turns before it must answer; default: the agent's own" },
@@ -50,8 +52,17 @@ export const agentCommand: Command = {
     const maxSteps = wholeNumberFlag("max-steps", values["max-steps"]);
     const toolOptions = fetchOptions(values);
     const flags = await readRunFlags(values, context.cwd, context.signal);
-    const workspace = flags.workspace ?? context.cwd;
     const runDir = resolve(context.cwd, values.out ?? `runs/${stamp()}-agent-${name}`);
+    // What an agent writes stays in its run directory unless a workspace is named.
+    const workspace = flags.workspace ?? path.join(runDir, "workspace");
+    const missing = await missingTaskFiles(task, workspace);
+    if (missing.length > 0) {
+      throw new UsageError(
+        `The task names ${missing.join(", ")}, which ${missing.length === 1 ? "is" : "are"} not in the workspace (${workspace}). ` +
+          "Pass --workspace with the folder that holds it, e.g. --workspace workflows/data.",
+      );
+    }
+    await mkdir(workspace, { recursive: true });
     const ledger = new CostLedger({
       tags: { run: `agent-${name}` },
       ...(flags.budgetYuan === undefined ? {} : { maxYuan: flags.budgetYuan }),
@@ -61,7 +72,7 @@ export const agentCommand: Command = {
     const mcpFile = values.mcp === undefined ? undefined : resolve(context.cwd, values.mcp);
     const mcp = mcpFile === undefined ? undefined : await readMcpFile(mcpFile);
     const json = values.json === true;
-    const connection = await connectGateway({ env: context.env, notice: (line) => context.stderr.write(`${line}\n`) });
+    const connection = await connectGateway({ env: context.env, stateDir: runDir, notice: (line) => context.stderr.write(`${line}\n`) });
     try {
       const transcript = new AgentTranscript(runDir);
       const show = json ? undefined : liveView(context);

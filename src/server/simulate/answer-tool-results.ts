@@ -1,5 +1,7 @@
 import type { Conversation, ToolResult } from "./conversation.js";
+import { formatNumber } from "./arithmetic.js";
 import { joinWords } from "./filler-text.js";
+import { findTableColumn } from "./table-column.js";
 import { readFacts } from "./prompt-facts.js";
 import type { SeededRandom } from "./seeded-random.js";
 
@@ -10,13 +12,23 @@ const MAX_FIELDS = 8;
 export function answerFromToolResults(conversation: Conversation, random: SeededRandom): string {
   const results = conversation.toolResults;
   const topic = readFacts(conversation.userText).keywords.slice(0, 3);
-  const choice = pickFromList(conversation.userText);
+  const choice = pickFromList(conversation.userText) ?? tableFinding(conversation);
   const closing = choice ?? (topic.length > 0
     ? random.pick([`That answers your question about ${joinWords(topic)}.`, `That covers ${joinWords(topic)}.`, `I hope that helps with ${joinWords(topic)}.`])
     : "");
   if (results.length === 1) return [describeResult(results[0]!, true), closing].filter(Boolean).join(" ");
   const lines = results.map((result) => `- ${describeResult(result, false)}`);
   return [random.pick(["Here is what I found:", "Here are the results:", "The tools returned:"]), ...lines, closing].filter(Boolean).join("\n");
+}
+
+/** What a table the tools read says about the column the user asked after: its total and its best row. */
+// What a table the tools read says about the column the user asked after: its total and its best row.
+export function tableFinding(conversation: Conversation): string | undefined {
+  for (const result of conversation.toolResults) {
+    const column = findTableColumn(result.content, conversation.userText);
+    if (column) return `The ${column.name} add up to ${formatNumber(column.total)}; the highest is ${column.best.label} with ${formatNumber(column.best.value)}.`;
+  }
+  return undefined;
 }
 
 // "Pick the strongest of these taglines: [...]": the shortest option, as the one that says most in fewest words.

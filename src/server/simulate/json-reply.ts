@@ -1,5 +1,5 @@
 import type { ChatRequest } from "../../gateway/wire.js";
-import { answerFromToolResults } from "./answer-tool-results.js";
+import { answerFromToolResults, tableFinding } from "./answer-tool-results.js";
 import { formatNumber } from "./arithmetic.js";
 import { composeText } from "./compose-text.js";
 import type { Conversation } from "./conversation.js";
@@ -12,11 +12,13 @@ import { requestedCount, requestedList, requestedSentences } from "./prompt-coun
 import { readFacts } from "./prompt-facts.js";
 import type { SeededRandom } from "./seeded-random.js";
 import { findSubject } from "./subject-phrase.js";
+import { findTableColumn } from "./table-column.js";
 import { fieldName, FIELD_KINDS, suggestFromFacts } from "./suggest-values.js";
 
 type SchemaObject = { readonly [keyword: string]: unknown };
 
 const SOURCES = /source|reference|citation|files|documents|links/;
+const FIGURES = /figure|metric|number|stat/;
 
 /**
  * The reply as JSON text, or undefined when the request does not ask for JSON. `json_schema`
@@ -58,7 +60,7 @@ export function jsonReply(
  */
 export function answerArguments(schema: JsonSchema, conversation: Conversation, random: SeededRandom, media: readonly MediaFacts[] = []): unknown {
   const results = conversation.toolResults.flatMap((result) => [result.arguments, result.content]);
-  const answer = conversation.toolResults.length > 0 ? firstSentences(answerFromToolResults(conversation, random)) : undefined;
+  const answer = conversation.toolResults.length > 0 ? (tableFinding(conversation) ?? firstSentences(answerFromToolResults(conversation, random))) : undefined;
   return fill(schema, [conversation.userText, ...results].join("\n"), conversation, random, answer, media);
 }
 
@@ -84,6 +86,7 @@ function fill(schema: JsonSchema, text: string, conversation: Conversation, rand
     if (types.includes("array") && phraseFor(field, about, 0) !== undefined) return undefined;
     if (types.includes("string") && FIELD_KINDS.content.test(field)) return answerText();
     if (types.includes("array") && SOURCES.test(field) && facts.paths.length + facts.urls.length > 0) return [...facts.paths, ...facts.urls];
+    if (types.includes("array") && FIGURES.test(field)) return tableFigures(conversation);
     const listItem = index !== undefined && types.includes("string") && !PHRASE_KINDS.colours.test(field);
     return fromFacts(name, schema, index) ?? (listItem ? tagsFor(about)[index] : undefined);
   };
@@ -99,6 +102,17 @@ function aboutOf(text: string, conversation: Conversation, media: readonly Media
   const subject = findSubject(text) ?? findSubject(conversation.systemText);
   const sentences = requestedSentences(text);
   return { ...(subject ? { subject } : {}), keywords: readFacts(text).keywords, media, ...(sentences === undefined ? {} : { sentences }) };
+}
+
+// The figures a table the tools read gives: the asked-for column's total and its best row.
+function tableFigures(conversation: Conversation): Array<{ label: string; value: number }> | undefined {
+  // Figures are what was computed: without a calculator result the table's own cells fill them.
+  if (!conversation.toolResults.some((result) => /"expression"/.test(result.arguments))) return undefined;
+  for (const result of conversation.toolResults) {
+    const column = findTableColumn(result.content, conversation.userText);
+    if (column) return [{ label: `total ${column.name}`, value: column.total }, { label: `${column.name} in ${column.best.label} (the highest)`, value: column.best.value }];
+  }
+  return undefined;
 }
 
 function enumFromMedia(options: readonly unknown[], media: readonly MediaFacts[]): unknown {

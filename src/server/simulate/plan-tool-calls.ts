@@ -3,7 +3,8 @@ import { isAnswerTool } from "./answer-tool.js";
 import type { Conversation } from "./conversation.js";
 import { readFacts, type PromptFacts } from "./prompt-facts.js";
 import { callItems, FIT_THRESHOLD, scoreTools } from "./score-tools.js";
-import type { CallItem } from "./suggest-values.js";
+import { fieldName, FIELD_KINDS, type CallItem } from "./suggest-values.js";
+import { findTableColumn } from "./table-column.js";
 
 /** One call the model decided to make. */
 export interface PlannedCall {
@@ -55,6 +56,8 @@ export function planToolCalls(request: Pick<ChatRequest, "tools" | "tool_choice"
   const planned = fittingWork.length > 0 ? fittingWork : fits(ranked).slice(0, 1).flatMap(({ tool }) => callsFor(tool, facts, true));
 
   if (answering) {
+    const sum = tableSumCall(tools, conversation);
+    if (sum) return [sum];
     const remaining = planned.filter((call) => !call.answer && !wasMade(call, conversation.callsSinceUser));
     if (choice === "required") return remaining.length > 0 ? bound(remaining) : nextCandidates(ranked, answerTools, conversation.callsSinceUser);
     return conversation.toolRounds < MAX_TOOL_ROUNDS ? bound(remaining) : [];
@@ -79,6 +82,17 @@ function nextCandidates(ranked: ReadonlyArray<{ tool: Tool }>, answerTools: read
     ...ranked.map(({ tool }) => tool),
   ];
   return [...new Set(order)].map((tool) => ({ tool, answer: answerTools.includes(tool), candidate: true }));
+}
+
+// A table a tool returned is added up with the calculator, once, before the model answers.
+function tableSumCall(tools: readonly Tool[], conversation: Conversation): PlannedCall | undefined {
+  const calculator = tools.find((tool) => Object.keys((tool.function.parameters?.properties ?? {}) as Record<string, unknown>).some((field) => FIELD_KINDS.expression.test(fieldName(field))));
+  if (!calculator || conversation.callsSinceUser.some((call) => call.function.name === calculator.function.name)) return undefined;
+  for (const result of conversation.toolResults) {
+    const column = findTableColumn(result.content, conversation.userText);
+    if (column) return { tool: calculator, item: { kind: "expression", value: column.sumExpression } };
+  }
+  return undefined;
 }
 
 function callsFor(tool: Tool, facts: PromptFacts, answer: boolean): PlannedCall[] {

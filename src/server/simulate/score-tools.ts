@@ -20,9 +20,11 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ["fetch", "download", "url", "page", "http", "website", "link"],
   ["stock", "price", "quote", "ticker", "share"],
   ["convert", "conversion", "exchange", "currency"],
-  ["image", "picture", "photo", "draw"],
+  ["image", "picture", "photo", "draw", "poster", "illustration", "artwork", "cover", "logo", "banner", "visual"],
+  ["music", "song", "jingle", "tune", "melody", "soundtrack", "compose"],
   ["list", "directory", "folder", "ls"],
 ];
+const MAKER = /^(generate|create|make|compose|draw)_/;
 const SYNONYM_OF = new Map<string, string>();
 for (const group of SYNONYMS) for (const word of group) SYNONYM_OF.set(word, group[0]!);
 
@@ -45,6 +47,8 @@ export function scoreTools(tools: readonly Tool[], facts: PromptFacts): number[]
   const descriptions = tools.map((tool) => conceptsOf(tool.function.description ?? ""));
   const share = (word: string, sets: Set<string>[]) => sets.filter((set) => set.has(word)).length || 1;
   return tools.map((tool, index) => {
+    // A tool that needs a link is no use to a prompt that gives none: a model does not invent URLs.
+    if (facts.urls.length === 0 && needsUrl(tool)) return 0;
     let score = 0;
     for (const word of names[index]!) if (prompt.has(word)) score += 3 / share(word, names);
     let fromDescription = 0;
@@ -52,6 +56,8 @@ export function scoreTools(tools: readonly Tool[], facts: PromptFacts): number[]
       if (prompt.has(word) && !names[index]!.has(word)) fromDescription += 1 / share(word, descriptions);
     }
     score += Math.min(3, fromDescription);
+    // With no file or link to work on, a request for media is one to make it, not to edit or describe it.
+    if (score > 0 && facts.paths.length === 0 && facts.urls.length === 0 && MAKER.test(tool.function.name)) score += 2;
     return score + factBonus(tool, facts, names[index]!, descriptions[index]!);
   });
 }
@@ -66,6 +72,11 @@ function factBonus(tool: Tool, facts: PromptFacts, name: Set<string>, descriptio
   if (facts.paths.length > 0 && has(FIELD_KINDS.path)) bonus += 1;
   if (enumValues(tool).some((value) => new RegExp(`\\b${value}\\b`, "i").test(facts.text))) bonus += 2;
   return bonus;
+}
+
+function needsUrl(tool: Tool): boolean {
+  const required = tool.function.parameters?.required;
+  return Array.isArray(required) && required.some((field) => typeof field === "string" && FIELD_KINDS.url.test(fieldName(field)));
 }
 
 function enumValues(tool: Tool): string[] {

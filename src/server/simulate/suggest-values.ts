@@ -65,6 +65,8 @@ export function suggestFromFacts(facts: PromptFacts, item?: CallItem): (name: st
     if (FIELD_KINDS.person.test(name)) return facts.others[at] ?? facts.entities[at];
     if (/lang/.test(name)) return LANGUAGES.find((language) => lowerText.includes(language.toLowerCase()));
     if (FIELD_KINDS.title.test(name)) return facts.keywords.length > 0 ? facts.keywords.slice(0, 4).map(capitalise).join(" ") : undefined;
+    // A generation prompt passes the brief on as it was written.
+    if (name === "prompt") return facts.quoted[at] ?? (facts.text.trim().length > 0 ? facts.text.trim().slice(0, 400) : undefined);
     if (FIELD_KINDS.query.test(name)) return facts.quoted[at] ?? queryText(facts);
     if (FIELD_KINDS.content.test(name)) {
       return facts.quoted[at] ?? (facts.keywords.length > 0 ? `Notes on ${joinWords(facts.keywords.slice(0, 3))}.` : undefined);
