@@ -10,7 +10,7 @@ import { renderOutputs } from "../run/execute-run.js";
 import { withOwnHalt } from "../run/run-map.js";
 import type { RunBody } from "../run/run-options.js";
 import type { Scope } from "../run/run-state.js";
-import type { ON_ITEM_ERROR } from "../schema/step-schemas.js";
+import type { BatchBodyOptions, BatchRunOptions } from "./batch-options.js";
 import { ITEM_RESULTS_FILE } from "./item-results.js";
 import { ItemsError } from "./items-error.js";
 import { itemsFormatOf, type Item, type ItemsFormat } from "./read-items.js";
@@ -64,14 +64,6 @@ export function resolveRunInputs(workflow: Workflow, given: Readonly<Record<stri
   return resolveInputs(Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, { ...spec, optional: true }])), given);
 }
 
-/** Options of a batch body. */
-export interface BatchBodyOptions {
-  /** Default `collect`: a failed item is recorded and the batch goes on. */
-  readonly onItemError?: (typeof ON_ITEM_ERROR)[number];
-  /** Items in flight at once. Default: the run's concurrency. */
-  readonly concurrency?: number;
-}
-
 /**
  * A run body that runs the workflow's steps once per row of the items file, streaming: each item's
  * steps are journaled under `items[N].`, its rendered `outputs:` is appended to outputs.jsonl, and
@@ -117,12 +109,6 @@ export function batchRunBody(source: BatchSource, options: BatchBodyOptions = {}
     state.tallies.set(BATCH_KEY, { key: BATCH_KEY, succeeded: summary.done, failed: summary.failed, total: summary.total });
     return { items: { file: ITEM_RESULTS_FILE, total: summary.total, done: summary.done, failed: summary.failed } };
   };
-}
-
-/** Options a run takes for a batch: what `svc-flow run --items FILE` passes. */
-export interface BatchRunOptions extends BatchBodyOptions {
-  /** A .jsonl or .csv file: run the steps once per row. Default: the workflow's `type: items` input, if any. */
-  readonly items?: string;
 }
 
 /** The body of a run: a batch body when the run has items (the file checked to exist), else undefined (every step once). */

@@ -68,7 +68,7 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
     state.emit({ type: "step-started", key, id: step.id, kind });
     let output: unknown;
     if (isMapStep(step)) {
-      output = await runMap(node, scope, state, key);
+      output = await runMap(node, scope, state, key, executeSteps);
     } else {
       await executeSteps(node.children, scope, state, prefix);
       output = Object.fromEntries(node.children.map((child) => [child.step.id, scope.steps[child.step.id]?.output]));

@@ -3,12 +3,14 @@ import { renderValue } from "../expression/index.js";
 import type { MapStep } from "../schema/step-schemas.js";
 import type { StepNode } from "../step-graph.js";
 import { budgetStop, isAbort, NotStartedError, summarizeError, WaitingError } from "./error-summary.js";
-import { executeSteps } from "./execute-steps.js";
 import type { ErrorSummary } from "./journal-records.js";
 import { createLimiter } from "./limiter.js";
 import { expressionScope, type Halt, type RunState, type Scope } from "./run-state.js";
 
 type ItemResult = { readonly output?: unknown; readonly error?: ErrorSummary };
+
+/** Runs a list of steps in a scope (execute-steps.ts). */
+export type ExecuteSteps = (nodes: readonly StepNode[], scope: Scope, state: RunState, prefix: string) => Promise<void>;
 
 /**
  * Runs a map's steps once per item, at most `concurrency` items at a time; each finished item is
@@ -17,8 +19,9 @@ type ItemResult = { readonly output?: unknown; readonly error?: ErrorSummary };
  * the map (items in flight finish); `skip` leaves failed items out; `collect` keeps `{ error }` in their place.
  * The map's outcome is its items': when another step halts the run, the map still finishes if all
  * its items did, and otherwise stops unfinished (NotStartedError) rather than failing with that error.
+ * `executeSteps` runs each item's steps (passed in: a map's steps may hold maps).
  */
-export async function runMap(node: StepNode, scope: Scope, state: RunState, key: string): Promise<unknown[]> {
+export async function runMap(node: StepNode, scope: Scope, state: RunState, key: string, executeSteps: ExecuteSteps): Promise<unknown[]> {
   const step = node.step as MapStep;
   const items = renderValue(step.map, expressionScope(scope), [...node.path, "map"]);
   if (!Array.isArray(items)) {

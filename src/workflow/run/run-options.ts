@@ -9,8 +9,8 @@ import type { RunReportWriter } from "./run-summary.js";
 import type { CostSummary } from "../../cost/summarize-entries.js";
 import type { RunStatus } from "../workflow-event.js";
 import type { RunState, Scope } from "./run-state.js";
-import type { ItemTally } from "./run-outcome.js";
-import type { BatchBodyOptions, BatchRunOptions } from "../batch/batch-run-body.js";
+import type { ItemTally } from "./item-tally.js";
+import type { BatchBodyOptions, BatchRunOptions } from "../batch/batch-options.js";
 
 /** Options shared by runWorkflow and resumeWorkflow. */
 export interface ExecuteOptions {

@@ -1,12 +1,5 @@
+import type { ItemTally } from "./item-tally.js";
 import type { RunResult } from "./run-options.js";
-
-/** How many items of one map (or of a batch) succeeded; `key` is the map's step key, `items` for a batch. */
-export interface ItemTally {
-  readonly key: string;
-  readonly succeeded: number;
-  readonly failed: number;
-  readonly total: number;
-}
 
 /** How a run ended, in the words every view (CLI, report, live view) uses, and the exit code it maps to. */
 export interface RunOutcome {

@@ -10,7 +10,7 @@ import type { Workflow } from "../load/load-workflow.js";
 import type { StepServices } from "../kinds/step-kind.js";
 import type { MusicPolling } from "../kinds/music-kind.js";
 import type { WorkflowEvent } from "../workflow-event.js";
-import type { ItemTally } from "./run-outcome.js";
+import type { ItemTally } from "./item-tally.js";
 
 /** Why the run stops starting new work. */
 export type Halt = { readonly reason: "budget" | "interrupted" | "failed"; readonly error: unknown };
