@@ -18,11 +18,12 @@ export interface WorkerResult {
   readonly peakRssBytes: number;
 }
 
-export type ClientName = "raw" | "gateway" | "openai";
-export type CaseName = "non-stream" | "stream" | "tool-stream";
+export type ClientName = "raw" | "core" | "sdk" | "gateway" | "openai";
+export type CaseName = "non-stream" | "stream" | "tool-stream" | "429";
 
 const API_KEY = "sk-local-demo";
-const MODEL = "beta-4o-mini";
+/** Retries each client may make of one request (the 429 case's gateway refuses about half). */
+const MAX_RETRIES = 10;
 const WEATHER_TOOL = {
   type: "function" as const,
   function: {
@@ -37,10 +38,12 @@ const WEATHER_TOOL = {
 };
 
 // Each request is new (a counter in the prompt), so the gateway simulates it rather than replaying.
-const PROMPTS: Record<CaseName, { text: (n: string) => string; maxTokens?: number; tools: boolean; stream: boolean }> = {
-  "non-stream": { text: (n) => `Summarise the benefits of unit tests in two sentences (${n}).`, tools: false, stream: false },
-  stream: { text: (n) => `Write a detailed essay on why unit tests matter for a team shipping a web service (${n}).`, maxTokens: 400, tools: false, stream: true },
-  "tool-stream": { text: (n) => `What is the weather in Paris, London and Tokyo (${n})?`, tools: true, stream: true },
+// The 429 case's model is the one the bench gateway rate-limits (see batch-gateway-server.ts).
+const PROMPTS: Record<CaseName, { model: string; text: (n: string) => string; maxTokens?: number; tools: boolean; stream: boolean }> = {
+  "non-stream": { model: "beta-4o-mini", text: (n) => `Summarise the benefits of unit tests in two sentences (${n}).`, tools: false, stream: false },
+  stream: { model: "beta-4o-mini", text: (n) => `Write a detailed essay on why unit tests matter for a team shipping a web service (${n}).`, maxTokens: 400, tools: false, stream: true },
+  "tool-stream": { model: "beta-4o-mini", text: (n) => `What is the weather in Paris, London and Tokyo (${n})?`, tools: true, stream: true },
+  "429": { model: "beta-4o", text: (n) => `Summarise the benefits of unit tests in two sentences (${n}).`, tools: false, stream: false },
 };
 
 type Send = (label: string) => Promise<{ chunks: number; wireChunks: number }>;
@@ -51,13 +54,19 @@ function rawClient(baseURL: string, shape: (typeof PROMPTS)[CaseName], concurren
   const headers = { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" };
   return async (label) => {
     const body = JSON.stringify({
-      model: MODEL,
+      model: shape.model,
       messages: [{ role: "user", content: shape.text(label) }],
       ...(shape.maxTokens === undefined ? {} : { max_tokens: shape.maxTokens }),
       ...(shape.tools ? { tools: [WEATHER_TOOL] } : {}),
       ...(shape.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
     });
-    const response = await pool.request({ path: `${url.pathname}/chat/completions`, method: "POST", headers, body });
+    let response = await pool.request({ path: `${url.pathname}/chat/completions`, method: "POST", headers, body });
+    // The least a client does on a 429: wait what Retry-After says, and send again.
+    for (let retry = 0; response.statusCode === 429 && retry < MAX_RETRIES; retry++) {
+      await response.body.text();
+      await new Promise((resolve) => setTimeout(resolve, Number(response.headers["retry-after"] ?? 0) * 1000));
+      response = await pool.request({ path: `${url.pathname}/chat/completions`, method: "POST", headers, body });
+    }
     if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}: ${await response.body.text()}`);
     if (!shape.stream) {
       JSON.parse(await response.body.text());
@@ -82,12 +91,63 @@ function rawClient(baseURL: string, shape: (typeof PROMPTS)[CaseName], concurren
   };
 }
 
+// svc-flow's chat core: callChat with wire messages.
+async function coreClient(baseURL: string, shape: (typeof PROMPTS)[CaseName], concurrency: number): Promise<Send> {
+  const { callChat } = await import("../src/chat/call-chat.js");
+  const { GatewayClient } = await import("../src/gateway/gateway-client.js");
+  const client = new GatewayClient({ apiKey: API_KEY, baseURL, connections: concurrency });
+  const options = { client, retry: { attempts: MAX_RETRIES + 1 }, onWarning: () => {} };
+  return async (label) => {
+    const call = {
+      model: shape.model,
+      messages: [{ role: "user" as const, content: shape.text(label) }],
+      ...(shape.maxTokens === undefined ? {} : { max_tokens: shape.maxTokens }),
+      ...(shape.tools ? { tools: [WEATHER_TOOL] } : {}),
+    };
+    if (!shape.stream) {
+      await callChat(call, options);
+      return { chunks: 0, wireChunks: 0 };
+    }
+    let chunks = 0;
+    for await (const _event of await callChat({ ...call, stream: true }, options)) chunks++;
+    return { chunks, wireChunks: 0 };
+  };
+}
+
+// The official openai SDK (its own fetch, retries and SSE reader).
+async function sdkClient(baseURL: string, shape: (typeof PROMPTS)[CaseName]): Promise<Send> {
+  const { default: OpenAI } = await import("openai");
+  const client = new OpenAI({ apiKey: API_KEY, baseURL, maxRetries: MAX_RETRIES });
+  return async (label) => {
+    const request = {
+      model: shape.model,
+      messages: [{ role: "user" as const, content: shape.text(label) }],
+      ...(shape.maxTokens === undefined ? {} : { max_tokens: shape.maxTokens }),
+      ...(shape.tools ? { tools: [WEATHER_TOOL] } : {}),
+    };
+    if (!shape.stream) {
+      await client.chat.completions.create(request);
+      return { chunks: 0, wireChunks: 0 };
+    }
+    let chunks = 0;
+    const stream = await client.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } });
+    for await (const _chunk of stream) chunks++;
+    return { chunks, wireChunks: 0 };
+  };
+}
+
 // The LangChain clients are imported only in their own process, so each RSS counts only its own code.
 async function gatewayClient(baseURL: string, shape: (typeof PROMPTS)[CaseName], concurrency: number): Promise<Send> {
   const { ChatGateway } = await import("../src/langchain/chat-gateway.js");
   const { GatewayClient } = await import("../src/gateway/gateway-client.js");
   const client = new GatewayClient({ apiKey: API_KEY, baseURL, connections: concurrency });
-  const model = new ChatGateway({ model: MODEL, client, ...(shape.maxTokens === undefined ? {} : { maxTokens: shape.maxTokens }) });
+  const model = new ChatGateway({
+    model: shape.model,
+    client,
+    maxRetries: MAX_RETRIES,
+    onWarning: () => {},
+    ...(shape.maxTokens === undefined ? {} : { maxTokens: shape.maxTokens }),
+  });
   const runnable = shape.tools ? model.bindTools([WEATHER_TOOL]) : model;
   return await languageModel(runnable, shape);
 }
@@ -95,8 +155,9 @@ async function gatewayClient(baseURL: string, shape: (typeof PROMPTS)[CaseName],
 async function openaiClient(baseURL: string, shape: (typeof PROMPTS)[CaseName]): Promise<Send> {
   const { ChatOpenAI } = await import("@langchain/openai");
   const model = new ChatOpenAI({
-    model: MODEL,
+    model: shape.model,
     apiKey: API_KEY,
+    maxRetries: MAX_RETRIES,
     configuration: { baseURL },
     streamUsage: true,
     ...(shape.maxTokens === undefined ? {} : { maxTokens: shape.maxTokens }),
@@ -143,12 +204,14 @@ const [clientName, caseName, baseURL, concurrencyText, requestsText, warmupText]
 const concurrency = Number(concurrencyText);
 const requests = Number(requestsText);
 const shape = PROMPTS[caseName];
-const send =
-  clientName === "raw"
-    ? rawClient(baseURL, shape, concurrency)
-    : clientName === "gateway"
-      ? await gatewayClient(baseURL, shape, concurrency)
-      : await openaiClient(baseURL, shape);
+const clients: Record<ClientName, () => Send | Promise<Send>> = {
+  raw: () => rawClient(baseURL, shape, concurrency),
+  core: () => coreClient(baseURL, shape, concurrency),
+  sdk: () => sdkClient(baseURL, shape),
+  gateway: () => gatewayClient(baseURL, shape, concurrency),
+  openai: () => openaiClient(baseURL, shape),
+};
+const send = await clients[clientName]();
 
 await drive(send, "warm-up", Number(warmupText), concurrency);
 let counted = { chunks: 0, wireChunks: 0 };
