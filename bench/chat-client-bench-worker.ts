@@ -22,8 +22,8 @@ export type ClientName = "raw" | "core" | "sdk" | "gateway" | "openai";
 export type CaseName = "non-stream" | "stream" | "tool-stream" | "429";
 
 const API_KEY = "sk-local-demo";
-/** Retries each client may make of one request (the 429 case's gateway refuses about half). */
-const MAX_RETRIES = 10;
+/** Retries each client may make of one request (the 429 case's gateway refuses about a fifth). */
+const MAX_RETRIES = 20;
 const WEATHER_TOOL = {
   type: "function" as const,
   function: {

@@ -3,7 +3,7 @@
 // event), svc-flow's chat core (callChat), the official openai SDK, ChatGateway, and LangChain's
 // ChatOpenAI, each in a fresh process per repeat so CPU time and peak RSS are the client's own.
 // Cases: non-stream requests, streamed text (~120 chunks a reply), streamed tool calls (3 calls a
-// reply), and non-stream requests of which the gateway refuses about half with a 429 (each client
+// reply), and non-stream requests of which the gateway refuses about a fifth with a 429 (each client
 // retries its own way), all at concurrency 64.
 // Targets: the core at most 2x raw undici's CPU and below the openai SDK's; ChatGateway at most
 // 0.35x ChatOpenAI's.
