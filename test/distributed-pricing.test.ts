@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { access, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -49,7 +49,7 @@ let store: RunStore;
 
 beforeAll(async () => {
   if (binary === undefined) return;
-  dir = await mkdtemp(join(tmpdir(), "svc-flow-dist-prices-"));
+  dir = await mkdtemp(join(tmpdir(), "svc-flow-pricing-"));
   redis = await startRedisServer(binary);
   gateway = await startLocalGateway({
     port: 0,
@@ -208,7 +208,7 @@ steps:
     expect(await exit).toBe(0);
     const runDir = /scheduled: done, ¥[\d.]+ \([^,]+ firing, ([^)]+)\)/.exec(out)?.[1];
     expect(runDir, out).toBeDefined();
-    const cost = JSON.parse(await readFile(join(runDir!, "cost.json"), "utf8")) as CostSummary & { calls: CostEntry[] };
+    const cost = JSON.parse(await readFile(resolve(dir, runDir!, "cost.json"), "utf8")) as CostSummary & { calls: CostEntry[] };
     expect(cost.unpriced).toMatchObject({ calls: ROWS, models: ["beta-4o"] });
     const mini = cost.calls.filter((entry) => entry.modelRequested === "beta-4o-mini");
     expect(mini).toHaveLength(ROWS);
