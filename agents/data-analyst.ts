@@ -10,7 +10,10 @@ export const analysisSchema = z
       .describe("The numbers the answer rests on, each computed with the calculator."),
     sources: z.array(z.string()).describe("The workspace files the figures come from."),
   })
-  .meta({ title: "final_answer", description: "Give the final answer of the analysis. Call this once, when the analysis is done." });
+  .meta({
+    title: "final_answer",
+    description: "Give the final answer of the analysis. Call this once, when the analysis is done.",
+  });
 
 /** The analysis the data analyst returns. */
 export type Analysis = z.infer<typeof analysisSchema>;
@@ -18,7 +21,8 @@ export type Analysis = z.infer<typeof analysisSchema>;
 /** Reads CSV and JSON files from the workspace, computes with the calculator and answers in a fixed shape. */
 export const dataAnalyst = defineAgent({
   name: "data-analyst",
-  description: "Reads CSV/JSON files in the workspace, computes with the calculator, answers as { answer, figures, sources }",
+  description:
+    "Reads CSV/JSON files in the workspace, computes with the calculator, answers as { answer, figures, sources }",
   model: "alpha-sonnet-4-6",
   tools: ["list_files", "read_file", "calculator"],
   maxSteps: 12,

@@ -12,7 +12,12 @@ const rows = Number(rowsText);
 const concurrency = Number(concurrencyText);
 const dir = await mkdtemp(join(tmpdir(), "svc-flow-batch-bench-"));
 const itemsFile = join(dir, "products.jsonl");
-await writeFile(itemsFile, Array.from({ length: rows }, (_, index) => JSON.stringify({ sku: `P-${index}`, title: `solar lantern model ${index}` })).join("\n") + "\n");
+await writeFile(
+  itemsFile,
+  Array.from({ length: rows }, (_, index) =>
+    JSON.stringify({ sku: `P-${index}`, title: `solar lantern model ${index}` }),
+  ).join("\n") + "\n",
+);
 const workflow = parseWorkflow(
   [
     "version: 1",

@@ -3,7 +3,11 @@
 // about a fifth of its requests with a 429 (Retry-After 10 ms), for chat-client.bench.ts's retry case.
 import { startLocalGateway } from "../src/server/start-local-gateway.js";
 
-const faults = { seed: 1, latencyMs: Number(process.argv[2] ?? 0), models: { "beta-4o": { rateLimitRate: 0.2, retryAfterS: 0.01 } } };
+const faults = {
+  seed: 1,
+  latencyMs: Number(process.argv[2] ?? 0),
+  models: { "beta-4o": { rateLimitRate: 0.2, retryAfterS: 0.01 } },
+};
 const gateway = await startLocalGateway({ port: 0, config: { faults } });
 process.send?.({ baseURL: gateway.baseURL });
 process.on("message", async (message) => {

@@ -25,7 +25,10 @@ interface CaseResult {
 }
 
 async function runCase(baseURL: string, rows: number): Promise<CaseResult> {
-  const child = fork(WORKER, [baseURL, String(rows), String(CONCURRENCY)], { execArgv: ["--import", "tsx", "--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(WORKER, [baseURL, String(rows), String(CONCURRENCY)], {
+    execArgv: ["--import", "tsx", "--expose-gc"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const [message] = (await once(child, "message")) as [CaseResult];
   await once(child, "exit");
   const items = message.outputs?.items;
@@ -38,7 +41,10 @@ async function runCase(baseURL: string, rows: number): Promise<CaseResult> {
 const bench: Bench = {
   name: "batch",
   async run({ quick }) {
-    const server = fork(SERVER, [String(LATENCY_MS)], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const server = fork(SERVER, [String(LATENCY_MS)], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     const [{ baseURL }] = (await once(server, "message")) as [{ baseURL: string }];
     const [small, large] = quick ? [200, 2_000] : [1_000, 10_000];
     try {

@@ -31,7 +31,10 @@ const WEATHER_TOOL = {
     description: "Current weather for a city",
     parameters: {
       type: "object",
-      properties: { city: { type: "string", description: "City name" }, unit: { type: "string", enum: ["celsius", "fahrenheit"] } },
+      properties: {
+        city: { type: "string", description: "City name" },
+        unit: { type: "string", enum: ["celsius", "fahrenheit"] },
+      },
       required: ["city"],
     },
   },
@@ -39,11 +42,35 @@ const WEATHER_TOOL = {
 
 // Each request is new (a counter in the prompt), so the gateway simulates it rather than replaying.
 // The 429 case's model is the one the bench gateway rate-limits (see batch-gateway-server.ts).
-const PROMPTS: Record<CaseName, { model: string; text: (n: string) => string; maxTokens?: number; tools: boolean; stream: boolean }> = {
-  "non-stream": { model: "beta-4o-mini", text: (n) => `Summarise the benefits of unit tests in two sentences (${n}).`, tools: false, stream: false },
-  stream: { model: "beta-4o-mini", text: (n) => `Write a detailed essay on why unit tests matter for a team shipping a web service (${n}).`, maxTokens: 400, tools: false, stream: true },
-  "tool-stream": { model: "beta-4o-mini", text: (n) => `What is the weather in Paris, London and Tokyo (${n})?`, tools: true, stream: true },
-  "429": { model: "beta-4o", text: (n) => `Summarise the benefits of unit tests in two sentences (${n}).`, tools: false, stream: false },
+const PROMPTS: Record<
+  CaseName,
+  { model: string; text: (n: string) => string; maxTokens?: number; tools: boolean; stream: boolean }
+> = {
+  "non-stream": {
+    model: "beta-4o-mini",
+    text: (n) => `Summarise the benefits of unit tests in two sentences (${n}).`,
+    tools: false,
+    stream: false,
+  },
+  stream: {
+    model: "beta-4o-mini",
+    text: (n) => `Write a detailed essay on why unit tests matter for a team shipping a web service (${n}).`,
+    maxTokens: 400,
+    tools: false,
+    stream: true,
+  },
+  "tool-stream": {
+    model: "beta-4o-mini",
+    text: (n) => `What is the weather in Paris, London and Tokyo (${n})?`,
+    tools: true,
+    stream: true,
+  },
+  "429": {
+    model: "beta-4o",
+    text: (n) => `Summarise the benefits of unit tests in two sentences (${n}).`,
+    tools: false,
+    stream: false,
+  },
 };
 
 type Send = (label: string) => Promise<{ chunks: number; wireChunks: number }>;
@@ -130,7 +157,11 @@ async function sdkClient(baseURL: string, shape: (typeof PROMPTS)[CaseName]): Pr
       return { chunks: 0, wireChunks: 0 };
     }
     let chunks = 0;
-    const stream = await client.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      ...request,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     for await (const _chunk of stream) chunks++;
     return { chunks, wireChunks: 0 };
   };
@@ -185,7 +216,12 @@ async function languageModel(model: LanguageModel, shape: (typeof PROMPTS)[CaseN
   };
 }
 
-async function drive(send: Send, prefix: string, total: number, concurrency: number): Promise<{ chunks: number; wireChunks: number }> {
+async function drive(
+  send: Send,
+  prefix: string,
+  total: number,
+  concurrency: number,
+): Promise<{ chunks: number; wireChunks: number }> {
   let next = 0;
   let chunks = 0;
   let wireChunks = 0;
@@ -200,7 +236,14 @@ async function drive(send: Send, prefix: string, total: number, concurrency: num
   return { chunks, wireChunks };
 }
 
-const [clientName, caseName, baseURL, concurrencyText, requestsText, warmupText] = process.argv.slice(2) as [ClientName, CaseName, string, string, string, string];
+const [clientName, caseName, baseURL, concurrencyText, requestsText, warmupText] = process.argv.slice(2) as [
+  ClientName,
+  CaseName,
+  string,
+  string,
+  string,
+  string,
+];
 const concurrency = Number(concurrencyText);
 const requests = Number(requestsText);
 const shape = PROMPTS[caseName];

@@ -18,7 +18,13 @@ const WORKER = fileURLToPath(new URL("./chat-client-bench-worker.ts", import.met
 const CONCURRENCY = 64;
 const MIB = 1024 * 1024;
 const CLIENTS: readonly ClientName[] = ["raw", "core", "sdk", "gateway", "openai"];
-const LABELS: Record<ClientName, string> = { raw: "raw undici", core: "callChat (core)", sdk: "openai SDK", gateway: "ChatGateway", openai: "ChatOpenAI" };
+const LABELS: Record<ClientName, string> = {
+  raw: "raw undici",
+  core: "callChat (core)",
+  sdk: "openai SDK",
+  gateway: "ChatGateway",
+  openai: "ChatOpenAI",
+};
 
 /**
  * Requests measured, and warm-up requests before them, per process. Code that runs once a request
@@ -34,7 +40,13 @@ const SIZES: Record<CaseName, { full: [number, number]; quick: [number, number] 
   "429": { full: [1000, 500], quick: [150, 50] },
 };
 
-async function runWorker(client: ClientName, caseName: CaseName, baseURL: string, requests: number, warmup: number): Promise<WorkerResult> {
+async function runWorker(
+  client: ClientName,
+  caseName: CaseName,
+  baseURL: string,
+  requests: number,
+  warmup: number,
+): Promise<WorkerResult> {
   const child = fork(WORKER, [client, caseName, baseURL, String(CONCURRENCY), String(requests), String(warmup)], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -58,22 +70,55 @@ function medians(results: readonly WorkerResult[]) {
 }
 
 function caseRows(caseName: CaseName, byClient: Record<ClientName, WorkerResult[]>): BenchRow[] {
-  const stats = Object.fromEntries(CLIENTS.map((client) => [client, medians(byClient[client])])) as Record<ClientName, ReturnType<typeof medians>>;
+  const stats = Object.fromEntries(CLIENTS.map((client) => [client, medians(byClient[client])])) as Record<
+    ClientName,
+    ReturnType<typeof medians>
+  >;
   const floor = stats.raw;
   const streamed = caseName !== "non-stream";
   const label = `${caseName} c=${CONCURRENCY}`;
   const rows: BenchRow[] = [];
   const row = (client: ClientName, metric: string, value: number, unit: string, base: number, note?: string): void => {
-    rows.push({ bench: "chat-client", case: `${label} ${LABELS[client]}`, metric, value, unit, baseline: base, ratio: value / base, ...(note ? { note } : {}) });
+    rows.push({
+      bench: "chat-client",
+      case: `${label} ${LABELS[client]}`,
+      metric,
+      value,
+      unit,
+      baseline: base,
+      ratio: value / base,
+      ...(note ? { note } : {}),
+    });
   };
   for (const client of CLIENTS) {
     const { cpuMs, perSecond, peakMiB, chunks } = stats[client];
-    row(client, "client CPU per request", cpuMs, "ms", floor.cpuMs, client === "raw" ? "baseline: raw undici, same run" : undefined);
+    row(
+      client,
+      "client CPU per request",
+      cpuMs,
+      "ms",
+      floor.cpuMs,
+      client === "raw" ? "baseline: raw undici, same run" : undefined,
+    );
     if (streamed) {
       // Every client reads the same events; they yield different numbers of chunks (ChatGateway
       // folds role, finish and usage into one final chunk), so CPU is divided by the wire's count.
-      row(client, "client CPU per chunk", (cpuMs * 1000) / floor.wireChunks, "us", (floor.cpuMs * 1000) / floor.wireChunks, `${floor.wireChunks.toFixed(1)} SSE chunks a reply; ${chunks.toFixed(1)} yielded`);
-      row(client, "throughput", perSecond * floor.wireChunks, "chunks/s", floor.perSecond * floor.wireChunks, "bounded by the gateway on 2 cores");
+      row(
+        client,
+        "client CPU per chunk",
+        (cpuMs * 1000) / floor.wireChunks,
+        "us",
+        (floor.cpuMs * 1000) / floor.wireChunks,
+        `${floor.wireChunks.toFixed(1)} SSE chunks a reply; ${chunks.toFixed(1)} yielded`,
+      );
+      row(
+        client,
+        "throughput",
+        perSecond * floor.wireChunks,
+        "chunks/s",
+        floor.perSecond * floor.wireChunks,
+        "bounded by the gateway on 2 cores",
+      );
     } else {
       row(client, "throughput", perSecond, "req/s", floor.perSecond, "bounded by the gateway on 2 cores");
     }
@@ -82,7 +127,16 @@ function caseRows(caseName: CaseName, byClient: Record<ClientName, WorkerResult[
   const versus = (client: ClientName, baseline: ClientName, note: string): void => {
     const value = stats[client].cpuMs;
     const base = stats[baseline].cpuMs;
-    rows.push({ bench: "chat-client", case: `${label} ${LABELS[client]} vs ${LABELS[baseline]}`, metric: "client CPU per request", value, unit: "ms", baseline: base, ratio: value / base, note });
+    rows.push({
+      bench: "chat-client",
+      case: `${label} ${LABELS[client]} vs ${LABELS[baseline]}`,
+      metric: "client CPU per request",
+      value,
+      unit: "ms",
+      baseline: base,
+      ratio: value / base,
+      note,
+    });
   };
   versus("core", "raw", "target <= 2x");
   versus("core", "sdk", "target < 1x");
@@ -94,17 +148,24 @@ const bench: Bench = {
   name: "chat-client",
   async run({ quick }) {
     const repeats = quick ? 3 : 5;
-    const server = fork(SERVER, ["0"], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const server = fork(SERVER, ["0"], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     const [{ baseURL }] = (await once(server, "message")) as [{ baseURL: string }];
     const rows: BenchRow[] = [];
     try {
       for (const caseName of Object.keys(SIZES) as CaseName[]) {
         const [requests, warmup] = SIZES[caseName][quick ? "quick" : "full"];
-        const byClient = Object.fromEntries(CLIENTS.map((client) => [client, []])) as unknown as Record<ClientName, WorkerResult[]>;
+        const byClient = Object.fromEntries(CLIENTS.map((client) => [client, []])) as unknown as Record<
+          ClientName,
+          WorkerResult[]
+        >;
         for (let repeat = 0; repeat < repeats; repeat++) {
           // Rotate the order so drift in the machine's load hits every client alike.
           const order = CLIENTS.map((_, index) => CLIENTS[(index + repeat) % CLIENTS.length]!);
-          for (const client of order) byClient[client].push(await runWorker(client, caseName, baseURL, requests, warmup));
+          for (const client of order)
+            byClient[client].push(await runWorker(client, caseName, baseURL, requests, warmup));
         }
         rows.push(...caseRows(caseName, byClient));
       }

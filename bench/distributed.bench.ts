@@ -24,10 +24,14 @@ const CONCURRENCY = 16;
 async function startWorkers(count: number, redis: RedisServer, baseURL: string, dir: string): Promise<ChildProcess[]> {
   return Promise.all(
     Array.from({ length: count }, async () => {
-      const child = spawn(process.execPath, [BIN, "worker", "--redis", redis.url, "--artifacts", join(dir, "shared"), "--concurrency", String(CONCURRENCY)], {
-        env: { ...process.env, SVC_BASE_URL: baseURL, SVC_API_KEY: "sk-local-demo" },
-        stdio: ["ignore", "pipe", "inherit"],
-      });
+      const child = spawn(
+        process.execPath,
+        [BIN, "worker", "--redis", redis.url, "--artifacts", join(dir, "shared"), "--concurrency", String(CONCURRENCY)],
+        {
+          env: { ...process.env, SVC_BASE_URL: baseURL, SVC_API_KEY: "sk-local-demo" },
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      );
       let out = "";
       child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
       while (!out.includes("svc-flow worker ready")) {
@@ -40,25 +44,43 @@ async function startWorkers(count: number, redis: RedisServer, baseURL: string, 
 }
 
 async function stopWorkers(workers: readonly ChildProcess[]): Promise<void> {
-  await Promise.all(workers.map(async (worker) => {
-    worker.kill("SIGTERM");
-    if (worker.exitCode === null) await once(worker, "exit");
-  }));
+  await Promise.all(
+    workers.map(async (worker) => {
+      worker.kill("SIGTERM");
+      if (worker.exitCode === null) await once(worker, "exit");
+    }),
+  );
 }
 
 // Items/s of one run of `items` rows by the workers already listening.
-async function runOnce(store: RunStore, redisURL: string, dir: string, items: number, attempt: string): Promise<number> {
+async function runOnce(
+  store: RunStore,
+  redisURL: string,
+  dir: string,
+  items: number,
+  attempt: string,
+): Promise<number> {
   const file = join(dir, `rows-${attempt}.jsonl`);
-  await writeFile(file, Array.from({ length: items }, (_, index) => JSON.stringify({ sku: `P-${index}`, title: `solar lantern model ${index}` })).join("\n") + "\n");
+  await writeFile(
+    file,
+    Array.from({ length: items }, (_, index) =>
+      JSON.stringify({ sku: `P-${index}`, title: `solar lantern model ${index}` }),
+    ).join("\n") + "\n",
+  );
   const workflow = parseWorkflow(
     'version: 1\nname: blurbs\ninputs:\n  product: { type: items }\nsteps:\n  - id: blurb\n    uses: chat\n    with: { model: beta-4o-mini, prompt: "One line for ${{ inputs.product.title }}", maxTokens: 24 }\noutputs:\n  text: ${{ steps.blurb.output.text }}\n',
     { fileName: join(dir, "blurbs.yaml"), baseDir: dir },
   );
   const started = performance.now();
-  const run = await enqueueRun(store, workflow, { redisURL, inputs: { product: file }, outDir: join(dir, `run-${attempt}`) });
+  const run = await enqueueRun(store, workflow, {
+    redisURL,
+    inputs: { product: file },
+    outDir: join(dir, `run-${attempt}`),
+  });
   const result = await awaitRun(store, run.runId, { pollMs: 50 });
   const seconds = (performance.now() - started) / 1000;
-  if (result.status !== "done" || result.done !== items) throw new Error(`The ${items}-item run ended ${result.status} with ${result.done} done.`);
+  if (result.status !== "done" || result.done !== items)
+    throw new Error(`The ${items}-item run ended ${result.status} with ${result.done} done.`);
   return items / seconds;
 }
 
@@ -66,12 +88,16 @@ const bench: Bench = {
   name: "distributed",
   async run({ quick }) {
     const binary = findRedisServer();
-    if (binary === undefined) throw new Error("The distributed bench needs redis-server (apt-get install redis-server).");
+    if (binary === undefined)
+      throw new Error("The distributed bench needs redis-server (apt-get install redis-server).");
     const items = quick ? 500 : 2_000;
     const repeats = quick ? 1 : 3;
     const dir = await mkdtemp(join(tmpdir(), "svc-flow-distributed-bench-"));
     const redis = await startRedisServer(binary);
-    const server = fork(SERVER, [String(LATENCY_MS)], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const server = fork(SERVER, [String(LATENCY_MS)], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     const [{ baseURL }] = (await once(server, "message")) as [{ baseURL: string }];
     const store = RunStore.connect(redis.url);
     const rates = new Map<number, number>();
@@ -80,7 +106,8 @@ const bench: Bench = {
         const workers = await startWorkers(count, redis, baseURL, dir);
         try {
           const samples: number[] = [];
-          for (let repeat = 0; repeat < repeats; repeat++) samples.push(await runOnce(store, redis.url, dir, items, `${count}-${repeat}`));
+          for (let repeat = 0; repeat < repeats; repeat++)
+            samples.push(await runOnce(store, redis.url, dir, items, `${count}-${repeat}`));
           rates.set(count, median(samples));
         } finally {
           await stopWorkers(workers);
@@ -96,7 +123,14 @@ const bench: Bench = {
     const one = rates.get(1)!;
     const two = rates.get(2)!;
     const rows: BenchRow[] = [
-      { bench: "distributed", case: `${items} items, 1 worker, c=${CONCURRENCY}, ${LATENCY_MS} ms`, metric: "items/s", value: one, unit: "items/s", note: `median of ${repeats}` },
+      {
+        bench: "distributed",
+        case: `${items} items, 1 worker, c=${CONCURRENCY}, ${LATENCY_MS} ms`,
+        metric: "items/s",
+        value: one,
+        unit: "items/s",
+        note: `median of ${repeats}`,
+      },
       {
         bench: "distributed",
         case: `${items} items, 2 workers, c=${CONCURRENCY} each, ${LATENCY_MS} ms`,

@@ -33,7 +33,10 @@ function serveBaseline(canned: Canned): void {
         response.end(sse);
         return;
       }
-      response.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(canned.json) });
+      response.writeHead(200, {
+        "content-type": "application/json; charset=utf-8",
+        "content-length": Buffer.byteLength(canned.json),
+      });
       response.end(canned.json);
     });
   });

@@ -12,7 +12,10 @@ import type { Canned } from "./gateway-throughput-server.js";
 
 const SERVER = fileURLToPath(new URL("./gateway-throughput-server.ts", import.meta.url));
 const HEADERS = { authorization: "Bearer sk-local-demo", "content-type": "application/json" };
-const REQUEST = { model: "beta-4o-mini", messages: [{ role: "user", content: "Summarise the benefits of unit tests in two sentences." }] };
+const REQUEST = {
+  model: "beta-4o-mini",
+  messages: [{ role: "user", content: "Summarise the benefits of unit tests in two sentences." }],
+};
 const PLAIN_BODY = JSON.stringify(REQUEST);
 const STREAM_BODY = JSON.stringify({ ...REQUEST, stream: true, stream_options: { include_usage: true } });
 let counter = 0;
@@ -23,7 +26,11 @@ function bodies(stream: boolean, unique: boolean): () => string {
   if (!unique) return () => fixed;
   return () => {
     const content = `${REQUEST.messages[0]!.content} (request ${counter++})`;
-    return JSON.stringify({ ...REQUEST, messages: [{ role: "user", content }], ...(stream ? { stream, stream_options: { include_usage: true } } : {}) });
+    return JSON.stringify({
+      ...REQUEST,
+      messages: [{ role: "user", content }],
+      ...(stream ? { stream, stream_options: { include_usage: true } } : {}),
+    });
   };
 }
 
@@ -34,7 +41,11 @@ interface Server {
 
 async function startServer(mode: "gateway" | "baseline", canned?: Canned): Promise<Server> {
   const env = canned ? { ...process.env, BENCH_CANNED: JSON.stringify(canned) } : process.env;
-  const child: ChildProcess = fork(SERVER, [mode], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"], env });
+  const child: ChildProcess = fork(SERVER, [mode], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env,
+  });
   const [message] = (await once(child, "message")) as [{ port: number }];
   return {
     origin: `http://127.0.0.1:${message.port}`,
@@ -52,7 +63,12 @@ function countEvents(text: string): number {
 }
 
 /** Keeps `concurrency` requests in flight for `durationMs`; per-second requests and SSE chunks. */
-async function load(origin: string, body: () => string, concurrency: number, durationMs: number): Promise<{ requests: number; chunks: number }> {
+async function load(
+  origin: string,
+  body: () => string,
+  concurrency: number,
+  durationMs: number,
+): Promise<{ requests: number; chunks: number }> {
   const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
   let requests = 0;
   let chunks = 0;
@@ -61,7 +77,12 @@ async function load(origin: string, body: () => string, concurrency: number, dur
   const deadline = started + durationMs;
   const worker = async () => {
     while (performance.now() < deadline) {
-      const response = await pool.request({ path: "/v1/chat/completions", method: "POST", headers: HEADERS, body: body() });
+      const response = await pool.request({
+        path: "/v1/chat/completions",
+        method: "POST",
+        headers: HEADERS,
+        body: body(),
+      });
       const text = await response.body.text();
       if (response.statusCode !== 200) failures++;
       else {
@@ -79,9 +100,19 @@ async function load(origin: string, body: () => string, concurrency: number, dur
 
 async function capture(origin: string): Promise<{ json: string; events: string[] }> {
   const pool = new Pool(origin);
-  const plain = await pool.request({ path: "/v1/chat/completions", method: "POST", headers: HEADERS, body: PLAIN_BODY });
+  const plain = await pool.request({
+    path: "/v1/chat/completions",
+    method: "POST",
+    headers: HEADERS,
+    body: PLAIN_BODY,
+  });
   const json = await plain.body.text();
-  const streamed = await pool.request({ path: "/v1/chat/completions", method: "POST", headers: HEADERS, body: STREAM_BODY });
+  const streamed = await pool.request({
+    path: "/v1/chat/completions",
+    method: "POST",
+    headers: HEADERS,
+    body: STREAM_BODY,
+  });
   const events = (await streamed.body.text()).split(/(?<=\n\n)/);
   await pool.close();
   return { json, events };

@@ -55,7 +55,11 @@ export function formatTable(rows: readonly BenchRow[]): string {
     row.note ?? "",
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => cells[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join("  ")
+      .trimEnd();
   return [line(header), line(widths.map((width) => "-".repeat(width))), ...body.map(line)].join("\n");
 }
 

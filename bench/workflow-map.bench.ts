@@ -23,11 +23,16 @@ interface CaseResult {
 }
 
 async function runCase(baseURL: string, items: number): Promise<CaseResult> {
-  const child = fork(WORKER, [baseURL, String(items), String(CONCURRENCY)], { execArgv: ["--import", "tsx", "--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(WORKER, [baseURL, String(items), String(CONCURRENCY)], {
+    execArgv: ["--import", "tsx", "--expose-gc"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const [message] = (await once(child, "message")) as [CaseResult];
   await once(child, "exit");
   if (message.status !== "done" || message.resumedStatus !== "done" || message.done !== items) {
-    throw new Error(`The ${items}-item map ended ${message.status} (resume: ${message.resumedStatus}) with ${message.done} items.`);
+    throw new Error(
+      `The ${items}-item map ended ${message.status} (resume: ${message.resumedStatus}) with ${message.done} items.`,
+    );
   }
   return message;
 }
@@ -35,7 +40,10 @@ async function runCase(baseURL: string, items: number): Promise<CaseResult> {
 const bench: Bench = {
   name: "workflow-map",
   async run({ quick }) {
-    const server = fork(SERVER, [String(LATENCY_MS)], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const server = fork(SERVER, [String(LATENCY_MS)], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     const [{ baseURL }] = (await once(server, "message")) as [{ baseURL: string }];
     const items = quick ? 500 : 2_000;
     try {

@@ -4,7 +4,9 @@ import { existsSync } from "node:fs";
 
 const entry = new URL("../dist/src/cli/main.js", import.meta.url);
 if (!existsSync(entry)) {
-  process.stderr.write("svc-flow is not built: run `npm run build` in its folder (npm install there does it for you).\n");
+  process.stderr.write(
+    "svc-flow is not built: run `npm run build` in its folder (npm install there does it for you).\n",
+  );
   process.exit(1);
 }
 const { runFromProcess } = await import(entry.href);

@@ -43,7 +43,16 @@ export type { MusicCallOptions, MusicClientOptions, MusicClipsResult } from "./g
 export { parseSse } from "./gateway/parse-sse.js";
 export { errorFromResponse } from "./gateway/error-from-response.js";
 export type { OperationOutcome, PlannedOperation, UsageRecorder, UsageReservation } from "./gateway/usage-recorder.js";
-export type { ChatChunk, ChatRequest, ChatResponse, Clip, Message, ModelList, QuotaReport, Usage } from "./gateway/wire.js";
+export type {
+  ChatChunk,
+  ChatRequest,
+  ChatResponse,
+  Clip,
+  Message,
+  ModelList,
+  QuotaReport,
+  Usage,
+} from "./gateway/wire.js";
 
 // Scheduling
 export { Scheduler } from "./scheduling/scheduler.js";
@@ -56,7 +65,12 @@ export { RetryBudget } from "./scheduling/retry-budget.js";
 export { callChat } from "./chat/call-chat.js";
 export type { ChatCall, ChatCallOptions } from "./chat/call-chat.js";
 export type { ChatEvent, ChatEventStream, ChatReply } from "./chat/chat-reply.js";
-export type { InvalidReplyToolCall, ReplyToolCall, ToolCallExtras, ToolCallFragment } from "./chat/assemble-tool-calls.js";
+export type {
+  InvalidReplyToolCall,
+  ReplyToolCall,
+  ToolCallExtras,
+  ToolCallFragment,
+} from "./chat/assemble-tool-calls.js";
 export type { PartialReply, ReplyEvent } from "./chat/collect-reply.js";
 export { ChatWarning, ParameterWarning } from "./chat/parameter-warning.js";
 export type { ChatWarningCode, WarningHandler } from "./chat/parameter-warning.js";

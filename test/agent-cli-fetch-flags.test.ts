@@ -13,7 +13,10 @@ beforeAll(async () => {
   harness = await startAgentHarness();
   // The intranet page: a real HTTP server on loopback, which fetch_url refuses by default. /slow never answers.
   server = createServer((request, response) => {
-    if (request.url !== "/slow") response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(PAGE) }).end(PAGE);
+    if (request.url !== "/slow")
+      response
+        .writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(PAGE) })
+        .end(PAGE);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -37,7 +40,10 @@ async function agent(...flags: string[]) {
 async function agentOn(page: string, ...flags: string[]) {
   const cwd = await harness.workspace();
   const task = `Fetch ${root}${page} and tell me the price.`;
-  return runCli(["agent", "research-assistant", task, ...flags], { env: gatewayEnv(harness.connection.baseURL, harness.connection.apiKey), cwd });
+  return runCli(["agent", "research-assistant", task, ...flags], {
+    env: gatewayEnv(harness.connection.baseURL, harness.connection.apiKey),
+    cwd,
+  });
 }
 
 describe("svc-flow agent's fetch_url flags", () => {
@@ -46,7 +52,9 @@ describe("svc-flow agent's fetch_url flags", () => {
     expect(result.code).toBe(0);
     const run = JSON.parse(result.stdout.text) as JsonRun;
     expect(run.toolCalls[0]).toMatchObject({ name: "fetch_url", failed: true });
-    expect(run.toolCalls[0]!.result).toMatch(/^Error \(url_refused\): fetch_url does not fetch private network addresses \(127\.0\.0\.1 is loopback\)\. .*for svc-flow agent: --allow-private-network/);
+    expect(run.toolCalls[0]!.result).toMatch(
+      /^Error \(url_refused\): fetch_url does not fetch private network addresses \(127\.0\.0\.1 is loopback\)\. .*for svc-flow agent: --allow-private-network/,
+    );
     expect(run.answer).not.toContain("24.90 yuan");
   });
 
@@ -54,7 +62,9 @@ describe("svc-flow agent's fetch_url flags", () => {
     const result = await agent("--allow-private-network", "--json");
     expect(result.code).toBe(0);
     const run = JSON.parse(result.stdout.text) as JsonRun;
-    expect(run.toolCalls.map((call) => ({ name: call.name, failed: call.failed }))).toEqual([{ name: "fetch_url", failed: false }]);
+    expect(run.toolCalls.map((call) => ({ name: call.name, failed: call.failed }))).toEqual([
+      { name: "fetch_url", failed: false },
+    ]);
     expect(run.toolCalls[0]!.result).toContain(`Status: 200 OK`);
     expect(run.answer).toContain("24.90 yuan");
   });
@@ -62,7 +72,9 @@ describe("svc-flow agent's fetch_url flags", () => {
   it("cuts the body at --fetch-max-bytes", async () => {
     const result = await agent("--allow-private-network", "--fetch-max-bytes", "10", "--json");
     const run = JSON.parse(result.stdout.text) as JsonRun;
-    expect(run.toolCalls[0]!.result).toContain(`\n${PAGE.slice(0, 10)}\n[Truncated: only the first 10 B of ${PAGE.length} B were read.]`);
+    expect(run.toolCalls[0]!.result).toContain(
+      `\n${PAGE.slice(0, 10)}\n[Truncated: only the first 10 B of ${PAGE.length} B were read.]`,
+    );
   });
 
   it("stops a fetch at --fetch-timeout-ms", async () => {
@@ -85,8 +97,14 @@ describe("svc-flow agent's fetch_url flags", () => {
 
   it("documents the flags in its help", async () => {
     const result = await runCli(["agent", "--help"], { env: {}, cwd: process.cwd() });
-    expect(result.stdout.text).toMatch(/^ {2}--allow-private-network +Let fetch_url reach localhost and private addresses/m);
-    expect(result.stdout.text).toMatch(/^ {2}--fetch-max-bytes N +Most bytes fetch_url reads from a page; default 262144$/m);
-    expect(result.stdout.text).toMatch(/^ {2}--fetch-timeout-ms N +How long fetch_url waits for a page; default 15000$/m);
+    expect(result.stdout.text).toMatch(
+      /^ {2}--allow-private-network +Let fetch_url reach localhost and private addresses/m,
+    );
+    expect(result.stdout.text).toMatch(
+      /^ {2}--fetch-max-bytes N +Most bytes fetch_url reads from a page; default 262144$/m,
+    );
+    expect(result.stdout.text).toMatch(
+      /^ {2}--fetch-timeout-ms N +How long fetch_url waits for a page; default 15000$/m,
+    );
   });
 });

@@ -34,7 +34,8 @@ async function svcFlow(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   const cwd = options.cwd ?? (await harness.workspace(FACTS));
   const env = options.env ?? { SVC_BASE_URL: harness.connection.baseURL, SVC_API_KEY: harness.connection.apiKey };
   // The agent's files sit in the test folder: name it as the workspace unless the test names one.
-  const argv = args[0] === "agent" && args[1] !== "--help" && !args.includes("--workspace") ? [...args, "--workspace", "."] : args;
+  const argv =
+    args[0] === "agent" && args[1] !== "--help" && !args.includes("--workspace") ? [...args, "--workspace", "."] : args;
   const code = await main(argv, { stdout, stderr, env, cwd, signal: new AbortController().signal });
   return { code, stdout: stdout.text, stderr: stderr.text, cwd };
 }
@@ -53,21 +54,30 @@ describe("svc-flow agent", () => {
     expect(result.stderr).toContain('step 1 call read_file {"path":"facts.txt"}');
     expect(result.stderr).toMatch(/step 1 result read_file \d+ms: Lumo is a solar lantern made in Kyoto\./);
     expect(result.stderr).toContain("answered after 2 steps");
-    expect(result.stderr).toMatch(/cost ¥0\.\d{4} over 2 calls; transcript in .*runs\/\d{8}-\d{6}-agent-research-assistant/);
+    expect(result.stderr).toMatch(
+      /cost ¥0\.\d{4} over 2 calls; transcript in .*runs\/\d{8}-\d{6}-agent-research-assistant/,
+    );
   });
 
   it("writes transcript.jsonl, transcript.md and cost.json into the run folder", async () => {
     const result = await svcFlow(["agent", "research-assistant", TASK, "--out", "my-run"]);
     const dir = path.join(result.cwd, "my-run");
     expect((await readdir(dir)).sort()).toEqual(["cost.json", "transcript.jsonl", "transcript.md"]);
-    const lines = (await readFile(path.join(dir, "transcript.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { type: string; time: string });
+    const lines = (await readFile(path.join(dir, "transcript.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; time: string });
     expect(lines.map((line) => line.type)).toEqual(["start", "model", "tool-call", "tool-result", "model", "answer"]);
     expect(lines.every((line) => !Number.isNaN(Date.parse(line.time)))).toBe(true);
     const markdown = await readFile(path.join(dir, "transcript.md"), "utf8");
     expect(markdown).toContain("# Agent research-assistant");
     expect(markdown).toContain('- **read_file** `{"path":"facts.txt"}`');
     expect(markdown).toMatch(/## Answer\n\n.*Kyoto/);
-    const cost = JSON.parse(await readFile(path.join(dir, "cost.json"), "utf8")) as { totalYuan: number; entries: number; byTag: Record<string, Record<string, unknown>> };
+    const cost = JSON.parse(await readFile(path.join(dir, "cost.json"), "utf8")) as {
+      totalYuan: number;
+      entries: number;
+      byTag: Record<string, Record<string, unknown>>;
+    };
     expect(cost.entries).toBe(2);
     expect(cost.totalYuan).toBeGreaterThan(0);
     expect(Object.keys(cost.byTag.run ?? {})).toEqual(["agent-research-assistant"]);
@@ -76,7 +86,14 @@ describe("svc-flow agent", () => {
   it("answers with JSON for programs under --json", async () => {
     const result = await svcFlow(["agent", "research-assistant", TASK, "--json"]);
     expect(result.code).toBe(0);
-    const output = JSON.parse(result.stdout) as { status: string; answer: string; steps: number; toolCalls: unknown[]; cost: { totalYuan: number }; runDir: string };
+    const output = JSON.parse(result.stdout) as {
+      status: string;
+      answer: string;
+      steps: number;
+      toolCalls: unknown[];
+      cost: { totalYuan: number };
+      runDir: string;
+    };
     expect(output).toMatchObject({ status: "answered", steps: 2 });
     expect(output.answer).toContain("Kyoto");
     expect(output.cost.totalYuan).toBeGreaterThan(0);
@@ -87,7 +104,9 @@ describe("svc-flow agent", () => {
     const result = await svcFlow(["agent", "research-assistant", TASK, "--max-steps", "1"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toContain("svc-flow agent: Stopped after 1 step without a final answer: step 1 still called read_file");
+    expect(result.stderr).toContain(
+      "svc-flow agent: Stopped after 1 step without a final answer: step 1 still called read_file",
+    );
     const markdown = await readFile(path.join(await runDirOf(result.cwd), "transcript.md"), "utf8");
     expect(markdown).toContain("## Stopped");
   });
@@ -98,13 +117,18 @@ describe("svc-flow agent", () => {
     expect(result.stderr).toMatch(/Budget exceeded: .* Raise --budget/);
     expect(result.stderr).toContain("[budget_exceeded]");
     const dir = await runDirOf(result.cwd);
-    const cost = JSON.parse(await readFile(path.join(dir, "cost.json"), "utf8")) as { totalYuan: number; budget: { maxYuan: number } };
+    const cost = JSON.parse(await readFile(path.join(dir, "cost.json"), "utf8")) as {
+      totalYuan: number;
+      budget: { maxYuan: number };
+    };
     expect(cost).toMatchObject({ totalYuan: 0, budget: { maxYuan: 0.01 } });
     expect(await readFile(path.join(dir, "transcript.md"), "utf8")).toContain("## Failed");
   });
 
   it("refuses a wrong key as bad input (exit 2), without a key in the output", async () => {
-    const result = await svcFlow(["agent", "research-assistant", TASK], { env: { SVC_BASE_URL: harness.connection.baseURL, SVC_API_KEY: "sk-wrong-secret" } });
+    const result = await svcFlow(["agent", "research-assistant", TASK], {
+      env: { SVC_BASE_URL: harness.connection.baseURL, SVC_API_KEY: "sk-wrong-secret" },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("[invalid_api_key");
     expect(result.stderr + result.stdout).not.toContain("sk-wrong-secret");
@@ -120,13 +144,16 @@ describe("svc-flow agent", () => {
 
   it("works in RUN_DIR/workspace when no workspace is named, so nothing is written into the current folder", async () => {
     const cwd = await harness.workspace({});
-    const code = await main(["agent", "research-assistant", "Write a short note about lanterns to note.md", "--out", "run"], {
-      stdout: new Capture(),
-      stderr: new Capture(false),
-      env: { SVC_BASE_URL: harness.connection.baseURL, SVC_API_KEY: harness.connection.apiKey },
-      cwd,
-      signal: new AbortController().signal,
-    });
+    const code = await main(
+      ["agent", "research-assistant", "Write a short note about lanterns to note.md", "--out", "run"],
+      {
+        stdout: new Capture(),
+        stderr: new Capture(false),
+        env: { SVC_BASE_URL: harness.connection.baseURL, SVC_API_KEY: harness.connection.apiKey },
+        cwd,
+        signal: new AbortController().signal,
+      },
+    );
     expect(code).toBe(0);
     expect(await readdir(path.join(cwd, "run", "workspace"))).toContain("note.md");
     expect(await readdir(cwd)).not.toContain("note.md");

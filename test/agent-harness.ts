@@ -22,7 +22,11 @@ export interface AgentHarness {
   /** A new empty workspace, with the given files written into it. */
   workspace(files?: Record<string, string | Buffer>): Promise<string>;
   /** Runs a ready agent on a task in a new workspace (or `options.workspace`), recording events and spend. */
-  run(name: string, task: string, options?: Partial<AgentContext> & { files?: Record<string, string | Buffer> }): Promise<AgentRun>;
+  run(
+    name: string,
+    task: string,
+    options?: Partial<AgentContext> & { files?: Record<string, string | Buffer> },
+  ): Promise<AgentRun>;
   close(): Promise<void>;
 }
 
@@ -81,7 +85,9 @@ export async function startAgentHarness(config: GatewayConfigInput = { music: FA
 }
 
 /** Serves fixed bodies over HTTP on 127.0.0.1, for fetch_url and describe_image links. */
-export async function startFileServer(files: Record<string, { type: string; body: string | Buffer }>): Promise<{ url: string; close(): Promise<void> }> {
+export async function startFileServer(
+  files: Record<string, { type: string; body: string | Buffer }>,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
     const file = files[request.url ?? ""];
     if (file === undefined) return void response.writeHead(404).end("not found");

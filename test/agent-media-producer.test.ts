@@ -28,9 +28,14 @@ describe("media-producer against the local gateway", () => {
     const image = JSON.parse(run.outcome.toolCalls[0]!.result) as { path: string; width: number; height: number };
     const music = JSON.parse(run.outcome.toolCalls[1]!.result) as { clips: Array<{ path: string }> };
     expect(image.path).toMatch(/^images\/.+\.png$/);
-    expect(probeImage(await readFile(path.join(run.workspace, image.path)))).toMatchObject({ format: "png", width: image.width, height: image.height });
+    expect(probeImage(await readFile(path.join(run.workspace, image.path)))).toMatchObject({
+      format: "png",
+      width: image.width,
+      height: image.height,
+    });
     expect(music.clips).toHaveLength(2);
-    for (const clip of music.clips) expect(wavDurationS(await readFile(path.join(run.workspace, clip.path)))).toBeGreaterThan(0);
+    for (const clip of music.clips)
+      expect(wavDurationS(await readFile(path.join(run.workspace, clip.path)))).toBeGreaterThan(0);
     expect((await readdir(path.join(run.workspace, "music"))).length).toBe(2);
     if (run.outcome.status !== "answered") return;
     expect(run.outcome.answer).toContain(image.path);

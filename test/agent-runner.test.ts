@@ -45,7 +45,9 @@ describe("the agent registry", () => {
 
   it("refuses an unknown agent, naming the known ones", async () => {
     const workspace = await harness.workspace();
-    expect(() => createAgentByName("poet", { workspace })).toThrow('Unknown agent "poet". Agents: data-analyst, media-producer, research-assistant.');
+    expect(() => createAgentByName("poet", { workspace })).toThrow(
+      'Unknown agent "poet". Agents: data-analyst, media-producer, research-assistant.',
+    );
     try {
       createAgentByName("poet", { workspace });
     } catch (error) {
@@ -56,8 +58,12 @@ describe("the agent registry", () => {
 
   it("refuses a model the agent cannot run on before any request", async () => {
     const workspace = await harness.workspace();
-    expect(() => createAgentByName("research-assistant", { workspace, model: "gamma-2.5-flash-image" })).toThrow(/does not call tools/);
-    expect(() => createAgentByName("research-assistant", { workspace, model: "alpha-sonet" })).toThrow(UnknownModelError);
+    expect(() => createAgentByName("research-assistant", { workspace, model: "gamma-2.5-flash-image" })).toThrow(
+      /does not call tools/,
+    );
+    expect(() => createAgentByName("research-assistant", { workspace, model: "alpha-sonet" })).toThrow(
+      UnknownModelError,
+    );
   });
 });
 
@@ -71,11 +77,17 @@ describe("defineAgent", () => {
       model: "beta-4o",
     });
     const ledger = new CostLedger();
-    const agent = new AgentRunner(calculatorHelper, { workspace: await harness.workspace(), gateway: harness.connection, ledger });
+    const agent = new AgentRunner(calculatorHelper, {
+      workspace: await harness.workspace(),
+      gateway: harness.connection,
+      ledger,
+    });
     try {
       const outcome = await agent.run("Calculate 12 * 7.");
       expect(outcome).toMatchObject({ status: "answered", agent: "calculator-helper", model: "beta-4o" });
-      expect(outcome.toolCalls).toEqual([{ name: "calculator", arguments: { expression: "12 * 7" }, result: "84", failed: false }]);
+      expect(outcome.toolCalls).toEqual([
+        { name: "calculator", arguments: { expression: "12 * 7" }, result: "84", failed: false },
+      ]);
       if (outcome.status === "answered") expect(outcome.answer).toContain("84");
       // beta-4o has no published price: its calls are recorded with their tokens, as unpriced.
       expect(ledger.summary()).toMatchObject({ complete: false, unpriced: { calls: 2, models: ["beta-4o"] } });
@@ -102,7 +114,9 @@ describe("defineAgent", () => {
     try {
       const outcome = await agent.run("What is the weather in Kyoto?");
       expect(agent.tools.map((created) => created.name)).toEqual(["calculator", "get_weather"]);
-      expect(outcome.toolCalls).toEqual([{ name: "get_weather", arguments: { city: "Kyoto" }, result: "Sunny and 21 degrees in Kyoto.", failed: false }]);
+      expect(outcome.toolCalls).toEqual([
+        { name: "get_weather", arguments: { city: "Kyoto" }, result: "Sunny and 21 degrees in Kyoto.", failed: false },
+      ]);
       if (outcome.status === "answered") expect(outcome.answer).toContain("Sunny and 21 degrees in Kyoto");
     } finally {
       await agent.close();
@@ -115,7 +129,12 @@ describe("defineAgent", () => {
     [{ model: "gamma-2.5-flash-image" }, /does not call tools/],
     [{ maxSteps: 0 }, /maxSteps/],
     [{ tools: [{ answer: 42 }] }, /expected a tool name from tools\/ or a LangChain tool/],
-    [{ tools: ["calculator", tool(async () => "0", { name: "calculator", description: "mine", schema: z.object({}) })] }, /two tools named calculator/],
+    [
+      {
+        tools: ["calculator", tool(async () => "0", { name: "calculator", description: "mine", schema: z.object({}) })],
+      },
+      /two tools named calculator/,
+    ],
   ])("refuses a definition with %o", (change, message) => {
     const base = { name: "helper", description: "d", system: "s", tools: ["calculator"], model: "alpha-sonnet-4-6" };
     expect(() => defineAgent({ ...base, ...(change as Partial<AgentDefinitionInput>) })).toThrow(message);
@@ -166,7 +185,10 @@ describe("a run's limits and failures", () => {
 
   it("stops when its signal is aborted", async () => {
     const controller = new AbortController();
-    const agent = createAgentByName("research-assistant", { workspace: await harness.workspace(FACTS), gateway: harness.connection });
+    const agent = createAgentByName("research-assistant", {
+      workspace: await harness.workspace(FACTS),
+      gateway: harness.connection,
+    });
     try {
       const run = agent.run(TASK, {
         signal: controller.signal,

@@ -15,20 +15,42 @@ afterAll(async () => gateway?.close());
 
 async function agent(name: string, task: string, ...flags: string[]) {
   const cwd = await tempDir("svc-flow-agent-");
-  const result = await runCli(["agent", name, task, "--out", "run", "--json", ...flags], { env: gatewayEnv(gateway.baseURL, "sk-local-demo"), cwd });
-  return { ...result, cwd, run: JSON.parse(result.stdout.text) as { status: string; toolCalls: Array<{ name: string; failed: boolean; arguments: Record<string, unknown> }>; structuredResponse?: { figures: Array<{ value: number }> } } };
+  const result = await runCli(["agent", name, task, "--out", "run", "--json", ...flags], {
+    env: gatewayEnv(gateway.baseURL, "sk-local-demo"),
+    cwd,
+  });
+  return {
+    ...result,
+    cwd,
+    run: JSON.parse(result.stdout.text) as {
+      status: string;
+      toolCalls: Array<{ name: string; failed: boolean; arguments: Record<string, unknown> }>;
+      structuredResponse?: { figures: Array<{ value: number }> };
+    },
+  };
 }
 
 describe("the shipped agents on their example tasks", () => {
   it("data-analyst reads the shipped sales.csv and adds the units up with the calculator", async () => {
-    const { code, run } = await agent("data-analyst", "What were total unit sales in sales.csv, and which month was best?", "--workspace", DATA);
+    const { code, run } = await agent(
+      "data-analyst",
+      "What were total unit sales in sales.csv, and which month was best?",
+      "--workspace",
+      DATA,
+    );
     expect(code).toBe(0);
-    expect(run.toolCalls.map((call) => [call.name, call.failed])).toEqual([["read_file", false], ["calculator", false]]);
+    expect(run.toolCalls.map((call) => [call.name, call.failed])).toEqual([
+      ["read_file", false],
+      ["calculator", false],
+    ]);
     expect(run.structuredResponse?.figures.map((figure) => figure.value)).toEqual([2783, 530]);
   });
 
   it("media-producer makes an image and a jingle for a brief that never says 'Generate an image'", async () => {
-    const { code, run, cwd } = await agent("media-producer", "A poster and a 15-second jingle for Lumo, a solar lantern");
+    const { code, run, cwd } = await agent(
+      "media-producer",
+      "A poster and a 15-second jingle for Lumo, a solar lantern",
+    );
     expect(code).toBe(0);
     expect(run.toolCalls.map((call) => call.name).sort()).toEqual(["compose_music", "generate_image"]);
     expect(run.toolCalls.every((call) => !call.failed)).toBe(true);

@@ -43,7 +43,12 @@ interface Exit {
 }
 
 /** Runs the CLI as a child process; with `killWhen`, SIGKILLs it once the predicate holds (checked every few ms). */
-async function cli(argv: string[], cwd: string, killWhen?: () => Promise<boolean>, baseURL = gateway.current.baseURL): Promise<Exit & { killed: boolean }> {
+async function cli(
+  argv: string[],
+  cwd: string,
+  killWhen?: () => Promise<boolean>,
+  baseURL = gateway.current.baseURL,
+): Promise<Exit & { killed: boolean }> {
   const child = spawn(process.execPath, [BIN, ...argv], {
     cwd,
     env: { ...process.env, SVC_BASE_URL: baseURL, SVC_API_KEY: "sk-local-demo", SVC_FLOW_USER: "ana" },
@@ -76,23 +81,34 @@ async function waitingRun(): Promise<{ folder: string; runDir: string; first: Ex
 }
 
 describe("approval steps through the CLI", () => {
-  it("ends a run waiting for a decision with exit 3, the question printed and the command that answers it", { timeout: 60_000 }, async () => {
+  it("ends a run waiting for a decision with exit 3, the question printed and the command that answers it", {
+    timeout: 60_000,
+  }, async () => {
     const { runDir, first } = await waitingRun();
     expect(first.code).toBe(3);
     expect(first.stdout).toContain("Print 42 posters?");
     expect(first.stdout).toContain("svc-flow approve run sign-off");
     // The independent branch ran to its end before the run stopped to wait; the dependent one did not start.
     const { records } = await readJournal(path.join(runDir, "journal.jsonl"));
-    expect(recordsOf(records, "step-finished").map((record) => record.key).sort()).toEqual(["tagline", "total"]);
+    expect(
+      recordsOf(records, "step-finished")
+        .map((record) => record.key)
+        .sort(),
+    ).toEqual(["tagline", "total"]);
     expect(recordsOf(records, "run-finished").at(-1)?.status).toBe("waiting");
   });
 
-  it("finishes the run once approved with a note, and the output holds the note and the reply", { timeout: 60_000 }, async () => {
+  it("finishes the run once approved with a note, and the output holds the note and the reply", {
+    timeout: 60_000,
+  }, async () => {
     const { folder } = await waitingRun();
     const answered = await cli(["approve", "run", "sign-off", "--note", "ship it", "--input", '{"copies": 3}'], folder);
     expect(answered.stderr).toContain("Approved sign-off (by ana)");
     expect(answered.code).toBe(0);
-    const outputs = (await readJson(path.join(folder, "run"), "outputs.json")) as { decision: Record<string, unknown>; printed: unknown };
+    const outputs = (await readJson(path.join(folder, "run"), "outputs.json")) as {
+      decision: Record<string, unknown>;
+      printed: unknown;
+    };
     expect(outputs.decision).toMatchObject({ approved: true, note: "ship it", input: { copies: 3 }, by: "ana" });
     expect(outputs.printed).toBe("2");
   });
@@ -108,7 +124,9 @@ describe("approval steps through the CLI", () => {
     expect(report).toContain("Rejected");
   });
 
-  it("is answered and finished after the run was killed -9 while it waited for a slower branch", { timeout: 90_000 }, async () => {
+  it("is answered and finished after the run was killed -9 while it waited for a slower branch", {
+    timeout: 90_000,
+  }, async () => {
     const folder = await tempDir("svc-flow-approval-kill-");
     await writeFile(path.join(folder, "flow.yaml"), FLOW);
     // A slow gateway keeps the independent chat branch (and so the process) going after the question is journaled.
@@ -118,9 +136,17 @@ describe("approval steps through the CLI", () => {
       const asked = async () => (await readFile(journal, "utf8").catch(() => "")).includes('"approval-requested"');
       const killed = await cli(["run", "flow.yaml", "--out", "run"], folder, asked, slow.baseURL);
       expect(killed.killed).toBe(true);
-      const answered = await cli(["approve", "run", "sign-off", "--note", "after the crash", "--input", '{"copies": 1}'], folder, undefined, slow.baseURL);
+      const answered = await cli(
+        ["approve", "run", "sign-off", "--note", "after the crash", "--input", '{"copies": 1}'],
+        folder,
+        undefined,
+        slow.baseURL,
+      );
       expect(answered.code).toBe(0);
-      const outputs = (await readJson(path.join(folder, "run"), "outputs.json")) as { decision: { note: string }; tagline: string };
+      const outputs = (await readJson(path.join(folder, "run"), "outputs.json")) as {
+        decision: { note: string };
+        tagline: string;
+      };
       expect(outputs.decision.note).toBe("after the crash");
       expect(outputs.tagline.length).toBeGreaterThan(0);
     } finally {
@@ -128,7 +154,9 @@ describe("approval steps through the CLI", () => {
     }
   });
 
-  it("exits 2 with a clear message for an unknown step, a reply that misses the schema, and a run not waiting", { timeout: 90_000 }, async () => {
+  it("exits 2 with a clear message for an unknown step, a reply that misses the schema, and a run not waiting", {
+    timeout: 90_000,
+  }, async () => {
     const { folder } = await waitingRun();
     const unknown = await cli(["approve", "run", "sign-of"], folder);
     expect(unknown.code).toBe(2);

@@ -10,7 +10,10 @@ import { readJson, tempDir, useGateway } from "./workflow-harness.js";
 const gateway = useGateway();
 
 async function cli(argv: string[], cwd: string) {
-  const { code, stdout, stderr } = await runCli(argv, { env: { ...gatewayEnv(gateway.current.baseURL, "sk-local-demo"), SVC_FLOW_USER: "ana" }, cwd });
+  const { code, stdout, stderr } = await runCli(argv, {
+    env: { ...gatewayEnv(gateway.current.baseURL, "sk-local-demo"), SVC_FLOW_USER: "ana" },
+    cwd,
+  });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
@@ -74,7 +77,12 @@ describe("approval steps", () => {
   });
 
   it("decides by onTimeout when the run is resumed after the timeout", async () => {
-    const folder = await folderWith(IF_FLOW.replace('with: { prompt: "Publish?" }', 'with: { prompt: "Publish?", timeout: "1ms", onTimeout: approve }'));
+    const folder = await folderWith(
+      IF_FLOW.replace(
+        'with: { prompt: "Publish?" }',
+        'with: { prompt: "Publish?", timeout: "1ms", onTimeout: approve }',
+      ),
+    );
     expect((await cli(["run", "flow.yaml", "--out", "run"], folder)).code).toBe(3);
     await new Promise((resolve) => setTimeout(resolve, 20));
     const resumed = await cli(["resume", "run"], folder);
@@ -83,7 +91,12 @@ describe("approval steps", () => {
   });
 
   it("lists a waiting run with what it waits for, and the report shows the question and what it shows", async () => {
-    const folder = await folderWith(IF_FLOW.replace('with: { prompt: "Publish?" }', 'with: { prompt: "Publish?", show: { headline: "Lanterns for all" } }'));
+    const folder = await folderWith(
+      IF_FLOW.replace(
+        'with: { prompt: "Publish?" }',
+        'with: { prompt: "Publish?", show: { headline: "Lanterns for all" } }',
+      ),
+    );
     expect((await cli(["run", "flow.yaml", "--out", "runs/one"], folder)).code).toBe(3);
     const listed = await cli(["runs"], folder);
     expect(listed.stdout).toContain("waiting for sign-off");
@@ -94,6 +107,8 @@ describe("approval steps", () => {
   });
 
   it("refuses an approval step without a prompt and an onTimeout it does not know, at load", () => {
-    expect(() => parseWorkflow(`version: 1\nsteps:\n  - id: a\n    uses: approval\n    with: { onTimeout: maybe }\n`)).toThrow(/prompt[\s\S]*onTimeout|onTimeout[\s\S]*prompt/);
+    expect(() =>
+      parseWorkflow(`version: 1\nsteps:\n  - id: a\n    uses: approval\n    with: { onTimeout: maybe }\n`),
+    ).toThrow(/prompt[\s\S]*onTimeout|onTimeout[\s\S]*prompt/);
   });
 });

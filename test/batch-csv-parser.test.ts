@@ -31,17 +31,73 @@ function splitAt(text: string, cuts: readonly number[]): string[] {
 
 describe("CsvParser", () => {
   it.each([
-    ["plain fields", "a,b,c\n1,2,3\n", [["a", "b", "c"], ["1", "2", "3"]]],
-    ["no final line break", "a,b\n1,2", [["a", "b"], ["1", "2"]]],
-    ["CRLF line breaks", "a,b\r\n1,2\r\n", [["a", "b"], ["1", "2"]]],
-    ["CR line breaks", "a,b\r1,2\r", [["a", "b"], ["1", "2"]]],
-    ["a comma inside quotes", 'name,note\nx,"one, two"\n', [["name", "note"], ["x", "one, two"]]],
-    ["a line break inside quotes", 'a,b\n"line 1\nline 2",z\n', [["a", "b"], ["line 1\nline 2", "z"]]],
+    [
+      "plain fields",
+      "a,b,c\n1,2,3\n",
+      [
+        ["a", "b", "c"],
+        ["1", "2", "3"],
+      ],
+    ],
+    [
+      "no final line break",
+      "a,b\n1,2",
+      [
+        ["a", "b"],
+        ["1", "2"],
+      ],
+    ],
+    [
+      "CRLF line breaks",
+      "a,b\r\n1,2\r\n",
+      [
+        ["a", "b"],
+        ["1", "2"],
+      ],
+    ],
+    [
+      "CR line breaks",
+      "a,b\r1,2\r",
+      [
+        ["a", "b"],
+        ["1", "2"],
+      ],
+    ],
+    [
+      "a comma inside quotes",
+      'name,note\nx,"one, two"\n',
+      [
+        ["name", "note"],
+        ["x", "one, two"],
+      ],
+    ],
+    [
+      "a line break inside quotes",
+      'a,b\n"line 1\nline 2",z\n',
+      [
+        ["a", "b"],
+        ["line 1\nline 2", "z"],
+      ],
+    ],
     ["doubled quotes", 'a\n"say ""hi"""\n', [["a"], ['say "hi"']]],
-    ["empty fields", "a,b,c\n,,\n", [["a", "b", "c"], ["", "", ""]]],
+    [
+      "empty fields",
+      "a,b,c\n,,\n",
+      [
+        ["a", "b", "c"],
+        ["", "", ""],
+      ],
+    ],
     ["a quoted empty field alone", 'a\n""\n', [["a"], [""]]],
     ["blank lines skipped", "a\n\n1\n\r\n2\n", [["a"], ["1"], ["2"]]],
-    ["a byte-order mark dropped", "\uFEFFid,name\n1,x\n", [["id", "name"], ["1", "x"]]],
+    [
+      "a byte-order mark dropped",
+      "\uFEFFid,name\n1,x\n",
+      [
+        ["id", "name"],
+        ["1", "x"],
+      ],
+    ],
     ["non-ASCII text", "città,🙂\n", [["città", "🙂"]]],
   ])("parses %s", (_name, text, expected) => {
     expect(parse([text])).toEqual(expected);
@@ -74,12 +130,20 @@ describe("CsvParser", () => {
     const cell = fc.string({ unit: fc.constantFrom("a", "z", " ", ",", '"', "\n", "\r", "é", "🙂", "x") });
     const table = fc
       .integer({ min: 1, max: 4 })
-      .chain((width) => fc.array(fc.array(cell, { minLength: width, maxLength: width }), { minLength: 1, maxLength: 6 }));
+      .chain((width) =>
+        fc.array(fc.array(cell, { minLength: width, maxLength: width }), { minLength: 1, maxLength: 6 }),
+      );
     fc.assert(
-      fc.property(table, fc.constantFrom("\n", "\r\n"), fc.boolean(), fc.array(fc.nat(), { maxLength: 8 }), (rows, lineBreak, trailing, cuts) => {
-        const text = writeCsv(rows, lineBreak) + (trailing ? lineBreak : "");
-        expect(parse(splitAt(text, cuts))).toEqual(rows);
-      }),
+      fc.property(
+        table,
+        fc.constantFrom("\n", "\r\n"),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (rows, lineBreak, trailing, cuts) => {
+          const text = writeCsv(rows, lineBreak) + (trailing ? lineBreak : "");
+          expect(parse(splitAt(text, cuts))).toEqual(rows);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -106,7 +106,10 @@ describe("readItems (files)", () => {
   });
 
   it("stops with AbortedError when the signal aborts mid-file", async () => {
-    const path = await file("long.jsonl", Array.from({ length: 5000 }, (_, index) => JSON.stringify({ index })).join("\n"));
+    const path = await file(
+      "long.jsonl",
+      Array.from({ length: 5000 }, (_, index) => JSON.stringify({ index })).join("\n"),
+    );
     const controller = new AbortController();
     let seen = 0;
     const error = await failure(

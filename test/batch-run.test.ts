@@ -18,7 +18,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function itemsFile(count: number, line: (index: number) => string = (index) => JSON.stringify({ n: index })): Promise<string> {
+async function itemsFile(
+  count: number,
+  line: (index: number) => string = (index) => JSON.stringify({ n: index }),
+): Promise<string> {
   const path = join(dir, "items.jsonl");
   await writeFile(path, Array.from({ length: count }, (_, index) => line(index)).join("\n") + "\n");
   return path;
@@ -26,7 +29,12 @@ async function itemsFile(count: number, line: (index: number) => string = (index
 
 async function results(): Promise<ItemResult[]> {
   const text = await readFile(join(runDir, "outputs.jsonl"), "utf8");
-  return text.trim() === "" ? [] : text.trim().split("\n").map((line) => JSON.parse(line) as ItemResult);
+  return text.trim() === ""
+    ? []
+    : text
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as ItemResult);
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
@@ -58,9 +66,20 @@ describe("runBatch", () => {
     expect(summary).toMatchObject({ total: 50, done: 50, failed: 0, stopped: false });
     expect(most).toBe(3);
     const lines = await results();
-    expect(lines.map((line) => line.index).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, index) => index));
-    expect(lines.find((line) => line.index === 7)).toEqual({ index: 7, line: 8, state: "done", output: { doubled: 14 } });
-    expect(JSON.parse(await readFile(join(runDir, "batch.json"), "utf8"))).toMatchObject({ state: "done", total: 50, done: 50 });
+    expect(lines.map((line) => line.index).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 50 }, (_, index) => index),
+    );
+    expect(lines.find((line) => line.index === 7)).toEqual({
+      index: 7,
+      line: 8,
+      state: "done",
+      output: { doubled: 14 },
+    });
+    expect(JSON.parse(await readFile(join(runDir, "batch.json"), "utf8"))).toMatchObject({
+      state: "done",
+      total: 50,
+      done: 50,
+    });
   });
 
   it("stops on the signal and resumes without running finished items again", async () => {
@@ -108,7 +127,9 @@ describe("runBatch", () => {
       error: { code: "error", message: "model said no" },
     });
     const retried: number[] = [];
-    const second = await runBatch(options(file, { onItemError: "collect", runItem: async (item) => (retried.push(item.index), double(item)) }));
+    const second = await runBatch(
+      options(file, { onItemError: "collect", runItem: async (item) => (retried.push(item.index), double(item)) }),
+    );
     expect(retried).toEqual([4]);
     expect(second).toMatchObject({ done: 10, failed: 0 });
   });
@@ -147,7 +168,10 @@ describe("runBatch", () => {
 
   it("cuts a result line torn by a crash and runs that item again", async () => {
     const file = await itemsFile(3);
-    await writeFile(join(runDir, "outputs.jsonl"), `${JSON.stringify({ index: 0, line: 1, state: "done", output: 1 })}\n`);
+    await writeFile(
+      join(runDir, "outputs.jsonl"),
+      `${JSON.stringify({ index: 0, line: 1, state: "done", output: 1 })}\n`,
+    );
     await appendFile(join(runDir, "outputs.jsonl"), '{"index":1,"line":2,"sta');
     const ran: number[] = [];
     const summary = await runBatch(options(file, { runItem: async (item) => (ran.push(item.index), double(item)) }));

@@ -26,7 +26,10 @@ function load(text: string) {
 
 async function results(runDir: string): Promise<ItemResult[]> {
   const text = await readFile(join(runDir, "outputs.jsonl"), "utf8");
-  return text.trim().split("\n").map((line) => JSON.parse(line) as ItemResult);
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as ItemResult);
 }
 
 const connection = () => ({ gateway: { baseURL: gateway.baseURL, apiKey: "sk-local-demo" }, notice: () => undefined });
@@ -78,7 +81,12 @@ outputs:
   double: \${{ inputs.words * 2 }}
   tone: \${{ inputs.tone }}
 `);
-    const result = await runWorkflow(workflow, { items: join(dir, "rows.csv"), inputs: { tone: "dry" }, outDir: join(dir, "run"), ...connection() });
+    const result = await runWorkflow(workflow, {
+      items: join(dir, "rows.csv"),
+      inputs: { tone: "dry" },
+      outDir: join(dir, "run"),
+      ...connection(),
+    });
     expect(result.status).toBe("done");
     const outputs = (await results(join(dir, "run"))).sort((a, b) => a.index - b.index).map((line) => line.output);
     expect(outputs).toEqual([
@@ -97,7 +105,11 @@ steps:
     uses: chat
     with: { model: beta-4o-mini, prompt: "\${{ inputs.topic }}", maxTokens: 8 }
 `);
-    const error = await runWorkflow(workflow, { items: join(dir, "nope.csv"), outDir: join(dir, "run"), ...connection() }).catch((caught: unknown) => caught);
+    const error = await runWorkflow(workflow, {
+      items: join(dir, "nope.csv"),
+      outDir: join(dir, "run"),
+      ...connection(),
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ItemsError);
     expect((error as ItemsError).message).toMatch(/nope\.csv: No such file/);
     await expect(readFile(join(dir, "run", "journal.jsonl"))).rejects.toThrow(/ENOENT/);
@@ -105,7 +117,10 @@ steps:
 
   it("an interrupted batch resumes without running or paying for finished items again", async () => {
     gateway = await startLocalGateway({ port: 0, config: { faults: { seed: 1, latencyMs: 100 } } });
-    await writeFile(join(dir, "items.jsonl"), Array.from({ length: 40 }, (_, index) => JSON.stringify({ n: index })).join("\n") + "\n");
+    await writeFile(
+      join(dir, "items.jsonl"),
+      Array.from({ length: 40 }, (_, index) => JSON.stringify({ n: index })).join("\n") + "\n",
+    );
     const workflow = load(`version: 1
 concurrency: 4
 inputs:
@@ -149,7 +164,9 @@ outputs:
     const stats = gateway.stats().keys[0]!;
     const billedChat = stats.billed.filter((entry) => entry.kind === "chat");
     expect(billedChat).toHaveLength(40);
-    const { calls } = JSON.parse(await readFile(join(runDir, "cost.json"), "utf8")) as { calls: Array<{ requestId?: string; replayed?: boolean; tags: Record<string, string> }> };
+    const { calls } = JSON.parse(await readFile(join(runDir, "cost.json"), "utf8")) as {
+      calls: Array<{ requestId?: string; replayed?: boolean; tags: Record<string, string> }>;
+    };
     const rowOf = new Map(calls.map((call) => [call.requestId, call.tags.step]));
     const billedRows = billedChat.map((entry) => rowOf.get(entry.requestId));
     expect(billedRows.sort()).toEqual(Array.from({ length: 40 }, (_, index) => `items[${index}].say`).sort());
@@ -163,7 +180,10 @@ outputs:
 
   it("a budget stop halts the batch without marking the remaining items failed", async () => {
     gateway = await startLocalGateway({ port: 0 });
-    await writeFile(join(dir, "items.jsonl"), Array.from({ length: 30 }, (_, index) => JSON.stringify({ n: index })).join("\n") + "\n");
+    await writeFile(
+      join(dir, "items.jsonl"),
+      Array.from({ length: 30 }, (_, index) => JSON.stringify({ n: index })).join("\n") + "\n",
+    );
     const workflow = load(`version: 1
 concurrency: 2
 inputs:

@@ -8,9 +8,40 @@ import { countTextTokens } from "../src/catalog/tokens.js";
 
 const PATTERN = new RegExp(o200kBase.pat_str, "gu");
 // Characters where the pattern's alternatives meet: cases, digits, every kind of space, marks, contractions.
-const PARTS = ["a", "B", "z", "Q", "1", "42", "1234", " ", "  ", "\t", "\n", "\r\n", "\v", "\f", "'", "'s", "'LL", "'Re", "'d", "'x", "/", "!?", "(", "\u0000", "\u007f", "-", "you"];
+const PARTS = [
+  "a",
+  "B",
+  "z",
+  "Q",
+  "1",
+  "42",
+  "1234",
+  " ",
+  "  ",
+  "\t",
+  "\n",
+  "\r\n",
+  "\v",
+  "\f",
+  "'",
+  "'s",
+  "'LL",
+  "'Re",
+  "'d",
+  "'x",
+  "/",
+  "!?",
+  "(",
+  "\u0000",
+  "\u007f",
+  "-",
+  "you",
+];
 const MORE_PARTS = [...PARTS, "é", "É", "東京", "😀", "\u00a0", "\u2028", "ǅ", "٣", "\u0301"];
-const asciiText = fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)), maxLength: 60 });
+const asciiText = fc.string({
+  unit: fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)),
+  maxLength: 60,
+});
 
 function scanPieces(text: string): string[] {
   const bytes = asciiBytes(text)!;
@@ -43,21 +74,28 @@ function referenceCount(text: string): number {
 
 describe("splitting ASCII text into tokenizer pieces", () => {
   it("gives the pieces the tokenizer's pattern gives, for any ASCII text", () => {
-    fc.assert(fc.property(asciiText, (text) => {
-      expect(scanPieces(text)).toEqual(text.match(PATTERN) ?? []);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(asciiText, (text) => {
+        expect(scanPieces(text)).toEqual(text.match(PATTERN) ?? []);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("gives the pattern's pieces where its alternatives meet", () => {
-    fc.assert(fc.property(fc.array(fc.constantFrom(...PARTS), { maxLength: 40 }), (parts) => {
-      const text = parts.join("");
-      expect(scanPieces(text)).toEqual(text.match(PATTERN) ?? []);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...PARTS), { maxLength: 40 }), (parts) => {
+        const text = parts.join("");
+        expect(scanPieces(text)).toEqual(text.match(PATTERN) ?? []);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("leaves text with any other character to the pattern", () => {
     expect([...asciiBytes("It's 12:30 -- fine\n")!.subarray(0, 4)]).toEqual([73, 116, 39, 115]);
-    for (const text of ["café", "😀", "a\ud800", "\u0080", "x".repeat(5000) + "é"]) expect(asciiBytes(text)).toBeUndefined();
+    for (const text of ["café", "😀", "a\ud800", "\u0080", "x".repeat(5000) + "é"])
+      expect(asciiBytes(text)).toBeUndefined();
     expect(asciiBytes("y".repeat(70_000))?.length).toBeGreaterThanOrEqual(70_000);
     expect(asciiBytes("z".repeat(2_000_000))).toBeUndefined();
   });
@@ -65,14 +103,27 @@ describe("splitting ASCII text into tokenizer pieces", () => {
 
 describe("counting text tokens", () => {
   it("counts what the tokenizer counts, ASCII or not", () => {
-    fc.assert(fc.property(fc.array(fc.constantFrom(...MORE_PARTS), { maxLength: 40 }), (parts) => {
-      const text = parts.join("");
-      expect(countTextTokens(text)).toBe(referenceCount(text));
-    }), { numRuns: 1000 });
-    fc.assert(fc.property(fc.string({ maxLength: 80 }), (text) => {
-      expect(countTextTokens(text)).toBe(referenceCount(text));
-    }), { numRuns: 500 });
-    for (const text of ["x".repeat(200), "ab ".repeat(30_000), "long ".repeat(300_000), `${"😀".repeat(40)} ${"a".repeat(31)}😀${"b".repeat(70)}`, "1".repeat(100), " ".repeat(90) + "!".repeat(90)]) {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...MORE_PARTS), { maxLength: 40 }), (parts) => {
+        const text = parts.join("");
+        expect(countTextTokens(text)).toBe(referenceCount(text));
+      }),
+      { numRuns: 1000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (text) => {
+        expect(countTextTokens(text)).toBe(referenceCount(text));
+      }),
+      { numRuns: 500 },
+    );
+    for (const text of [
+      "x".repeat(200),
+      "ab ".repeat(30_000),
+      "long ".repeat(300_000),
+      `${"😀".repeat(40)} ${"a".repeat(31)}😀${"b".repeat(70)}`,
+      "1".repeat(100),
+      " ".repeat(90) + "!".repeat(90),
+    ]) {
       expect(countTextTokens(text)).toBe(referenceCount(text));
     }
   });

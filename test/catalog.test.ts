@@ -27,7 +27,10 @@ describe("catalog", () => {
   });
 
   it("allows audio and video only on gamma-2.5 text models", () => {
-    const audio = catalog.listModels().filter((model) => model.capabilities.audio).map((model) => model.id);
+    const audio = catalog
+      .listModels()
+      .filter((model) => model.capabilities.audio)
+      .map((model) => model.id);
     expect(audio).toEqual(["gamma-2.5-pro", "gamma-2.5-flash", "gamma-2.5-flash-lite"]);
   });
 

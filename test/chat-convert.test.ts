@@ -38,30 +38,88 @@ describe("toWireMessages", () => {
     expect(assistant).toEqual({
       role: "assistant",
       content: null,
-      tool_calls: [{ thought_signature: "sig-abc", id: "call_1", type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }],
+      tool_calls: [
+        {
+          thought_signature: "sig-abc",
+          id: "call_1",
+          type: "function",
+          function: { name: "add", arguments: '{"a":1,"b":2}' },
+        },
+      ],
     });
     expect(tool).toEqual({ role: "tool", tool_call_id: "call_1", content: "3" });
   });
 
   it.each([
-    ["an OpenAI image_url part", { type: "image_url", image_url: { url: "https://example.com/a.png", detail: "low" } }, { type: "image_url", image_url: { url: "https://example.com/a.png", detail: "low" } }],
-    ["a v1 image block with a URL", { type: "image", url: "https://example.com/a.png" }, { type: "image_url", image_url: { url: "https://example.com/a.png" } }],
-    ["a v1 image block with base64 data", { type: "image", data: png.toString("base64"), mimeType: "image/png" }, { type: "image_url", image_url: { url: pngUri } }],
-    ["a v1 image block with bytes", { type: "image", data: new Uint8Array(png), mimeType: "image/png" }, { type: "image_url", image_url: { url: pngUri } }],
-    ["a v0 base64 image block", { type: "image", source_type: "base64", data: png.toString("base64"), mime_type: "image/png" }, { type: "image_url", image_url: { url: pngUri } }],
-    ["a v1 wav audio block", { type: "audio", data: wav.toString("base64"), mimeType: "audio/wav" }, { type: "input_audio", input_audio: { data: wav.toString("base64"), format: "wav" } }],
-    ["an mp3 audio block", { type: "audio", data: "AAAA", mimeType: "audio/mpeg" }, { type: "input_audio", input_audio: { data: "AAAA", format: "mp3" } }],
-    ["an audio data URI", { type: "audio", url: `data:audio/wav;base64,${wav.toString("base64")}` }, { type: "input_audio", input_audio: { data: wav.toString("base64"), format: "wav" } }],
-    ["an OpenAI input_audio part", { type: "input_audio", input_audio: { data: "AAAA", format: "mp3" } }, { type: "input_audio", input_audio: { data: "AAAA", format: "mp3" } }],
-    ["a v1 video block", { type: "video", data: "AAAA", mimeType: "video/mp4" }, { type: "video_url", video_url: { url: "data:video/mp4;base64,AAAA" } }],
-    ["a file block holding an image", { type: "file", data: png.toString("base64"), mimeType: "image/png" }, { type: "image_url", image_url: { url: pngUri } }],
+    [
+      "an OpenAI image_url part",
+      { type: "image_url", image_url: { url: "https://example.com/a.png", detail: "low" } },
+      { type: "image_url", image_url: { url: "https://example.com/a.png", detail: "low" } },
+    ],
+    [
+      "a v1 image block with a URL",
+      { type: "image", url: "https://example.com/a.png" },
+      { type: "image_url", image_url: { url: "https://example.com/a.png" } },
+    ],
+    [
+      "a v1 image block with base64 data",
+      { type: "image", data: png.toString("base64"), mimeType: "image/png" },
+      { type: "image_url", image_url: { url: pngUri } },
+    ],
+    [
+      "a v1 image block with bytes",
+      { type: "image", data: new Uint8Array(png), mimeType: "image/png" },
+      { type: "image_url", image_url: { url: pngUri } },
+    ],
+    [
+      "a v0 base64 image block",
+      { type: "image", source_type: "base64", data: png.toString("base64"), mime_type: "image/png" },
+      { type: "image_url", image_url: { url: pngUri } },
+    ],
+    [
+      "a v1 wav audio block",
+      { type: "audio", data: wav.toString("base64"), mimeType: "audio/wav" },
+      { type: "input_audio", input_audio: { data: wav.toString("base64"), format: "wav" } },
+    ],
+    [
+      "an mp3 audio block",
+      { type: "audio", data: "AAAA", mimeType: "audio/mpeg" },
+      { type: "input_audio", input_audio: { data: "AAAA", format: "mp3" } },
+    ],
+    [
+      "an audio data URI",
+      { type: "audio", url: `data:audio/wav;base64,${wav.toString("base64")}` },
+      { type: "input_audio", input_audio: { data: wav.toString("base64"), format: "wav" } },
+    ],
+    [
+      "an OpenAI input_audio part",
+      { type: "input_audio", input_audio: { data: "AAAA", format: "mp3" } },
+      { type: "input_audio", input_audio: { data: "AAAA", format: "mp3" } },
+    ],
+    [
+      "a v1 video block",
+      { type: "video", data: "AAAA", mimeType: "video/mp4" },
+      { type: "video_url", video_url: { url: "data:video/mp4;base64,AAAA" } },
+    ],
+    [
+      "a file block holding an image",
+      { type: "file", data: png.toString("base64"), mimeType: "image/png" },
+      { type: "image_url", image_url: { url: pngUri } },
+    ],
   ])("converts %s", (_name, block, part) => {
     const [message] = toWireMessages([new HumanMessage({ content: [{ type: "text", text: "look" }, block] })]);
     expect(message?.content).toEqual([{ type: "text", text: "look" }, part]);
   });
 
   it("joins text-only block content into a string", () => {
-    const [message] = toWireMessages([new HumanMessage({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })]);
+    const [message] = toWireMessages([
+      new HumanMessage({
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      }),
+    ]);
     expect(message?.content).toBe("ab");
   });
 

@@ -31,12 +31,19 @@ beforeAll(async () => {
       response.end('data: {"error":{"message":"The upstream model failed.","type":"server_error"}}\n\n');
       return;
     }
-    const upstream = await fetch(`${gateway.rootURL}${request.url ?? ""}`, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body });
+    const upstream = await fetch(`${gateway.rootURL}${request.url ?? ""}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body,
+    });
     response.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "text/plain" });
     response.end(Buffer.from(await upstream.arrayBuffer()));
   });
   await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
-  relayClient = new GatewayClient({ apiKey: KEY, baseURL: `http://127.0.0.1:${(relay.address() as AddressInfo).port}/v1` });
+  relayClient = new GatewayClient({
+    apiKey: KEY,
+    baseURL: `http://127.0.0.1:${(relay.address() as AddressInfo).port}/v1`,
+  });
 });
 
 afterAll(async () => {
@@ -66,7 +73,12 @@ describe("callChat", () => {
   });
 
   it("streams text deltas that add up to the reply given on the finish event", async () => {
-    const events = await drain(await callChat({ model: "alpha-sonnet-4-6", messages: ask("Write about tides."), max_tokens: 200, stream: true }, { client }));
+    const events = await drain(
+      await callChat(
+        { model: "alpha-sonnet-4-6", messages: ask("Write about tides."), max_tokens: 200, stream: true },
+        { client },
+      ),
+    );
     const finish = events.at(-1);
     expect(finish?.type).toBe("finish");
     if (finish?.type !== "finish") return;
@@ -78,8 +90,23 @@ describe("callChat", () => {
   });
 
   it("streams tool-call fragments that assemble into the reply's tool calls", async () => {
-    const weather = { type: "function" as const, function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } };
-    const stream = await callChat({ model: "beta-4o", messages: ask("What is the weather in Paris?"), tools: [weather], tool_choice: "required", stream: true }, { client });
+    const weather = {
+      type: "function" as const,
+      function: {
+        name: "get_weather",
+        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+    };
+    const stream = await callChat(
+      {
+        model: "beta-4o",
+        messages: ask("What is the weather in Paris?"),
+        tools: [weather],
+        tool_choice: "required",
+        stream: true,
+      },
+      { client },
+    );
     const events = await drain(stream);
     const fragments = events.flatMap((event) => (event.type === "tool-call" ? [event] : []));
     const finish = events.at(-1);
@@ -92,8 +119,15 @@ describe("callChat", () => {
 
   it("falls back to the next model on an error inside a 200 stream before the first token", async () => {
     const warnings: ChatWarning[] = [];
-    const options: ChatCallOptions = { client: relayClient, retry: { attempts: 1 }, onWarning: (warning) => void warnings.push(warning) };
-    const stream = await callChat({ model: "beta-4o", fallbacks: ["beta-4o-mini"], messages: ask("Say hello."), stream: true }, options);
+    const options: ChatCallOptions = {
+      client: relayClient,
+      retry: { attempts: 1 },
+      onWarning: (warning) => void warnings.push(warning),
+    };
+    const stream = await callChat(
+      { model: "beta-4o", fallbacks: ["beta-4o-mini"], messages: ask("Say hello."), stream: true },
+      options,
+    );
     expect(stream.model).toBe("beta-4o-mini");
     expect(stream.fallbackFrom).toEqual(["beta-4o"]);
     const finish = (await drain(stream)).at(-1);
@@ -103,23 +137,37 @@ describe("callChat", () => {
 
   it("holds the concurrency slot until the stream has ended, and frees it when the consumer leaves early", async () => {
     const scheduler = new Scheduler({ concurrency: 1 });
-    const stream = await callChat({ model: "beta-4o-mini", messages: ask("Write a long essay about the sea."), max_tokens: 300, stream: true }, { client, scheduler });
+    const stream = await callChat(
+      { model: "beta-4o-mini", messages: ask("Write a long essay about the sea."), max_tokens: 300, stream: true },
+      { client, scheduler },
+    );
     expect(scheduler.running).toBe(1);
     let seen = 0;
     for await (const _event of stream) if (++seen === 2) break;
     expect(scheduler.running).toBe(0);
-    const reply = await callChat({ model: "beta-4o-mini", messages: ask("Say hello."), max_tokens: 20 }, { client, scheduler });
+    const reply = await callChat(
+      { model: "beta-4o-mini", messages: ask("Say hello."), max_tokens: 20 },
+      { client, scheduler },
+    );
     expect(reply.content.length).toBeGreaterThan(0);
     expect(scheduler.running).toBe(0);
   });
 
   it("refuses a model the catalogue does not know before sending anything", async () => {
-    await expect(callChat({ model: "no-such-model", messages: ask("Hi.") }, { client })).rejects.toMatchObject({ code: "model_not_found" });
+    await expect(callChat({ model: "no-such-model", messages: ask("Hi.") }, { client })).rejects.toMatchObject({
+      code: "model_not_found",
+    });
   });
 
   it("throws a StreamError carrying the partial output when a stream times out after its first token", async () => {
-    const stream = await callChat({ model: "beta-4o-mini", messages: ask("Write a long essay about the sea."), max_tokens: 300, stream: true }, { client, timeoutMs: 400 });
-    const error = await drain(stream).then(() => undefined, (failure: unknown) => failure);
+    const stream = await callChat(
+      { model: "beta-4o-mini", messages: ask("Write a long essay about the sea."), max_tokens: 300, stream: true },
+      { client, timeoutMs: 400 },
+    );
+    const error = await drain(stream).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
     expect(error).toBeInstanceOf(StreamError);
     expect((error as StreamError).cause).toBeInstanceOf(TimeoutError);
     expect(((error as StreamError).partial as { content: string }).content.length).toBeGreaterThan(0);

@@ -30,7 +30,13 @@ const modelsSent = (recording: RecordingProxy): unknown[] => recording.requests.
 /** The first fault seed whose first decision for `model` (dropRate 1) cuts where `cutAt` wants. */
 function seedWhere(model: string, wanted: (cutAt: number) => boolean): number {
   for (let seed = 1; seed < 10_000; seed++) {
-    const decision = new FaultInjector({ seed, latencyMs: 0, models: { [model]: { errorRate: 0, status: 503, rateLimitRate: 0, retryAfterS: 1, dropRate: 1, chunkDelayMs: 0 } } }).decide(model);
+    const decision = new FaultInjector({
+      seed,
+      latencyMs: 0,
+      models: {
+        [model]: { errorRate: 0, status: 503, rateLimitRate: 0, retryAfterS: 1, dropRate: 1, chunkDelayMs: 0 },
+      },
+    }).decide(model);
     if (decision.kind === "drop" && wanted(decision.cutAt)) return seed;
   }
   throw new Error("no seed found");
@@ -54,7 +60,11 @@ describe("fallbacks", () => {
     expect(proxy.requests[0]?.body).not.toHaveProperty("temperature");
     expect(proxy.requests[3]?.body).toMatchObject({ max_completion_tokens: 3000, temperature: 0.3 });
     expect(proxy.requests[3]?.body).not.toHaveProperty("max_tokens");
-    expect(reply.response_metadata).toMatchObject({ model: "beta-5", requested_model: "alpha-opus-4-8", fallback_from: ["alpha-opus-4-8"] });
+    expect(reply.response_metadata).toMatchObject({
+      model: "beta-5",
+      requested_model: "alpha-opus-4-8",
+      fallback_from: ["alpha-opus-4-8"],
+    });
     expect(ledger.entries().map((entry) => [entry.modelRequested, entry.status])).toEqual([
       ["alpha-opus-4-8", "failed"],
       ["alpha-opus-4-8", "failed"],
@@ -65,23 +75,42 @@ describe("fallbacks", () => {
   });
 
   it("falls back at once on a long Retry-After instead of sleeping through it", async () => {
-    const { harness, proxy } = await setUp({ faults: { models: { "beta-4o": { rateLimitRate: 1, retryAfterS: 120 } } } });
-    const model = harness.model({ model: "beta-4o", fallbacks: ["gamma-2.5-flash"], maxRetries: 3, baseURL: proxy.baseURL });
+    const { harness, proxy } = await setUp({
+      faults: { models: { "beta-4o": { rateLimitRate: 1, retryAfterS: 120 } } },
+    });
+    const model = harness.model({
+      model: "beta-4o",
+      fallbacks: ["gamma-2.5-flash"],
+      maxRetries: 3,
+      baseURL: proxy.baseURL,
+    });
     const reply = await model.invoke("Hi.");
     expect(modelsSent(proxy)).toEqual(["beta-4o", "gamma-2.5-flash"]);
     expect(reply.response_metadata.model).toBe("gamma-2.5-flash");
   });
 
   it("retries a short Retry-After on the same model before falling back", async () => {
-    const { harness, proxy } = await setUp({ faults: { models: { "beta-4o-mini": { rateLimitRate: 1, retryAfterS: 0.01 } } } });
-    const model = harness.model({ model: "beta-4o-mini", fallbacks: ["beta-4o"], maxRetries: 2, baseURL: proxy.baseURL });
+    const { harness, proxy } = await setUp({
+      faults: { models: { "beta-4o-mini": { rateLimitRate: 1, retryAfterS: 0.01 } } },
+    });
+    const model = harness.model({
+      model: "beta-4o-mini",
+      fallbacks: ["beta-4o"],
+      maxRetries: 2,
+      baseURL: proxy.baseURL,
+    });
     await model.invoke("Hi.");
     expect(modelsSent(proxy)).toEqual(["beta-4o-mini", "beta-4o-mini", "beta-4o-mini", "beta-4o"]);
   });
 
   it("falls back when a non-streamed reply's connection is cut", async () => {
     const { harness, proxy } = await setUp({ faults: { models: { "alpha-haiku-4-5-20251001": { dropRate: 1 } } } });
-    const model = harness.model({ model: "alpha-haiku-4-5-20251001", fallbacks: ["beta-4o-mini"], maxRetries: 1, baseURL: proxy.baseURL });
+    const model = harness.model({
+      model: "alpha-haiku-4-5-20251001",
+      fallbacks: ["beta-4o-mini"],
+      maxRetries: 1,
+      baseURL: proxy.baseURL,
+    });
     const reply = await model.invoke("Hi.");
     expect(modelsSent(proxy)).toEqual(["alpha-haiku-4-5-20251001", "alpha-haiku-4-5-20251001", "beta-4o-mini"]);
     expect(reply.response_metadata.fallback_from).toEqual(["alpha-haiku-4-5-20251001"]);
@@ -89,8 +118,15 @@ describe("fallbacks", () => {
 
   it("falls back when a stream is cut before its first token", async () => {
     const seed = seedWhere("alpha-haiku-4-5-20251001", (cutAt) => cutAt < 0.02);
-    const { harness, proxy } = await setUp({ faults: { seed, models: { "alpha-haiku-4-5-20251001": { dropRate: 1 } } } });
-    const model = harness.model({ model: "alpha-haiku-4-5-20251001", fallbacks: ["beta-4o-mini"], maxRetries: 0, baseURL: proxy.baseURL });
+    const { harness, proxy } = await setUp({
+      faults: { seed, models: { "alpha-haiku-4-5-20251001": { dropRate: 1 } } },
+    });
+    const model = harness.model({
+      model: "alpha-haiku-4-5-20251001",
+      fallbacks: ["beta-4o-mini"],
+      maxRetries: 0,
+      baseURL: proxy.baseURL,
+    });
     let text = "";
     let last: AIMessageChunk | undefined;
     for await (const chunk of await model.stream("Hi.")) {
@@ -99,17 +135,28 @@ describe("fallbacks", () => {
     }
     expect(modelsSent(proxy)).toEqual(["alpha-haiku-4-5-20251001", "beta-4o-mini"]);
     expect(text.length).toBeGreaterThan(0);
-    expect(last?.response_metadata).toMatchObject({ model: "beta-4o-mini", fallback_from: ["alpha-haiku-4-5-20251001"] });
+    expect(last?.response_metadata).toMatchObject({
+      model: "beta-4o-mini",
+      fallback_from: ["alpha-haiku-4-5-20251001"],
+    });
   });
 
   it("does not fall back once output was shown: a mid-stream cut is a StreamError carrying the partial output", async () => {
     const seed = seedWhere("alpha-haiku-4-5-20251001", (cutAt) => cutAt > 0.6);
-    const { harness, proxy } = await setUp({ faults: { seed, models: { "alpha-haiku-4-5-20251001": { dropRate: 1 } } } });
-    const model = harness.model({ model: "alpha-haiku-4-5-20251001", fallbacks: ["beta-4o-mini"], maxRetries: 0, baseURL: proxy.baseURL });
+    const { harness, proxy } = await setUp({
+      faults: { seed, models: { "alpha-haiku-4-5-20251001": { dropRate: 1 } } },
+    });
+    const model = harness.model({
+      model: "alpha-haiku-4-5-20251001",
+      fallbacks: ["beta-4o-mini"],
+      maxRetries: 0,
+      baseURL: proxy.baseURL,
+    });
     let text = "";
     let failure: unknown;
     try {
-      for await (const chunk of await model.stream("Write a long story about a fox who learns to sail across the sea.")) text += chunk.text;
+      for await (const chunk of await model.stream("Write a long story about a fox who learns to sail across the sea."))
+        text += chunk.text;
     } catch (error) {
       failure = error;
     }
@@ -123,7 +170,12 @@ describe("fallbacks", () => {
 
   it("never falls back on a bad key", async () => {
     const { harness, proxy } = await setUp({ keys: [{ key: "sk-test-main" }] });
-    const model = harness.model({ model: "beta-4o", fallbacks: ["gamma-2.5-flash"], apiKey: "sk-wrong-key", baseURL: proxy.baseURL });
+    const model = harness.model({
+      model: "beta-4o",
+      fallbacks: ["gamma-2.5-flash"],
+      apiKey: "sk-wrong-key",
+      baseURL: proxy.baseURL,
+    });
     await expect(model.invoke("Hi.")).rejects.toBeInstanceOf(AuthenticationError);
     expect(modelsSent(proxy)).toEqual(["beta-4o"]);
   });
@@ -147,7 +199,12 @@ describe("fallbacks", () => {
 
   it("moves to the next model when a reasoning model comes back empty", async () => {
     const { harness, proxy } = await setUp({});
-    const model = harness.model({ model: "beta-5-mini", maxTokens: 16, fallbacks: ["gamma-2.5-flash"], baseURL: proxy.baseURL });
+    const model = harness.model({
+      model: "beta-5-mini",
+      maxTokens: 16,
+      fallbacks: ["gamma-2.5-flash"],
+      baseURL: proxy.baseURL,
+    });
     const reply = await model.invoke("Explain why the sky is blue in detail.");
     expect(modelsSent(proxy)).toEqual(["beta-5-mini", "gamma-2.5-flash"]);
     expect(proxy.requests[1]?.body).toMatchObject({ max_tokens: 16 });
@@ -162,7 +219,13 @@ describe("fallbacks", () => {
 
   it("falls back when a stream stalls before its first token (chunk timeout)", async () => {
     const { harness, proxy } = await setUp({ faults: { models: { "beta-4o": { chunkDelayMs: 1000 } } } });
-    const model = harness.model({ model: "beta-4o", fallbacks: ["beta-4o-mini"], maxRetries: 0, chunkTimeoutMs: 100, baseURL: proxy.baseURL });
+    const model = harness.model({
+      model: "beta-4o",
+      fallbacks: ["beta-4o-mini"],
+      maxRetries: 0,
+      chunkTimeoutMs: 100,
+      baseURL: proxy.baseURL,
+    });
     let text = "";
     for await (const chunk of await model.stream("Hi.")) text += chunk.text;
     expect(text.length).toBeGreaterThan(0);
@@ -207,7 +270,9 @@ describe("concurrency", () => {
     const controller = new AbortController();
     let text = "";
     const failure = await (async () => {
-      for await (const chunk of await model.stream("Tell me a long story about a river.", { signal: controller.signal })) {
+      for await (const chunk of await model.stream("Tell me a long story about a river.", {
+        signal: controller.signal,
+      })) {
         text += chunk.text;
         if (text) controller.abort();
       }

@@ -9,7 +9,9 @@ import { KEY, useRecordedHarness } from "./chat-harness.js";
 
 const { harness, proxy, lastBody } = useRecordedHarness();
 
-async function collect(stream: AsyncIterable<AIMessageChunk>): Promise<{ chunks: AIMessageChunk[]; message: AIMessageChunk }> {
+async function collect(
+  stream: AsyncIterable<AIMessageChunk>,
+): Promise<{ chunks: AIMessageChunk[]; message: AIMessageChunk }> {
   const chunks: AIMessageChunk[] = [];
   for await (const chunk of stream) chunks.push(chunk);
   return { chunks, message: chunks.reduce((left, right) => left.concat(right)) };
@@ -20,7 +22,9 @@ describe("ChatGateway against the local gateway", () => {
     const model = harness().model({ model: "alpha-sonnet-4-6" });
     const reply = await model.invoke("Name three colours.");
     expect(reply.text.length).toBeGreaterThan(0);
-    expect(reply.usage_metadata?.total_tokens).toBe((reply.usage_metadata?.input_tokens ?? 0) + (reply.usage_metadata?.output_tokens ?? 0));
+    expect(reply.usage_metadata?.total_tokens).toBe(
+      (reply.usage_metadata?.input_tokens ?? 0) + (reply.usage_metadata?.output_tokens ?? 0),
+    );
     expect(reply.response_metadata).toMatchObject({
       model_name: "alpha-sonnet-4-6-20260115",
       model: "alpha-sonnet-4-6",
@@ -57,7 +61,13 @@ describe("ChatGateway against the local gateway", () => {
     const ledger = new CostLedger();
     const planned: PlannedOperation[] = [];
     const recorder = { reserve: (operation: PlannedOperation) => (planned.push(operation), ledger.reserve(operation)) };
-    const model = harness().model({ model: "alpha-sonnet-4-6", maxTokens: 64, ledger: recorder, usageTags: { step: "t" }, baseURL: proxy().baseURL });
+    const model = harness().model({
+      model: "alpha-sonnet-4-6",
+      maxTokens: 64,
+      ledger: recorder,
+      usageTags: { step: "t" },
+      baseURL: proxy().baseURL,
+    });
     const reply = await model.invoke("Hello there.");
     expect(planned).toHaveLength(1);
     expect(planned[0]).toMatchObject({ kind: "chat", tags: { step: "t" } });
@@ -79,7 +89,11 @@ describe("ChatGateway against the local gateway", () => {
     expect(lastBody()).toMatchObject({ max_completion_tokens: 2000 });
     expect(lastBody()).not.toHaveProperty("max_tokens");
     await model.invoke("Hi again.");
-    expect(harness().warnings.slice(warnings).map((warning) => warning.code)).toEqual(["max_tokens_renamed"]);
+    expect(
+      harness()
+        .warnings.slice(warnings)
+        .map((warning) => warning.code),
+    ).toEqual(["max_tokens_renamed"]);
   });
 
   it("drops temperature and top_p for alpha-opus-4-8 so the gateway does not answer 400", async () => {
@@ -87,7 +101,9 @@ describe("ChatGateway against the local gateway", () => {
     await expect(model.invoke("Hi.")).resolves.toBeDefined();
     expect(lastBody()).not.toHaveProperty("temperature");
     expect(lastBody()).not.toHaveProperty("top_p");
-    expect(harness().warnings.some((warning) => warning.code === "sampling_dropped" && warning.model === "alpha-opus-4-8")).toBe(true);
+    expect(
+      harness().warnings.some((warning) => warning.code === "sampling_dropped" && warning.model === "alpha-opus-4-8"),
+    ).toBe(true);
   });
 
   it("gives gamma-2.5-pro at least 4096 output tokens", async () => {
@@ -106,10 +122,18 @@ describe("ChatGateway against the local gateway", () => {
 
   it("refuses bad settings, unknown models and oversized prompts before any request", async () => {
     const before = proxy().requests.length;
-    expect(() => new ChatGateway({ model: "alpha-sonet-4-6", apiKey: KEY, baseURL: proxy().baseURL })).toThrow(UnknownModelError);
-    expect(() => new ChatGateway({ model: "alpha-sonet-4-6", apiKey: KEY, baseURL: proxy().baseURL })).toThrow(/Did you mean "alpha-sonnet-4-6"/);
-    expect(() => new ChatGateway({ model: "beta-4o", fallbacks: ["beta-6"], apiKey: KEY, baseURL: proxy().baseURL })).toThrow(UnknownModelError);
-    expect(() => new ChatGateway({ model: "beta-4o", temperature: 1.2, apiKey: KEY, baseURL: proxy().baseURL })).toThrow(ParameterError);
+    expect(() => new ChatGateway({ model: "alpha-sonet-4-6", apiKey: KEY, baseURL: proxy().baseURL })).toThrow(
+      UnknownModelError,
+    );
+    expect(() => new ChatGateway({ model: "alpha-sonet-4-6", apiKey: KEY, baseURL: proxy().baseURL })).toThrow(
+      /Did you mean "alpha-sonnet-4-6"/,
+    );
+    expect(
+      () => new ChatGateway({ model: "beta-4o", fallbacks: ["beta-6"], apiKey: KEY, baseURL: proxy().baseURL }),
+    ).toThrow(UnknownModelError);
+    expect(
+      () => new ChatGateway({ model: "beta-4o", temperature: 1.2, apiKey: KEY, baseURL: proxy().baseURL }),
+    ).toThrow(ParameterError);
     expect(() => new ChatGateway({ model: "beta-4o", apiKey: "oops", baseURL: proxy().baseURL })).toThrow(ConfigError);
     const model = harness().model({ model: "alpha-sonnet-4-6", baseURL: proxy().baseURL });
     await expect(model.invoke("word ".repeat(205_000))).rejects.toThrow(ContextWindowError);
@@ -120,7 +144,12 @@ describe("ChatGateway against the local gateway", () => {
     const seen: Error[] = [];
     const listener = (warning: Error): void => void seen.push(warning);
     process.on("warning", listener);
-    const model = new ChatGateway({ model: "beta-5-mini", maxTokens: 800, apiKey: KEY, baseURL: harness().gateway.baseURL });
+    const model = new ChatGateway({
+      model: "beta-5-mini",
+      maxTokens: 800,
+      apiKey: KEY,
+      baseURL: harness().gateway.baseURL,
+    });
     try {
       await model.invoke("Hi.");
       await model.invoke("Hi.");

@@ -28,7 +28,9 @@ describe("ChatGateway as LangChain tracers and callbacks see it", () => {
   it("feeds handleLLMNewToken on invoke when streaming is on, token by token", async () => {
     const model = harness.model({ model: "beta-4o-mini", streaming: true });
     const tokens: string[] = [];
-    const reply = await model.invoke("Count to five.", { callbacks: [{ handleLLMNewToken: (token) => void tokens.push(token) }] });
+    const reply = await model.invoke("Count to five.", {
+      callbacks: [{ handleLLMNewToken: (token) => void tokens.push(token) }],
+    });
     expect(tokens.length).toBeGreaterThan(1);
     expect(tokens.join("")).toBe(reply.text);
     expect(reply.usage_metadata?.total_tokens).toBeGreaterThan(0);
@@ -48,6 +50,11 @@ describe("ChatGateway as LangChain tracers and callbacks see it", () => {
     const model = harness.model({ model: "beta-4o-mini", baseURL: "http://127.0.0.1:9/v1" });
     const text = "The quick brown fox jumps over the lazy dog.";
     expect(await model.getNumTokens(text)).toBe(countTextTokens(text));
-    expect(await model.getNumTokens([{ type: "text", text }, { type: "text", text }])).toBe(countTextTokens(text + text));
+    expect(
+      await model.getNumTokens([
+        { type: "text", text },
+        { type: "text", text },
+      ]),
+    ).toBe(countTextTokens(text + text));
   });
 });

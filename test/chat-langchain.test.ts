@@ -67,7 +67,12 @@ describe("ChatGateway inside LangChain", () => {
     const usage: unknown[] = [];
     let text = "";
     for await (const chunk of await model.stream("Count to five.", {
-      callbacks: [{ handleLLMNewToken: (token) => void tokens.push(token), handleLLMEnd: (output) => void usage.push(output.llmOutput?.tokenUsage) }],
+      callbacks: [
+        {
+          handleLLMNewToken: (token) => void tokens.push(token),
+          handleLLMEnd: (output) => void usage.push(output.llmOutput?.tokenUsage),
+        },
+      ],
     })) {
       text += chunk.text;
     }
@@ -90,7 +95,9 @@ describe("ChatGateway inside LangChain", () => {
   it("gives createAgent a structured response through a tool strategy", async () => {
     const answer = z.object({ city: z.string(), summary: z.string() });
     const agent = createAgent({ model: harness.model({ model: "beta-4o" }), tools: [], responseFormat: answer });
-    const result = await agent.invoke({ messages: [{ role: "user", content: "Kyoto is sunny today. Give the city and a summary." }] });
+    const result = await agent.invoke({
+      messages: [{ role: "user", content: "Kyoto is sunny today. Give the city and a summary." }],
+    });
     expect(answer.safeParse(result.structuredResponse).success).toBe(true);
   });
 });

@@ -28,7 +28,12 @@ afterAll(async () => {
   await harness.close();
 });
 
-type WirePart = { type: string; image_url?: { url: string }; input_audio?: { format: string }; video_url?: { url: string } };
+type WirePart = {
+  type: string;
+  image_url?: { url: string };
+  input_audio?: { format: string };
+  video_url?: { url: string };
+};
 const lastParts = (): WirePart[] => {
   const messages = proxy.requests.at(-1)!.body.messages as Array<{ content: WirePart[] }>;
   return messages.at(-1)!.content;
@@ -38,15 +43,30 @@ describe("multimodal input", () => {
   it("sends an image given as a data URI and the model sees it", async () => {
     const model = harness.model({ model: "beta-4o", baseURL: proxy.baseURL });
     const reply = await model.invoke([
-      new HumanMessage({ content: [{ type: "text", text: "Describe the image." }, { type: "image", data: png.toString("base64"), mimeType: "image/png" }] }),
+      new HumanMessage({
+        content: [
+          { type: "text", text: "Describe the image." },
+          { type: "image", data: png.toString("base64"), mimeType: "image/png" },
+        ],
+      }),
     ]);
-    expect(lastParts()[1]).toEqual({ type: "image_url", image_url: { url: `data:image/png;base64,${png.toString("base64")}` } });
+    expect(lastParts()[1]).toEqual({
+      type: "image_url",
+      image_url: { url: `data:image/png;base64,${png.toString("base64")}` },
+    });
     expect(reply.text).toMatch(/64x32|64 x 32|64×32/);
   });
 
   it("sends an image given as a URL", async () => {
     const model = harness.model({ model: "gamma-2.5-flash", baseURL: proxy.baseURL });
-    const reply = await model.invoke([new HumanMessage({ content: [{ type: "text", text: "What size is this image?" }, { type: "image_url", image_url: { url: imageURL } }] })]);
+    const reply = await model.invoke([
+      new HumanMessage({
+        content: [
+          { type: "text", text: "What size is this image?" },
+          { type: "image_url", image_url: { url: imageURL } },
+        ],
+      }),
+    ]);
     expect(lastParts()[1]).toEqual({ type: "image_url", image_url: { url: imageURL } });
     expect(reply.text).toMatch(/64x32|64 x 32|64×32/);
   });
@@ -54,7 +74,14 @@ describe("multimodal input", () => {
   it("sends wav audio to a gamma-2.5 model as input_audio and is billed for it", async () => {
     const wav = makeWav(3);
     const model = harness.model({ model: "gamma-2.5-flash", baseURL: proxy.baseURL });
-    const reply = await model.invoke([new HumanMessage({ content: [{ type: "text", text: "How long is this clip?" }, { type: "audio", data: wav.toString("base64"), mimeType: "audio/wav" }] })]);
+    const reply = await model.invoke([
+      new HumanMessage({
+        content: [
+          { type: "text", text: "How long is this clip?" },
+          { type: "audio", data: wav.toString("base64"), mimeType: "audio/wav" },
+        ],
+      }),
+    ]);
     expect(lastParts()[1]).toMatchObject({ type: "input_audio", input_audio: { format: "wav" } });
     expect(reply.text).toMatch(/3\.0 s/);
     // About 1900 prompt tokens a minute: 3 s is 95.
@@ -64,7 +91,14 @@ describe("multimodal input", () => {
   it("sends mp3 audio given as a data URI", async () => {
     const mp3 = makeMp3(2);
     const model = harness.model({ model: "gamma-2.5-flash-lite", baseURL: proxy.baseURL });
-    const reply = await model.invoke([new HumanMessage({ content: [{ type: "text", text: "Describe this audio clip." }, { type: "audio", url: `data:audio/mpeg;base64,${mp3.toString("base64")}` }] })]);
+    const reply = await model.invoke([
+      new HumanMessage({
+        content: [
+          { type: "text", text: "Describe this audio clip." },
+          { type: "audio", url: `data:audio/mpeg;base64,${mp3.toString("base64")}` },
+        ],
+      }),
+    ]);
     expect(lastParts()[1]).toMatchObject({ type: "input_audio", input_audio: { format: "mp3" } });
     expect(reply.text).toMatch(/MP3/);
   });
@@ -72,18 +106,29 @@ describe("multimodal input", () => {
   it("refuses audio for a model without audio input, and audio in another format, before any request", async () => {
     const before = proxy.requests.length;
     const wav = { type: "audio", data: makeWav(1).toString("base64"), mimeType: "audio/wav" };
-    await expect(harness.model({ model: "beta-4o", baseURL: proxy.baseURL }).invoke([new HumanMessage({ content: [wav] })])).rejects.toThrow(
-      /beta-4o does not take audio input/,
-    );
+    await expect(
+      harness.model({ model: "beta-4o", baseURL: proxy.baseURL }).invoke([new HumanMessage({ content: [wav] })]),
+    ).rejects.toThrow(/beta-4o does not take audio input/);
     const ogg = { type: "audio", data: "T2dnUw==", mimeType: "audio/ogg" };
-    await expect(harness.model({ model: "gamma-2.5-flash", baseURL: proxy.baseURL }).invoke([new HumanMessage({ content: [ogg] })])).rejects.toThrow(ParameterError);
+    await expect(
+      harness
+        .model({ model: "gamma-2.5-flash", baseURL: proxy.baseURL })
+        .invoke([new HumanMessage({ content: [ogg] })]),
+    ).rejects.toThrow(ParameterError);
     expect(proxy.requests.length).toBe(before);
   });
 
   it("sends video to gamma-2.5-pro", async () => {
     const mp4 = makeMp4(2);
     const model = harness.model({ model: "gamma-2.5-pro", baseURL: proxy.baseURL });
-    const reply = await model.invoke([new HumanMessage({ content: [{ type: "text", text: "How long is this video?" }, { type: "video", data: mp4.toString("base64"), mimeType: "video/mp4" }] })]);
+    const reply = await model.invoke([
+      new HumanMessage({
+        content: [
+          { type: "text", text: "How long is this video?" },
+          { type: "video", data: mp4.toString("base64"), mimeType: "video/mp4" },
+        ],
+      }),
+    ]);
     expect(lastParts()[1]?.type).toBe("video_url");
     expect(reply.text).toMatch(/2\.0 s/);
   });
@@ -104,11 +149,17 @@ describe("image generation", () => {
   it("decodes a streamed image reply too, and edits an image sent back as input", async () => {
     const model = harness.model({ model: "gamma-2.5-flash-image", baseURL: proxy.baseURL });
     let streamed: Awaited<ReturnType<typeof model.invoke>> | undefined;
-    for await (const chunk of await model.stream("A blue square.")) streamed = streamed ? streamed.concat(chunk) : chunk;
+    for await (const chunk of await model.stream("A blue square."))
+      streamed = streamed ? streamed.concat(chunk) : chunk;
     const [image] = imagesFromMessage(streamed!);
     expect(probeImage(image!.bytes)?.format).toBe("png");
     const edited = await model.invoke([
-      new HumanMessage({ content: [{ type: "text", text: "Make it brighter." }, { type: "image", data: image!.bytes.toString("base64"), mimeType: "image/png" }] }),
+      new HumanMessage({
+        content: [
+          { type: "text", text: "Make it brighter." },
+          { type: "image", data: image!.bytes.toString("base64"), mimeType: "image/png" },
+        ],
+      }),
     ]);
     expect(lastParts()[1]?.type).toBe("image_url");
     expect(imagesFromMessage(edited)).toHaveLength(1);

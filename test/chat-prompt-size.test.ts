@@ -11,29 +11,56 @@ function input(fields: Partial<ChatInput>): ChatInput {
 
 const text = fc.string({ unit: "binary", maxLength: 400 });
 const message: fc.Arbitrary<Message> = fc.oneof(
-  fc.record({ role: fc.constantFrom("system", "user", "developer") as fc.Arbitrary<Message["role"]>, content: text, name: fc.option(text, { nil: undefined }) }),
-  fc.record({ role: fc.constant("user" as const), content: fc.array(fc.record({ type: fc.constant("text" as const), text }), { maxLength: 3 }) }),
+  fc.record({
+    role: fc.constantFrom("system", "user", "developer") as fc.Arbitrary<Message["role"]>,
+    content: text,
+    name: fc.option(text, { nil: undefined }),
+  }),
+  fc.record({
+    role: fc.constant("user" as const),
+    content: fc.array(fc.record({ type: fc.constant("text" as const), text }), { maxLength: 3 }),
+  }),
   fc.record({
     role: fc.constant("assistant" as const),
     content: fc.option(text, { nil: null }),
-    tool_calls: fc.array(fc.record({ id: text, type: fc.constant("function" as const), function: fc.record({ name: text, arguments: text }) }), { maxLength: 2 }),
+    tool_calls: fc.array(
+      fc.record({
+        id: text,
+        type: fc.constant("function" as const),
+        function: fc.record({ name: text, arguments: text }),
+      }),
+      { maxLength: 2 },
+    ),
   }),
 );
 
 describe("prompt size", () => {
   it("bounds the exact token count from above for any text, so the window check can skip counting", () => {
     fc.assert(
-      fc.property(fc.array(message, { minLength: 1, maxLength: 4 }), fc.option(fc.jsonValue(), { nil: undefined }), (messages, format) => {
-        const request = { messages, ...(format === undefined ? {} : { response_format: { type: "json_schema", schema: format } }) };
-        expect(countPromptTokens(request)).toBeLessThanOrEqual(promptTokensAtMost(request));
-      }),
+      fc.property(
+        fc.array(message, { minLength: 1, maxLength: 4 }),
+        fc.option(fc.jsonValue(), { nil: undefined }),
+        (messages, format) => {
+          const request = {
+            messages,
+            ...(format === undefined ? {} : { response_format: { type: "json_schema", schema: format } }),
+          };
+          expect(countPromptTokens(request)).toBeLessThanOrEqual(promptTokensAtMost(request));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it("reports the exact count on a plan, the same for every model of the chain", () => {
-    const messages: Message[] = [{ role: "system", content: "You are terse." }, { role: "user", content: "Summarise unit testing in one line, please." }];
-    const { plans } = planChain([getModel("alpha-sonnet-4-6"), getModel("beta-4o-mini"), getModel("gamma-2.5-flash")], input({ messages }));
+    const messages: Message[] = [
+      { role: "system", content: "You are terse." },
+      { role: "user", content: "Summarise unit testing in one line, please." },
+    ];
+    const { plans } = planChain(
+      [getModel("alpha-sonnet-4-6"), getModel("beta-4o-mini"), getModel("gamma-2.5-flash")],
+      input({ messages }),
+    );
     const exact = countPromptTokens({ messages });
     expect(plans.map((plan) => plan.promptTokens())).toEqual([exact, exact, exact]);
     expect(promptSize({ messages }).exact()).toBe(exact);

@@ -20,7 +20,11 @@ describe("applyModelRules", () => {
   });
 
   it("drops temperature and top_p for alpha-opus-4-8, with a warning", () => {
-    const { parameters, warnings } = applyModelRules(getModel("alpha-opus-4-8"), { temperature: 0.2, topP: 0.9, maxTokens: 50 });
+    const { parameters, warnings } = applyModelRules(getModel("alpha-opus-4-8"), {
+      temperature: 0.2,
+      topP: 0.9,
+      maxTokens: 50,
+    });
     expect(parameters).toEqual({ max_tokens: 50 });
     expect(warnings.map((warning) => warning.code)).toEqual(["sampling_dropped"]);
   });
@@ -58,8 +62,13 @@ describe("planRequest", () => {
   });
 
   it("refuses audio for a model without audio input, naming the models that take it", () => {
-    const audio = { role: "user" as const, content: [{ type: "input_audio" as const, input_audio: { data: makeWav(1).toString("base64"), format: "wav" } }] };
-    expect(() => planRequest(getModel("beta-4o"), input({ messages: [audio] }))).toThrow(/beta-4o does not take audio input.*gamma-2\.5-pro/);
+    const audio = {
+      role: "user" as const,
+      content: [{ type: "input_audio" as const, input_audio: { data: makeWav(1).toString("base64"), format: "wav" } }],
+    };
+    expect(() => planRequest(getModel("beta-4o"), input({ messages: [audio] }))).toThrow(
+      /beta-4o does not take audio input.*gamma-2\.5-pro/,
+    );
     expect(planRequest(getModel("gamma-2.5-flash"), input({ messages: [audio] })).promptTokens()).toBeGreaterThan(30);
   });
 
@@ -72,13 +81,18 @@ describe("planRequest", () => {
 
   it("moves a prompt too long for the first model to a fallback whose window fits", () => {
     const messages = [{ role: "user" as const, content: "word ".repeat(210_000) }];
-    const { plans, skipped } = planChain([getModel("alpha-sonnet-4-6"), getModel("beta-4o-mini"), getModel("gamma-2.5-flash")], input({ messages }));
+    const { plans, skipped } = planChain(
+      [getModel("alpha-sonnet-4-6"), getModel("beta-4o-mini"), getModel("gamma-2.5-flash")],
+      input({ messages }),
+    );
     // beta-4o-mini publishes no window, so it is tried; gamma fits.
     expect(plans.map((plan) => plan.model.id)).toEqual(["beta-4o-mini", "gamma-2.5-flash"]);
     expect(skipped.map((entry) => entry.model)).toEqual(["alpha-sonnet-4-6"]);
   });
 
   it("throws the first model's own parameter errors rather than falling back", () => {
-    expect(() => planChain([getModel("beta-4o"), getModel("beta-5")], input({ settings: { temperature: 3 } }))).toThrow(ParameterError);
+    expect(() => planChain([getModel("beta-4o"), getModel("beta-5")], input({ settings: { temperature: 3 } }))).toThrow(
+      ParameterError,
+    );
   });
 });

@@ -10,7 +10,6 @@ afterAll(async () => {
   await harness.close();
 });
 
-
 describe("ChatGateway stream", () => {
   it("frees the connection when cancelled before any read", async () => {
     const model = harness.model({ model: "beta-4o-mini", maxConcurrency: 1 });
@@ -33,4 +32,3 @@ describe("ChatGateway stream", () => {
     expect(reply.content).toBeTruthy();
   });
 });
-

@@ -24,12 +24,19 @@ const WEATHER_PARAMETERS = {
 const weatherV4 = tool(async ({ city }) => `Sunny in ${city}.`, {
   name: "get_weather",
   description: "Current weather for a city",
-  schema: z.object({ city: z.string().describe("City name"), unit: z.enum(["c", "f"]).optional(), days: z.number().int().min(1).max(7) }),
+  schema: z.object({
+    city: z.string().describe("City name"),
+    unit: z.enum(["c", "f"]).optional(),
+    days: z.number().int().min(1).max(7),
+  }),
 });
 
 describe("tool calling against the local gateway", () => {
   it("sends a tool's zod 4 parameters intact", async () => {
-    await harness().model({ model: "beta-4o", baseURL: proxy().baseURL }).bindTools([weatherV4]).invoke("Weather in Paris for 3 days?");
+    await harness()
+      .model({ model: "beta-4o", baseURL: proxy().baseURL })
+      .bindTools([weatherV4])
+      .invoke("Weather in Paris for 3 days?");
     const [wire] = wireTools();
     expect(wire?.function.name).toBe("get_weather");
     expect(wire?.function.description).toBe("Current weather for a city");
@@ -40,16 +47,27 @@ describe("tool calling against the local gateway", () => {
     const zod3 = tool(async () => "ok", {
       name: "weather_v3",
       description: "v3",
-      schema: z3.object({ city: z3.string().describe("City name"), unit: z3.enum(["c", "f"]).optional(), days: z3.number().int().min(1).max(7) }),
+      schema: z3.object({
+        city: z3.string().describe("City name"),
+        unit: z3.enum(["c", "f"]).optional(),
+        days: z3.number().int().min(1).max(7),
+      }),
     });
     const structured = new DynamicStructuredTool({
       name: "weather_class",
       description: "class",
-      schema: z.object({ city: z.string().describe("City name"), unit: z.enum(["c", "f"]).optional(), days: z.number().int().min(1).max(7) }),
+      schema: z.object({
+        city: z.string().describe("City name"),
+        unit: z.enum(["c", "f"]).optional(),
+        days: z.number().int().min(1).max(7),
+      }),
       func: async () => "ok",
     });
     const json = { name: "weather_json", description: "json", schema: WEATHER_PARAMETERS };
-    await harness().model({ model: "beta-4o", baseURL: proxy().baseURL }).bindTools([zod3, structured, json]).invoke("Hello.");
+    await harness()
+      .model({ model: "beta-4o", baseURL: proxy().baseURL })
+      .bindTools([zod3, structured, json])
+      .invoke("Hello.");
     for (const wire of wireTools()) expect(wire.function.parameters).toMatchObject(WEATHER_PARAMETERS);
   });
 
@@ -60,12 +78,18 @@ describe("tool calling against the local gateway", () => {
     ["any", "required"],
     ["get_weather", { type: "function", function: { name: "get_weather" } }],
   ])("sends tool_choice %j as %j", async (choice, wire) => {
-    await harness().model({ model: "beta-4o", baseURL: proxy().baseURL }).bindTools([weatherV4], { tool_choice: choice }).invoke("Hello.");
+    await harness()
+      .model({ model: "beta-4o", baseURL: proxy().baseURL })
+      .bindTools([weatherV4], { tool_choice: choice })
+      .invoke("Hello.");
     expect(lastBody().tool_choice).toEqual(wire);
   });
 
   it("returns parallel tool calls with arguments valid for the schema", async () => {
-    const reply = await harness().model({ model: "beta-4o" }).bindTools([weatherV4]).invoke("What is the weather in Paris and in Tokyo for 2 days?");
+    const reply = await harness()
+      .model({ model: "beta-4o" })
+      .bindTools([weatherV4])
+      .invoke("What is the weather in Paris and in Tokyo for 2 days?");
     expect(reply.tool_calls?.map((call) => call.args.city)).toEqual(["Paris", "Tokyo"]);
     for (const call of reply.tool_calls ?? []) expect(weatherV4.schema.safeParse(call.args).success).toBe(true);
   });
@@ -75,10 +99,14 @@ describe("tool calling against the local gateway", () => {
     const question = "What is the weather in Paris and in Tokyo for 2 days?";
     const chunks: AIMessageChunk[] = [];
     for await (const chunk of await bound.stream(question)) chunks.push(chunk);
-    expect(chunks.filter((chunk) => chunk.tool_call_chunks && chunk.tool_call_chunks.length > 0).length).toBeGreaterThan(2);
+    expect(
+      chunks.filter((chunk) => chunk.tool_call_chunks && chunk.tool_call_chunks.length > 0).length,
+    ).toBeGreaterThan(2);
     const message = chunks.reduce((left, right) => left.concat(right));
     const invoked = await bound.invoke(question);
-    expect(message.tool_calls?.map(({ id, name, args }) => ({ id, name, args }))).toEqual(invoked.tool_calls?.map(({ id, name, args }) => ({ id, name, args })));
+    expect(message.tool_calls?.map(({ id, name, args }) => ({ id, name, args }))).toEqual(
+      invoked.tool_calls?.map(({ id, name, args }) => ({ id, name, args })),
+    );
     expect(message.response_metadata.finish_reason).toBe("tool_calls");
   });
 
@@ -90,8 +118,14 @@ describe("tool calling against the local gateway", () => {
     const extras = first.additional_kwargs[TOOL_CALL_EXTRAS_KEY] as Record<string, { thought_signature?: string }>;
     const signature = extras[call!.id!]?.thought_signature;
     expect(signature).toMatch(/\S{16,}/);
-    const answer = await bound.invoke([question, first, new ToolMessage({ content: await weatherV4.invoke(call!.args as never), tool_call_id: call!.id! })]);
-    const sent = (lastBody().messages as Array<{ role: string; tool_calls?: Array<Record<string, unknown>> }>).find((message) => message.role === "assistant");
+    const answer = await bound.invoke([
+      question,
+      first,
+      new ToolMessage({ content: await weatherV4.invoke(call!.args as never), tool_call_id: call!.id! }),
+    ]);
+    const sent = (lastBody().messages as Array<{ role: string; tool_calls?: Array<Record<string, unknown>> }>).find(
+      (message) => message.role === "assistant",
+    );
     expect(sent?.tool_calls?.[0]).toMatchObject({ id: call!.id, thought_signature: signature });
     expect(answer).toBeInstanceOf(AIMessage);
     expect(answer.text.length).toBeGreaterThan(0);
@@ -99,7 +133,9 @@ describe("tool calling against the local gateway", () => {
 
   it("runs a tool loop to a final answer", async () => {
     const bound = harness().model({ model: "alpha-sonnet-4-6" }).bindTools([weatherV4]);
-    const messages: Array<HumanMessage | AIMessage | ToolMessage> = [new HumanMessage("What is the weather in Lima for 2 days?")];
+    const messages: Array<HumanMessage | AIMessage | ToolMessage> = [
+      new HumanMessage("What is the weather in Lima for 2 days?"),
+    ];
     for (let round = 0; round < 4; round++) {
       const reply = await bound.invoke(messages);
       messages.push(reply);

@@ -22,17 +22,27 @@ const weatherParameters = {
 
 describe("toJsonSchema", () => {
   it("converts a zod 4 schema with z.toJSONSchema, keeping descriptions, enums and bounds", () => {
-    const schema = z.object({ city: z.string().describe("City name"), unit: z.enum(["c", "f"]), days: z.number().int().min(1).max(7) });
+    const schema = z.object({
+      city: z.string().describe("City name"),
+      unit: z.enum(["c", "f"]),
+      days: z.number().int().min(1).max(7),
+    });
     expect(toJsonSchema(schema, "test")).toMatchObject(weatherParameters);
   });
 
   it("converts a zod 3 schema with zod-to-json-schema", () => {
-    const schema = z3.object({ city: z3.string().describe("City name"), unit: z3.enum(["c", "f"]), days: z3.number().int().min(1).max(7) });
+    const schema = z3.object({
+      city: z3.string().describe("City name"),
+      unit: z3.enum(["c", "f"]),
+      days: z3.number().int().min(1).max(7),
+    });
     expect(toJsonSchema(schema, "test")).toMatchObject(weatherParameters);
   });
 
   it("passes a JSON Schema through without its $schema key", () => {
-    expect(toJsonSchema({ $schema: "http://json-schema.org/draft-07/schema#", ...weatherParameters }, "test")).toEqual(weatherParameters);
+    expect(toJsonSchema({ $schema: "http://json-schema.org/draft-07/schema#", ...weatherParameters }, "test")).toEqual(
+      weatherParameters,
+    );
   });
 
   it("never gives the empty schema zod-to-json-schema returns for a zod 4 object", () => {
@@ -46,7 +56,11 @@ describe("toWireTool", () => {
     const weather = tool(async () => "sunny", {
       name: "weather",
       description: "Weather for a city",
-      schema: z.object({ city: z.string().describe("City name"), unit: z.enum(["c", "f"]), days: z.number().int().min(1).max(7) }),
+      schema: z.object({
+        city: z.string().describe("City name"),
+        unit: z.enum(["c", "f"]),
+        days: z.number().int().min(1).max(7),
+      }),
     });
     const wire = toWireTool(weather);
     expect(wire.function.name).toBe("weather");
@@ -58,7 +72,11 @@ describe("toWireTool", () => {
     const weather = tool(async () => "sunny", {
       name: "weather",
       description: "Weather for a city",
-      schema: z3.object({ city: z3.string().describe("City name"), unit: z3.enum(["c", "f"]), days: z3.number().int().min(1).max(7) }),
+      schema: z3.object({
+        city: z3.string().describe("City name"),
+        unit: z3.enum(["c", "f"]),
+        days: z3.number().int().min(1).max(7),
+      }),
     });
     expect(toWireTool(weather).function.parameters).toMatchObject(weatherParameters);
   });
@@ -92,8 +110,14 @@ describe("toWireToolChoice", () => {
     ["required", "required"],
     ["any", "required"],
     ["weather", { type: "function", function: { name: "weather" } }],
-    [{ type: "function", function: { name: "weather" } }, { type: "function", function: { name: "weather" } }],
-    [{ type: "tool", name: "weather" }, { type: "function", function: { name: "weather" } }],
+    [
+      { type: "function", function: { name: "weather" } },
+      { type: "function", function: { name: "weather" } },
+    ],
+    [
+      { type: "tool", name: "weather" },
+      { type: "function", function: { name: "weather" } },
+    ],
   ])("maps %j to %j", (choice, wire) => {
     expect(toWireToolChoice(choice, tools)).toEqual(wire);
   });
@@ -107,7 +131,13 @@ describe("ToolCallAssembler", () => {
   it("assembles parallel calls by index and keeps extra fields", () => {
     const assembler = new ToolCallAssembler();
     assembler.add([
-      { index: 0, id: "a", type: "function", function: { name: "add", arguments: "" }, thought_signature: "s1" } as ToolCallDelta,
+      {
+        index: 0,
+        id: "a",
+        type: "function",
+        function: { name: "add", arguments: "" },
+        thought_signature: "s1",
+      } as ToolCallDelta,
       { index: 1, id: "b", type: "function", function: { name: "mul", arguments: '{"x"' } },
     ]);
     assembler.add([{ index: 0, function: { arguments: '{"a":1}' } }]);
@@ -123,7 +153,10 @@ describe("ToolCallAssembler", () => {
 
   it("falls back to position when index is absent and opens a new call when an index is reused with a new id", () => {
     const assembler = new ToolCallAssembler();
-    assembler.add([{ id: "a", function: { name: "f", arguments: '{"n":' } }, { id: "b", function: { name: "g", arguments: "{" } }]);
+    assembler.add([
+      { id: "a", function: { name: "f", arguments: '{"n":' } },
+      { id: "b", function: { name: "g", arguments: "{" } },
+    ]);
     assembler.add([{ function: { arguments: "1}" } }, { function: { arguments: "}" } }]);
     assembler.add([{ index: 0, id: "c", function: { name: "h", arguments: "{}" } }]);
     expect(assembler.finish().toolCalls.map((call) => [call.id, call.name, call.arguments])).toEqual([
@@ -148,19 +181,39 @@ describe("ToolCallAssembler", () => {
       ...assembler.add([{ index: 3, function: { arguments: ":1}" } }]),
     ];
     const merged = chunks
-      .map((fragment) => new AIMessageChunk({ content: "", tool_call_chunks: [{ type: "tool_call_chunk", index: fragment.index, id: fragment.id, name: fragment.name, args: fragment.arguments }] }))
+      .map(
+        (fragment) =>
+          new AIMessageChunk({
+            content: "",
+            tool_call_chunks: [
+              {
+                type: "tool_call_chunk",
+                index: fragment.index,
+                id: fragment.id,
+                name: fragment.name,
+                args: fragment.arguments,
+              },
+            ],
+          }),
+      )
       .reduce((left, right) => left.concat(right));
     const [call] = assembler.finish().toolCalls;
     expect(merged.tool_calls).toEqual([{ type: "tool_call", id: call?.id, name: "f", args: { a: 1 } }]);
   });
 
   it("rebuilds any arguments split at any points, surrogate pairs included", () => {
-    const value = fc.dictionary(fc.string({ unit: "grapheme", maxLength: 6 }), fc.oneof(fc.string({ unit: "binary" }), fc.integer(), fc.boolean()), { maxKeys: 5 });
+    const value = fc.dictionary(
+      fc.string({ unit: "grapheme", maxLength: 6 }),
+      fc.oneof(fc.string({ unit: "binary" }), fc.integer(), fc.boolean()),
+      { maxKeys: 5 },
+    );
     fc.assert(
       fc.property(value, fc.array(fc.nat(), { maxLength: 12 }), (args, cuts) => {
         const text = JSON.stringify(args);
         const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
-        const pieces = [0, ...points, text.length].slice(1).map((end, i, ends) => text.slice(i === 0 ? 0 : ends[i - 1], end));
+        const pieces = [0, ...points, text.length]
+          .slice(1)
+          .map((end, i, ends) => text.slice(i === 0 ? 0 : ends[i - 1], end));
         const assembler = new ToolCallAssembler();
         assembler.add([{ index: 0, id: "x", function: { name: "f", arguments: "" } }]);
         for (const piece of pieces) assembler.add([{ index: 0, function: { arguments: piece } }]);

@@ -12,7 +12,11 @@ import { CostLedger } from "../src/cost/cost-ledger.js";
 import { StreamError } from "../src/errors.js";
 
 type Delta = Record<string, unknown>;
-const usage = (prompt: number, completion: number, total = prompt + completion) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: total });
+const usage = (prompt: number, completion: number, total = prompt + completion) => ({
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  total_tokens: total,
+});
 const chunk = (delta: Delta, extra: Record<string, unknown> = {}, finish: string | null = null) => ({
   id: "chatcmpl-quirk",
   object: "chat.completion.chunk",
@@ -24,11 +28,19 @@ const chunk = (delta: Delta, extra: Record<string, unknown> = {}, finish: string
 
 const SCENARIOS: Record<string, object[]> = {
   "odd tool calls": [
-    chunk({ role: "", content: null, tool_calls: [{ id: "call_a", type: "function", function: { name: "lookup", arguments: "" }, thought_signature: "sig-A" }] }),
+    chunk({
+      role: "",
+      content: null,
+      tool_calls: [
+        { id: "call_a", type: "function", function: { name: "lookup", arguments: "" }, thought_signature: "sig-A" },
+      ],
+    }),
     chunk({ tool_calls: [{ function: { arguments: '{"q":"caf' } }] }),
     chunk({ tool_calls: [{ function: { arguments: "é \ud83d" } }] }),
     chunk({ tool_calls: [{ function: { arguments: '\ude00"}' } }] }),
-    chunk({ tool_calls: [{ index: 0, id: "call_b", type: "function", function: { name: "lookup", arguments: '{"q":' } }] }),
+    chunk({
+      tool_calls: [{ index: 0, id: "call_b", type: "function", function: { name: "lookup", arguments: '{"q":' } }],
+    }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: '"tea"}' } }] }),
     chunk({}, {}, "tool_calls"),
     chunk({}, { choices: [], usage: usage(20, 12) }),
@@ -39,9 +51,15 @@ const SCENARIOS: Record<string, object[]> = {
     chunk({}, { usage: usage(10, 5) }, "stop"),
   ],
   "no usage": [chunk({ role: "assistant", content: "Hi" }), chunk({}, {}, "stop")],
-  "usage that does not add up": [chunk({ role: "assistant", content: "Hi" }), chunk({}, { usage: usage(10, 5, 99) }, "stop")],
+  "usage that does not add up": [
+    chunk({ role: "assistant", content: "Hi" }),
+    chunk({}, { usage: usage(10, 5, 99) }, "stop"),
+  ],
   "cut tool arguments": [
-    chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_c", type: "function", function: { name: "lookup", arguments: '{"q":"ca' } }] }),
+    chunk({
+      role: "assistant",
+      tool_calls: [{ index: 0, id: "call_c", type: "function", function: { name: "lookup", arguments: '{"q":"ca' } }],
+    }),
     chunk({}, { usage: usage(10, 64) }, "length"),
   ],
 };
@@ -67,7 +85,13 @@ afterAll(async () => {
 });
 
 async function streamed(prompt: string, warnings: ChatWarning[] = [], ledger?: CostLedger): Promise<AIMessageChunk> {
-  const model = new ChatGateway({ model: "beta-4o", apiKey: "sk-quirk", baseURL, onWarning: (warning) => warnings.push(warning), ...(ledger ? { ledger } : {}) });
+  const model = new ChatGateway({
+    model: "beta-4o",
+    apiKey: "sk-quirk",
+    baseURL,
+    onWarning: (warning) => warnings.push(warning),
+    ...(ledger ? { ledger } : {}),
+  });
   let message: AIMessageChunk | undefined;
   try {
     for await (const piece of await model.stream(prompt)) message = message ? message.concat(piece) : piece;

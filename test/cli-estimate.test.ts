@@ -62,7 +62,9 @@ describe("svc-flow estimate", () => {
     expect(result.stderr.text).toBe("");
     const lines = result.stdout.text.split("\n");
     expect(lines).toContainEqual(expect.stringMatching(/^STEP\s+KIND\s+MODELS\s+CALLS\s+MAX YUAN\s+UNPRICED$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^posters\.poster\s+image\s+gamma-2\.5-flash-image\s+3 x 1\s+¥1\.2600$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^posters\.poster\s+image\s+gamma-2\.5-flash-image\s+3 x 1\s+¥1\.2600$/),
+    );
     expect(lines).toContainEqual(expect.stringMatching(/^jingle\s+music\s+music:generate\s+1\s+¥2\.0000$/));
     expect(lines).toContainEqual(expect.stringMatching(/^total: at most ¥\d+\.\d{4} over 6 calls$/));
     expect(result.stdout.text).toMatch(/posters: 3 items \(the list in the file\), ¥0\.4200 per item/);
@@ -71,10 +73,19 @@ describe("svc-flow estimate", () => {
   it("bounds what the run then really costs", async () => {
     const bound = await estimateJson(PRICED);
     expect(bound.upperBound).toBe(true);
-    expect(bound.maxYuan).toBeCloseTo(bound.steps.reduce((sum, step) => sum + (step.maxYuan ?? 0), 0), 8);
+    expect(bound.maxYuan).toBeCloseTo(
+      bound.steps.reduce((sum, step) => sum + (step.maxYuan ?? 0), 0),
+      8,
+    );
 
-    gateway = await startLocalGateway({ port: 0, config: { keys: [{ key: "sk-cli-estimate-run" }], music: { completeAfterMs: 50 } } });
-    const run = await runCli(["run", "flow.yaml", "--out", "run"], { env: gatewayEnv(gateway.baseURL, "sk-cli-estimate-run"), cwd: dir });
+    gateway = await startLocalGateway({
+      port: 0,
+      config: { keys: [{ key: "sk-cli-estimate-run" }], music: { completeAfterMs: 50 } },
+    });
+    const run = await runCli(["run", "flow.yaml", "--out", "run"], {
+      env: gatewayEnv(gateway.baseURL, "sk-cli-estimate-run"),
+      cwd: dir,
+    });
     expect(run.code, run.stderr.text).toBe(0);
     const cost = JSON.parse(await readFile(join(dir, "run", "cost.json"), "utf8")) as { totalYuan: number };
     expect(cost.totalYuan).toBeGreaterThan(3.26);
@@ -84,7 +95,9 @@ describe("svc-flow estimate", () => {
   it("counts a referenced step's output at that step's limit", async () => {
     const bound = await estimateJson(PRICED);
     const review = bound.steps.find((step) => step.step === "review")!;
-    expect(review.notes).toContainEqual(expect.stringMatching(/^\$\{\{ steps\.pitch\.output\.text \}\} counted at up to 120 prompt tokens/));
+    expect(review.notes).toContainEqual(
+      expect.stringMatching(/^\$\{\{ steps\.pitch\.output\.text \}\} counted at up to 120 prompt tokens/),
+    );
   });
 
   it("gives a per-item figure for a map whose length only the run knows, and says the total is not a bound", async () => {
@@ -103,8 +116,12 @@ steps:
     const result = await estimate(text);
     expect(result.code).toBe(0);
     expect(result.stdout.text).toMatch(/^each\.draw\s+image\s+gamma-2\.5-flash-image\s+\? x 1\s+¥0\.4200\/item$/m);
-    expect(result.stdout.text).toMatch(/\+ each: ¥0\.4200 per item, for a number of items known only when it runs \(steps\.ideas\.output/);
-    expect(result.stdout.text).toMatch(/^total: ¥\d+\.\d{4} over 1 call, not a hard bound: maps of unknown length are not in it$/m);
+    expect(result.stdout.text).toMatch(
+      /\+ each: ¥0\.4200 per item, for a number of items known only when it runs \(steps\.ideas\.output/,
+    );
+    expect(result.stdout.text).toMatch(
+      /^total: ¥\d+\.\d{4} over 1 call, not a hard bound: maps of unknown length are not in it$/m,
+    );
     const bound = await estimateJson(text);
     expect(bound.complete).toBe(false);
     expect(bound.maps[0]).toMatchObject({ step: "each", yuanPerItem: 0.42 });
@@ -144,7 +161,10 @@ steps:
         with: { prompt: "Shot of \${{ item }}" }
 `;
     expect((await estimateJson(text)).steps[0]).toMatchObject({ times: 4, maxYuan: 1.68 });
-    expect((await estimateJson(text, "--input", 'scenes=["x","y"]')).steps[0]).toMatchObject({ times: 2, maxYuan: 0.84 });
+    expect((await estimateJson(text, "--input", 'scenes=["x","y"]')).steps[0]).toMatchObject({
+      times: 2,
+      maxYuan: 0.84,
+    });
   });
 
   it("lists unpriced models with their token bounds, never as ¥0", async () => {
@@ -158,7 +178,9 @@ steps:
     expect(result.code).toBe(0);
     expect(result.stdout.text).toMatch(/^ask\s+chat\s+beta-4o\s+1\s+unpriced\s+beta-4o$/m);
     expect(result.stdout.text).toMatch(/^total: at most ¥0\.0000 \+ unpriced calls over 1 call$/m);
-    expect(result.stdout.text).toMatch(/^unpriced: beta-4o \(1 call, up to \d+ prompt \+ 50 output tokens\)\. Give their prices with --prices FILE/m);
+    expect(result.stdout.text).toMatch(
+      /^unpriced: beta-4o \(1 call, up to \d+ prompt \+ 50 output tokens\)\. Give their prices with --prices FILE/m,
+    );
     await writeFile(join(dir, "prices.yaml"), "chat:\n  beta-4o: { input: 0.01, output: 0.02 }\n");
     const priced = await estimateJson(text, "--prices", "prices.yaml");
     expect(priced.unpriced).toEqual([]);
@@ -187,7 +209,9 @@ steps:
     with: { model: alpha-sonnet-4-6, prompt: "Write an essay" }
 `;
     const result = await estimate(text);
-    expect(result.stdout.text).toMatch(/essay: no output limit in the request: reserved the \d+ tokens left in alpha-sonnet-4-6's context window/);
+    expect(result.stdout.text).toMatch(
+      /essay: no output limit in the request: reserved the \d+ tokens left in alpha-sonnet-4-6's context window/,
+    );
   });
 
   it.each([
@@ -203,7 +227,9 @@ steps:
   });
 
   it("reports an invalid workflow with file, line and path (exit 2)", async () => {
-    const result = await estimate("version: 1\nsteps:\n  - id: a\n    uses: chat\n    with: { model: alpha-sonet, prompt: hi }\n");
+    const result = await estimate(
+      "version: 1\nsteps:\n  - id: a\n    uses: chat\n    with: { model: alpha-sonet, prompt: hi }\n",
+    );
     expect(result.code).toBe(2);
     expect(result.stderr.text).toMatch(/flow\.yaml:5/);
     expect(result.stderr.text).toMatch(/alpha-sonnet-4-6/);
@@ -211,7 +237,7 @@ steps:
 
   it("prices a prompt built from any given input exactly as the gateway will count it", async () => {
     const workflow = parseWorkflow(
-      "version: 1\ninputs:\n  topic: { type: string }\nsteps:\n  - id: pitch\n    uses: chat\n    with: { model: alpha-sonnet-4-6, prompt: \"Pitch: ${{ inputs.topic }}\", maxTokens: 64 }\n",
+      'version: 1\ninputs:\n  topic: { type: string }\nsteps:\n  - id: pitch\n    uses: chat\n    with: { model: alpha-sonnet-4-6, prompt: "Pitch: ${{ inputs.topic }}", maxTokens: 64 }\n',
     );
     const price = PUBLISHED_PRICES.chat["alpha-sonnet-4-6"]!;
     await fc.assert(

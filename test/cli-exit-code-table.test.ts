@@ -97,14 +97,39 @@ const out = () => `run-${++runs}`;
 describe("exit codes of the real CLI", () => {
   it.each([
     { code: 0, what: "a run that is done", argv: () => ["run", "tool.yaml", "--out", out()], says: "Done." },
-    { code: 1, what: "a run whose step fails upstream", argv: () => ["run", "broken-model.yaml", "--out", out()], says: "Failed (upstream_error)" },
-    { code: 1, what: "a collect map where every item failed", argv: () => ["run", "all-fail-collect.yaml", "--out", out()], says: "0 of 3 items succeeded (lines)" },
-    { code: 1, what: "a skip map where every item failed", argv: () => ["run", "all-fail-skip.yaml", "--out", out()], says: "all_items_failed" },
-    { code: 3, what: "a run waiting for a person", argv: () => ["run", "approval.yaml", "--out", out()], says: "svc-flow approve" },
+    {
+      code: 1,
+      what: "a run whose step fails upstream",
+      argv: () => ["run", "broken-model.yaml", "--out", out()],
+      says: "Failed (upstream_error)",
+    },
+    {
+      code: 1,
+      what: "a collect map where every item failed",
+      argv: () => ["run", "all-fail-collect.yaml", "--out", out()],
+      says: "0 of 3 items succeeded (lines)",
+    },
+    {
+      code: 1,
+      what: "a skip map where every item failed",
+      argv: () => ["run", "all-fail-skip.yaml", "--out", out()],
+      says: "all_items_failed",
+    },
+    {
+      code: 3,
+      what: "a run waiting for a person",
+      argv: () => ["run", "approval.yaml", "--out", out()],
+      says: "svc-flow approve",
+    },
     { code: 2, what: "no command", argv: () => [], says: "Usage: svc-flow" },
     { code: 2, what: "an unknown command", argv: () => ["fly"], says: 'Unknown command "fly"' },
     { code: 2, what: "a workflow that does not validate", argv: () => ["validate", "bad.yaml"], says: "calculator" },
-    { code: 2, what: "run of a workflow that does not validate", argv: () => ["run", "bad.yaml", "--out", out()], says: "[invalid_workflow]" },
+    {
+      code: 2,
+      what: "run of a workflow that does not validate",
+      argv: () => ["run", "bad.yaml", "--out", out()],
+      says: "[invalid_workflow]",
+    },
     { code: 2, what: "resume of a folder that holds no run", argv: () => ["resume", "."], says: "[invalid_run_dir]" },
   ])("exits $code for $what", async ({ code, argv, says }) => {
     const result = await cli(argv());

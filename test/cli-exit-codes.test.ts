@@ -49,7 +49,10 @@ describe("CLI exit codes", () => {
   it("reports Ctrl-C while the workflow loads as an interruption, with no run directory", async () => {
     const folder = await tempDir();
     await writeFile(path.join(folder, "flow.yaml"), FLOW);
-    const running = startCli(["run", "flow.yaml", "--out", "run"], { env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"), cwd: folder });
+    const running = startCli(["run", "flow.yaml", "--out", "run"], {
+      env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"),
+      cwd: folder,
+    });
     running.stop();
     expect(await running.exit).toBe(1);
     expect(running.stderr.text).toContain("[aborted]");

@@ -21,7 +21,10 @@ export interface CliResult {
 }
 
 /** Runs `svc-flow ARGV` in-process with the given environment and working folder. */
-export async function runCli(argv: readonly string[], options: { env: NodeJS.ProcessEnv; cwd: string }): Promise<CliResult> {
+export async function runCli(
+  argv: readonly string[],
+  options: { env: NodeJS.ProcessEnv; cwd: string },
+): Promise<CliResult> {
   const running = startCli(argv, options);
   return { code: await running.exit, stdout: running.stdout, stderr: running.stderr };
 }

@@ -9,7 +9,10 @@ describe("svc-flow's command table", () => {
   it("lists every command with its summary, and runs with no command only to show them (exit 2)", async () => {
     const help = await runCli(["--help"], options);
     expect(help.code).toBe(0);
-    for (const entry of COMMANDS) expect(help.stdout.text).toMatch(new RegExp(`^  ${entry.name} +${entry.summary.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"));
+    for (const entry of COMMANDS)
+      expect(help.stdout.text).toMatch(
+        new RegExp(`^  ${entry.name} +${entry.summary.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"),
+      );
     const bare = await runCli([], options);
     expect(bare.code).toBe(2);
     expect(bare.stdout.text).toBe(help.stdout.text);
@@ -45,7 +48,9 @@ describe("svc-flow's command table", () => {
   it("describes svc-flow run's flags one per line", async () => {
     const help = (await runCli(["run", "--help"], options)).stdout.text;
     expect(help).toMatch(/^ {2}--budget YUAN +Stop \(resumably\) before spending more; default: the file's budget:$/m);
-    expect(help).toMatch(/^ {2}--input NAME=VALUE \.\.\. +Set an input \(repeat for more; lists and objects as JSON\)$/m);
+    expect(help).toMatch(
+      /^ {2}--input NAME=VALUE \.\.\. +Set an input \(repeat for more; lists and objects as JSON\)$/m,
+    );
     expect(help).toMatch(/^ {2}--items FILE +Run the steps once per row of a \.jsonl or \.csv file \(a batch\)$/m);
   });
 
@@ -55,6 +60,8 @@ describe("svc-flow's command table", () => {
     expect(unknown.stderr.text).toMatch(/^Unknown command "rn"\.\n\nUsage: svc-flow <command>/);
     const badFlag = await runCli(["runs", "--limit", "many"], options);
     expect(badFlag.code).toBe(2);
-    expect(badFlag.stderr.text).toMatch(/^svc-flow runs: .*\nUsage: svc-flow runs .*\nRun svc-flow runs --help for its options\.\n$/);
+    expect(badFlag.stderr.text).toMatch(
+      /^svc-flow runs: .*\nUsage: svc-flow runs .*\nRun svc-flow runs --help for its options\.\n$/,
+    );
   });
 });

@@ -37,7 +37,9 @@ describe("svc-flow models", () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.text.split("\n");
     expect(lines[0]).toMatch(/^MODEL\s+FAMILY\s+TIER\s+CONTEXT\s+CAPABILITIES\s+PRICE\s+RULES/);
-    expect(lines.find((line) => line.startsWith("alpha-sonnet-4-6 "))).toMatch(/alpha\s+standard\s+200K\s+vision,tools\s+¥0\.032 in \/ ¥0\.1598 out per 1K/);
+    expect(lines.find((line) => line.startsWith("alpha-sonnet-4-6 "))).toMatch(
+      /alpha\s+standard\s+200K\s+vision,tools\s+¥0\.032 in \/ ¥0\.1598 out per 1K/,
+    );
     expect(lines.find((line) => line.startsWith("beta-4o "))).toMatch(/beta\s+standard\s+-\s+vision,tools\s+unpriced/);
     expect(lines.find((line) => line.startsWith("gamma-2.5-flash-image "))).toMatch(/image-output\s+¥0\.42 per image/);
     // Catalogue models the key may not call are left out.
@@ -51,7 +53,9 @@ describe("svc-flow models", () => {
     const [callable, unavailable] = result.stdout.text.split("In the catalogue but not available to this key:");
     expect(callable).toMatch(/^alpha-sonnet-4-6 /m);
     expect(callable).not.toMatch(/^gamma-2\.5-pro /m);
-    expect(unavailable).toMatch(/^gamma-2\.5-pro\s+gamma\s+flagship\s+1M\s+vision,audio,video,tools,reasoning\s+unpriced\s+output limit at least 4096/m);
+    expect(unavailable).toMatch(
+      /^gamma-2\.5-pro\s+gamma\s+flagship\s+1M\s+vision,audio,video,tools,reasoning\s+unpriced\s+output limit at least 4096/m,
+    );
     expect(unavailable).not.toMatch(/^alpha-sonnet-4-6 /m);
   });
 
@@ -62,16 +66,30 @@ describe("svc-flow models", () => {
     const ids = models.map((model) => model.id);
     expect(ids).toContain("beta-5");
     const beta5 = models.find((model) => model.id === "beta-5")!;
-    expect(beta5).toMatchObject({ family: "beta", tier: "flagship", contextWindow: 400_000, callable: true, price: { kind: "unpriced" } });
+    expect(beta5).toMatchObject({
+      family: "beta",
+      tier: "flagship",
+      contextWindow: 400_000,
+      callable: true,
+      price: { kind: "unpriced" },
+    });
     expect(beta5.rules).toContain("output limit sent as max_completion_tokens");
     expect(models.find((model) => model.id === "alpha-opus-4-8")!.rules).toContain("temperature/top_p dropped");
-    expect(models.find((model) => model.id === "alpha-sonnet-4-6")!.price).toEqual({ kind: "tokens", inputPer1K: 0.032, outputPer1K: 0.1598, source: "published" });
+    expect(models.find((model) => model.id === "alpha-sonnet-4-6")!.price).toEqual({
+      kind: "tokens",
+      inputPer1K: 0.032,
+      outputPer1K: 0.1598,
+      source: "published",
+    });
   });
 
   it("marks prices from a price file as the user's own", async () => {
     const file = join(dir, "prices.json");
     await writeFile(file, JSON.stringify({ chat: { "beta-4o": { input: 0.01, output: 0.03 } } }));
-    const result = await runCli(["models", "--prices", "prices.json"], { env: gatewayEnv(gateway.baseURL, LIMITED_KEY), cwd: dir });
+    const result = await runCli(["models", "--prices", "prices.json"], {
+      env: gatewayEnv(gateway.baseURL, LIMITED_KEY),
+      cwd: dir,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout.text).toMatch(/^beta-4o .*¥0\.01 in \/ ¥0\.03 out per 1K \(your price\)/m);
   });
@@ -88,7 +106,9 @@ describe("svc-flow models", () => {
     const result = await runCli(["models"], { env: {}, cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stderr.text.split("\n").filter((line) => line !== "")).toEqual([
-      expect.stringMatching(/^svc-flow: SVC_BASE_URL is not set; using a local gateway with simulated models at http:\/\/127\.0\.0\.1:\d+\/v1$/),
+      expect.stringMatching(
+        /^svc-flow: SVC_BASE_URL is not set; using a local gateway with simulated models at http:\/\/127\.0\.0\.1:\d+\/v1$/,
+      ),
     ]);
     expect(result.stdout.text).toMatch(/^gamma-3\.5-flash /m);
   });
@@ -128,8 +148,18 @@ describe("joinModelList", () => {
       ],
     };
     const { models, unavailable } = joinModelList(list, PUBLISHED_PRICES);
-    expect(models[0]).toMatchObject({ id: "alpha-sonnet-4-6-20260115", catalogueId: "alpha-sonnet-4-6", family: "alpha", price: { kind: "tokens" } });
-    expect(models[1]).toMatchObject({ id: "delta-9-experimental", family: "delta", callable: true, price: { kind: "unpriced" } });
+    expect(models[0]).toMatchObject({
+      id: "alpha-sonnet-4-6-20260115",
+      catalogueId: "alpha-sonnet-4-6",
+      family: "alpha",
+      price: { kind: "tokens" },
+    });
+    expect(models[1]).toMatchObject({
+      id: "delta-9-experimental",
+      family: "delta",
+      callable: true,
+      price: { kind: "unpriced" },
+    });
     expect(models[1]!.catalogueId).toBeUndefined();
     expect(models[1]!.rules[0]).toMatch(/not in svc-flow's catalogue/);
     expect(unavailable).toEqual([]);

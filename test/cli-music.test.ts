@@ -29,7 +29,10 @@ afterEach(async () => {
 describe("svc-flow music", () => {
   it("submits once, prints the clip ids first, waits, downloads both clips and reports ¥2", async () => {
     const local = await start({ completeAfterMs: 300 });
-    const result = await runCli(["music", "an upbeat ukulele jingle", "--instrumental", "--out", "songs"], { env: gatewayEnv(local.baseURL, KEY), cwd: dir });
+    const result = await runCli(["music", "an upbeat ukulele jingle", "--instrumental", "--out", "songs"], {
+      env: gatewayEnv(local.baseURL, KEY),
+      cwd: dir,
+    });
     expect(result.code, result.stderr.text).toBe(0);
     const [first, ...paths] = result.stdout.text.trim().split("\n");
     const ids = first!.split(" ").slice(1);
@@ -53,7 +56,10 @@ describe("svc-flow music", () => {
     expect(ids).toHaveLength(2);
     expect(stopped.stderr.text).toContain(`svc-flow music --clips ${ids!.join(",")} --out music`);
 
-    const fetched = await runCli(["music", "--clips", ids!.join(",")], { env: gatewayEnv(local.baseURL, KEY), cwd: dir });
+    const fetched = await runCli(["music", "--clips", ids!.join(",")], {
+      env: gatewayEnv(local.baseURL, KEY),
+      cwd: dir,
+    });
     expect(fetched.code, fetched.stderr.text).toBe(0);
     expect((await readdir(join(dir, "music"))).sort()).toEqual(ids!.map((id) => `${id}.wav`).sort());
     expect(spent()).toBe(2);
@@ -62,7 +68,10 @@ describe("svc-flow music", () => {
 
   it("gives up after --timeout with exit 1 and says how to fetch the clips later", async () => {
     const local = await start({ completeAfterMs: 60_000 });
-    const result = await runCli(["music", "a very long symphony", "--timeout", "0.5"], { env: gatewayEnv(local.baseURL, KEY), cwd: dir });
+    const result = await runCli(["music", "a very long symphony", "--timeout", "0.5"], {
+      env: gatewayEnv(local.baseURL, KEY),
+      cwd: dir,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr.text).toMatch(/had no audio after 500 ms/);
     expect(result.stderr.text).toMatch(/^The clips may still finish: svc-flow music --clips \S+,\S+ --out music$/m);

@@ -71,7 +71,9 @@ describe("a budget under concurrency", () => {
     const quotaBefore = await quotaLeft();
     const requestsBefore = keyStats().requests.total;
 
-    const results = await Promise.allSettled(Array.from({ length: 100 }, (_, index) => call(ledger, request(index % 10))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, index) => call(ledger, request(index % 10))),
+    );
 
     const sent = results.filter((result) => result.status === "fulfilled");
     const refused = results.filter((result) => result.status === "rejected");
@@ -117,7 +119,11 @@ describe("a budget under concurrency", () => {
 
   it("holds through ChatGateway: 100 concurrent invokes, refused ones never reach the gateway", async () => {
     const prompt = "Write a long story about a lighthouse keeper, with many details.";
-    const sample: ChatRequest = { model: "alpha-sonnet-4-6", messages: [{ role: "user", content: prompt }], max_tokens: 120 };
+    const sample: ChatRequest = {
+      model: "alpha-sonnet-4-6",
+      messages: [{ role: "user", content: prompt }],
+      max_tokens: 120,
+    };
     const cap = roundYuan(new CostLedger().estimate({ kind: "chat", request: sample }).yuan! * 10);
     const ledger = new CostLedger({ maxYuan: cap });
     let peak = 0;

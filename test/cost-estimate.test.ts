@@ -147,7 +147,9 @@ describe("estimate", () => {
       { kind: "chat", request: request("beta-5", { max_completion_tokens: 500 }) },
       { kind: "chat", request: request("beta-5", { max_completion_tokens: 700 }) },
     ]);
-    const assumed = new CostLedger({ defaultOutputTokens: 500 }).estimatePlan([{ kind: "chat", request: request("alpha-sonnet-4-6") }]);
+    const assumed = new CostLedger({ defaultOutputTokens: 500 }).estimatePlan([
+      { kind: "chat", request: request("alpha-sonnet-4-6") },
+    ]);
     expect(assumed.upperBound).toBe(false);
     const sonnet = plan.operations[0]!.yuan!;
     expect(plan.yuan).toBe(roundYuan(sonnet + 0.42 + 2));

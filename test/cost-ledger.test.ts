@@ -202,13 +202,19 @@ describe("CostLedger budgets", () => {
     const resumed = new CostLedger({ maxYuan: 3, entries: first.entries() });
     expect(resumed.spentYuan).toBe(2);
     expect(() => resumed.reserve({ kind: "music", operation: "generate" })).toThrowError(BudgetExceededError);
-    expect(() => new CostLedger({ maxYuan: 4, entries: first.entries() }).reserve({ kind: "music", operation: "generate" })).not.toThrow();
+    expect(() =>
+      new CostLedger({ maxYuan: 4, entries: first.entries() }).reserve({ kind: "music", operation: "generate" }),
+    ).not.toThrow();
   });
 
   it("never lets spent plus held pass the cap, whatever the order of reserves and settles", () => {
     const step = fc.oneof(
       fc.record({ type: fc.constant("reserve" as const), maxTokens: fc.integer({ min: 1, max: 4000 }) }),
-      fc.record({ type: fc.constant("settle" as const), pick: fc.nat(), share: fc.double({ min: 0, max: 1, noNaN: true }) }),
+      fc.record({
+        type: fc.constant("settle" as const),
+        pick: fc.nat(),
+        share: fc.double({ min: 0, max: 1, noNaN: true }),
+      }),
       fc.record({ type: fc.constant("release" as const), pick: fc.nat() }),
     );
     fc.assert(

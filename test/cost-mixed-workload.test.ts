@@ -109,7 +109,9 @@ describe("the ledger against the gateway's bill", () => {
     // Plain chat, and a batch of concurrent calls.
     const sonnet = model("chat", { model: "alpha-sonnet-4-6", maxTokens: 300 });
     await sonnet.invoke("Give three names for a lighthouse bakery.");
-    await tolerate(() => sonnet.batch(["One word for calm.", "One word for storm.", "One word for dawn.", "One word for tide."]));
+    await tolerate(() =>
+      sonnet.batch(["One word for calm.", "One word for storm.", "One word for dawn.", "One word for tide."]),
+    );
 
     // Streamed chat (the usage comes from the final chunk).
     const streamed = model("stream", { model: "alpha-sonnet-4-6", maxTokens: 250 });
@@ -138,9 +140,12 @@ describe("the ledger against the gateway's bill", () => {
     await model("image", { model: "gamma-2.5-flash-image" }).invoke("A poster of a lighthouse at dusk.");
 
     // A model that always fails upstream, falling back after its retries.
-    await model("fallback", { model: "alpha-opus-4-8", fallbacks: ["alpha-sonnet-4-6"], maxRetries: 2, maxTokens: 200 }).invoke(
-      "Summarise the tide tables in one line.",
-    );
+    await model("fallback", {
+      model: "alpha-opus-4-8",
+      fallbacks: ["alpha-sonnet-4-6"],
+      maxRetries: 2,
+      maxTokens: 200,
+    }).invoke("Summarise the tide tables in one line.");
 
     // Audio in the prompt (about 1900 tokens a minute), streamed through connection drops.
     const listen = model("audio", { model: "gamma-2.5-flash", maxTokens: 200, maxRetries: 8 });
@@ -160,7 +165,9 @@ describe("the ledger against the gateway's bill", () => {
     // A reasoning model on a small budget: thinking may take all of it (billed, then an
     // EmptyOutputError), and the reasoning tokens are part of the bill either way.
     await tolerate(() =>
-      model("reasoning", { model: "beta-5-mini", maxTokens: 16 }).invoke("Explain step by step why the sky is blue, and prove it."),
+      model("reasoning", { model: "beta-5-mini", maxTokens: 16 }).invoke(
+        "Explain step by step why the sky is blue, and prove it.",
+      ),
     );
     await model("reasoning", { model: "beta-5-mini", maxTokens: 3000 }).invoke("Name a colour.");
 
@@ -171,7 +178,10 @@ describe("the ledger against the gateway's bill", () => {
     for (const prompt of ["calm piano", "sea shanty", "rainy jazz"]) {
       const { clips, ids } = await music.generate({ prompt, instrumental: true });
       try {
-        await music.waitForClips(clips.map((clip) => clip.id), { pollIntervalMs: 10, timeoutMs: 10_000 });
+        await music.waitForClips(
+          clips.map((clip) => clip.id),
+          { pollIntervalMs: 10, timeoutMs: 10_000 },
+        );
       } catch (error) {
         if (!(error instanceof SvcFlowError) || error.code !== "music_failed") throw error;
         expect(ledger.refund(ids.requestId!)).toBeDefined();
@@ -190,7 +200,9 @@ describe("the ledger against the gateway's bill", () => {
     // Request by request: every billed request is in the ledger at the same price.
     const entries = ledger.entries();
     for (const billed of key.billed) {
-      const entry = entries.find((candidate) => candidate.requestId === billed.requestId && candidate.status !== "refunded");
+      const entry = entries.find(
+        (candidate) => candidate.requestId === billed.requestId && candidate.status !== "refunded",
+      );
       expect(entry, `ledger entry for ${billed.requestId}`).toBeDefined();
       if (billed.model === "beta-4o") expect(entry!.yuan).toBeUndefined();
       else expect(entry!.yuan).toBeCloseTo(billed.yuan, 8);
@@ -221,7 +233,9 @@ describe("the ledger against the gateway's bill", () => {
     expect(summary.byTag.step!.fallback!.calls).toBeGreaterThanOrEqual(3);
     expect(entries.some((entry) => entry.status === "failed" && entry.errorCode === "empty_output")).toBe(false);
     expect(summary.byTag.step!.reasoning!.calls).toBeGreaterThanOrEqual(2);
-    expect(entries.some((entry) => entry.tags.step === "audio" && entry.status === "ok" && entry.promptTokens > 600)).toBe(true);
+    expect(
+      entries.some((entry) => entry.tags.step === "audio" && entry.status === "ok" && entry.promptTokens > 600),
+    ).toBe(true);
     expect(entries.some((entry) => entry.errorCode === "rate_limited")).toBe(true);
 
     // Estimates were upper bounds: no call cost more than it reserved, no usage went missing.

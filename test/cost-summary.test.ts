@@ -10,7 +10,9 @@ function request(model: string): ChatRequest {
 function runSample(ledger: CostLedger): void {
   const ideas = ledger.tagged({ step: "ideas" });
   const posters = ledger.tagged({ step: "posters" });
-  ideas.reserve({ kind: "chat", request: request("alpha-sonnet-4-6") }).settle({ status: "failed", errorCode: "upstream_error" });
+  ideas
+    .reserve({ kind: "chat", request: request("alpha-sonnet-4-6") })
+    .settle({ status: "failed", errorCode: "upstream_error" });
   ideas.reserve({ kind: "chat", request: request("alpha-sonnet-4-6") }).settle({
     status: "ok",
     usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 },
@@ -38,12 +40,22 @@ describe("summary", () => {
     expect(summary.complete).toBe(false);
     expect(summary.entries).toBe(5);
     expect(summary.failedAttempts).toBe(1);
-    expect(summary.byModel["alpha-sonnet-4-6"]).toMatchObject({ calls: 2, failed: 1, yuan: sonnet, promptTokens: 1000 });
+    expect(summary.byModel["alpha-sonnet-4-6"]).toMatchObject({
+      calls: 2,
+      failed: 1,
+      yuan: sonnet,
+      promptTokens: 1000,
+    });
     expect(summary.byModel["beta-4o"]).toMatchObject({ yuan: null, unpricedCalls: 1, unpricedTokens: 320 });
     expect(summary.byModel["music:generate"]?.yuan).toBe(2);
     expect(summary.byTag.step?.ideas).toMatchObject({ calls: 3, yuan: sonnet, unpricedCalls: 1 });
     expect(summary.byTag.step?.posters).toMatchObject({ images: 1, yuan: 0.42 });
-    expect(summary.budget).toEqual({ maxYuan: 10, spentYuan: summary.totalYuan, heldYuan: 0, remainingYuan: roundYuan(10 - summary.totalYuan) });
+    expect(summary.budget).toEqual({
+      maxYuan: 10,
+      spentYuan: summary.totalYuan,
+      heldYuan: 0,
+      remainingYuan: roundYuan(10 - summary.totalYuan),
+    });
   });
 
   it("prints an aligned table that says unpriced where there is no price", () => {

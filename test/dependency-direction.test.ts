@@ -8,7 +8,9 @@ const SRC = path.join(import.meta.dirname, "..", "src");
 
 async function sources(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { withFileTypes: true, recursive: true });
-  return entries.filter((entry) => entry.isFile() && entry.name.endsWith(".ts")).map((entry) => path.join(entry.parentPath, entry.name));
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+    .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 describe("dependency direction", () => {
@@ -18,7 +20,8 @@ describe("dependency direction", () => {
       const text = await readFile(file, "utf8");
       for (const match of text.matchAll(/(?:from|import\()\s*["']([^"']+)["']/g)) {
         const target = path.resolve(path.dirname(file), match[1]!);
-        if (target.startsWith(path.join(SRC, "server") + path.sep)) offenders.push(`${path.relative(SRC, file)} -> ${match[1]}`);
+        if (target.startsWith(path.join(SRC, "server") + path.sep))
+          offenders.push(`${path.relative(SRC, file)} -> ${match[1]}`);
       }
     }
     expect(offenders).toEqual([]);

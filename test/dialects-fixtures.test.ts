@@ -35,11 +35,16 @@ beforeAll(async () => {
       return;
     }
     response.writeHead(200, { "content-type": "text/event-stream" });
-    for (const event of fixture.events ?? []) response.write(event.startsWith(":") ? `${event}\n\n` : `data: ${event}\n\n`);
+    for (const event of fixture.events ?? [])
+      response.write(event.startsWith(":") ? `${event}\n\n` : `data: ${event}\n\n`);
     response.end(fixture.noDone ? "" : "data: [DONE]\n\n");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  client = new GatewayClient({ apiKey: "sk-fixture", baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, chunkTimeoutMs: 2000 });
+  client = new GatewayClient({
+    apiKey: "sk-fixture",
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    chunkTimeoutMs: 2000,
+  });
 });
 afterAll(async () => {
   await client.close();
@@ -54,7 +59,8 @@ async function call(name: string, fixture: Fixture, stream: boolean, fallbacks: 
   const options = { client, retry: { attempts: 1 } };
   try {
     if (!stream) return await callChat(request, options);
-    for await (const event of await callChat({ ...request, stream: true }, options)) if (event.type === "finish") return event.reply;
+    for await (const event of await callChat({ ...request, stream: true }, options))
+      if (event.type === "finish") return event.reply;
     throw new Error("The stream ended without a finish event.");
   } catch (error) {
     return { error };
@@ -64,68 +70,187 @@ async function call(name: string, fixture: Fixture, stream: boolean, fallbacks: 
 describe("replies as relays send them", () => {
   it("reads one-api's Gemini tool-call reply: no content key, finish_reason stop, the requested model name", async () => {
     // relay/adaptor/gemini/main.go responseGeminiChat2OpenAI + getToolCalls
-    const reply = await call("one-api gemini tool call", {
-      json: {
-        id: "chatcmpl-8b9f5c36-5a1e-4c1f-9f0e-6a1e2b3c4d5e",
-        model: "gemini-1.5-pro",
-        object: "chat.completion",
-        created: 1720000000,
-        choices: [{ index: 0, message: { role: "assistant", tool_calls: [{ id: "call_1f0c", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] }, finish_reason: "stop" }],
-        usage: { prompt_tokens: 31, completion_tokens: 9, total_tokens: 40 },
+    const reply = await call(
+      "one-api gemini tool call",
+      {
+        json: {
+          id: "chatcmpl-8b9f5c36-5a1e-4c1f-9f0e-6a1e2b3c4d5e",
+          model: "gemini-1.5-pro",
+          object: "chat.completion",
+          created: 1720000000,
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                tool_calls: [
+                  {
+                    id: "call_1f0c",
+                    type: "function",
+                    function: { name: "get_weather", arguments: '{"city":"Oslo"}' },
+                  },
+                ],
+              },
+              finish_reason: "stop",
+            },
+          ],
+          usage: { prompt_tokens: 31, completion_tokens: 9, total_tokens: 40 },
+        },
       },
-    }, false);
-    expect(reply).toMatchObject({ toolCalls: [{ id: "call_1f0c", name: "get_weather", arguments: { city: "Oslo" } }], usage: { total_tokens: 40 } });
+      false,
+    );
+    expect(reply).toMatchObject({
+      toolCalls: [{ id: "call_1f0c", name: "get_weather", arguments: { city: "Oslo" } }],
+      usage: { total_tokens: 40 },
+    });
   });
 
   it("reads Azure's stream: the prompt-annotation first chunk and the closing annotation without delta", async () => {
     // openai/openai-python#1677 (asynchronous content filter)
     const filter = { hate: { filtered: false, severity: "safe" } };
-    const reply = await call("azure async filter", {
-      events: [
-        sse({ id: "", object: "", created: 0, model: "", prompt_annotations: [{ prompt_index: 0, content_filter_results: filter }], choices: [], usage: null }),
-        sse({ id: "chatcmpl-7rCN", object: "chat.completion.chunk", created: 1692913344, model: "gpt-35-turbo", choices: [{ index: 0, finish_reason: null, delta: { role: "assistant" } }], usage: null }),
-        sse({ id: "chatcmpl-7rCN", object: "chat.completion.chunk", created: 1692913344, model: "gpt-35-turbo", choices: [{ index: 0, finish_reason: null, delta: { content: "Color" } }], usage: null }),
-        sse({ id: "chatcmpl-7rCN", object: "chat.completion.chunk", created: 1692913344, model: "gpt-35-turbo", choices: [{ index: 0, finish_reason: "stop", delta: {} }], usage: null }),
-        sse({ id: "", object: "", created: 0, model: "", choices: [{ index: 0, finish_reason: null, content_filter_results: filter, content_filter_offsets: { check_offset: 35, start_offset: 35, end_offset: 36 } }], usage: null }),
-      ],
-    }, true);
+    const reply = await call(
+      "azure async filter",
+      {
+        events: [
+          sse({
+            id: "",
+            object: "",
+            created: 0,
+            model: "",
+            prompt_annotations: [{ prompt_index: 0, content_filter_results: filter }],
+            choices: [],
+            usage: null,
+          }),
+          sse({
+            id: "chatcmpl-7rCN",
+            object: "chat.completion.chunk",
+            created: 1692913344,
+            model: "gpt-35-turbo",
+            choices: [{ index: 0, finish_reason: null, delta: { role: "assistant" } }],
+            usage: null,
+          }),
+          sse({
+            id: "chatcmpl-7rCN",
+            object: "chat.completion.chunk",
+            created: 1692913344,
+            model: "gpt-35-turbo",
+            choices: [{ index: 0, finish_reason: null, delta: { content: "Color" } }],
+            usage: null,
+          }),
+          sse({
+            id: "chatcmpl-7rCN",
+            object: "chat.completion.chunk",
+            created: 1692913344,
+            model: "gpt-35-turbo",
+            choices: [{ index: 0, finish_reason: "stop", delta: {} }],
+            usage: null,
+          }),
+          sse({
+            id: "",
+            object: "",
+            created: 0,
+            model: "",
+            choices: [
+              {
+                index: 0,
+                finish_reason: null,
+                content_filter_results: filter,
+                content_filter_offsets: { check_offset: 35, start_offset: 35, end_offset: 36 },
+              },
+            ],
+            usage: null,
+          }),
+        ],
+      },
+      true,
+    );
     expect(reply).toMatchObject({ content: "Color", finishReason: "stop", responseId: "chatcmpl-7rCN" });
   });
 
   it("assembles Gemini's index-less tool call and keeps its thought signature", async () => {
     // THU-MAIC/OpenMAIC#1556 (measured chunk from Google's OpenAI-compatible endpoint)
-    const reply = await call("gemini compat tool call", {
-      events: [
-        sse({ choices: [{ delta: { role: "assistant", tool_calls: [{ extra_content: { google: { thought_signature: "c2ln" } }, function: { arguments: '{"offset":1,"limit":100,"path":"SKILL.md"}', name: "read" }, id: "call_297140", type: "function" }] }, index: 0 }], model: "gemini-3-flash", object: "chat.completion.chunk" }),
-        sse({ choices: [{ delta: { role: "assistant" }, finish_reason: "stop", index: 0 }], model: "gemini-3-flash", object: "chat.completion.chunk", usage: { completion_tokens: 20, prompt_tokens: 60, total_tokens: 80 } }),
-      ],
-    }, true);
-    expect(reply).toMatchObject({ toolCalls: [{ id: "call_297140", name: "read", arguments: { offset: 1, limit: 100, path: "SKILL.md" } }], usage: { total_tokens: 80 } });
+    const reply = await call(
+      "gemini compat tool call",
+      {
+        events: [
+          sse({
+            choices: [
+              {
+                delta: {
+                  role: "assistant",
+                  tool_calls: [
+                    {
+                      extra_content: { google: { thought_signature: "c2ln" } },
+                      function: { arguments: '{"offset":1,"limit":100,"path":"SKILL.md"}', name: "read" },
+                      id: "call_297140",
+                      type: "function",
+                    },
+                  ],
+                },
+                index: 0,
+              },
+            ],
+            model: "gemini-3-flash",
+            object: "chat.completion.chunk",
+          }),
+          sse({
+            choices: [{ delta: { role: "assistant" }, finish_reason: "stop", index: 0 }],
+            model: "gemini-3-flash",
+            object: "chat.completion.chunk",
+            usage: { completion_tokens: 20, prompt_tokens: 60, total_tokens: 80 },
+          }),
+        ],
+      },
+      true,
+    );
+    expect(reply).toMatchObject({
+      toolCalls: [{ id: "call_297140", name: "read", arguments: { offset: 1, limit: 100, path: "SKILL.md" } }],
+      usage: { total_tokens: 80 },
+    });
     expect(JSON.stringify((reply as { toolCallExtras: unknown }).toolCallExtras)).toContain("c2ln");
   });
 
   it("keeps the usage of grok's second-to-last chunk when a last chunk with empty choices follows", async () => {
     // BerriAI/litellm#17136
     const head = { id: "923d4779", created: 1764152777, model: "grok-4-1-fast", object: "chat.completion.chunk" };
-    const reply = await call("grok usage", {
-      events: [
-        sse({ ...head, choices: [{ index: 0, delta: { content: "Hello!", role: "assistant" } }] }),
-        sse({ ...head, choices: [{ index: 0, finish_reason: "stop", delta: {} }], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } }),
-        sse({ ...head, choices: [] }),
-      ],
-    }, true);
-    expect(reply).toMatchObject({ content: "Hello!", usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } });
+    const reply = await call(
+      "grok usage",
+      {
+        events: [
+          sse({ ...head, choices: [{ index: 0, delta: { content: "Hello!", role: "assistant" } }] }),
+          sse({
+            ...head,
+            choices: [{ index: 0, finish_reason: "stop", delta: {} }],
+            usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
+          }),
+          sse({ ...head, choices: [] }),
+        ],
+      },
+      true,
+    );
+    expect(reply).toMatchObject({
+      content: "Hello!",
+      usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
+    });
   });
 
   it("reads Mistral's `usage: {}` on every chunk as no usage, not as zero", async () => {
     // BerriAI/litellm#1371
     const head = { id: "cmpl-04a2", created: 1704731507, model: "mistral-medium", object: "chat.completion.chunk" };
-    const reply = await call("mistral empty usage", {
-      events: [
-        sse({ ...head, choices: [{ index: 0, delta: { content: " let go of your", role: "assistant" }, finish_reason: null }], usage: {} }),
-        sse({ ...head, choices: [{ index: 0, delta: { content: " sight" }, finish_reason: "stop" }], usage: {} }),
-      ],
-    }, true);
+    const reply = await call(
+      "mistral empty usage",
+      {
+        events: [
+          sse({
+            ...head,
+            choices: [{ index: 0, delta: { content: " let go of your", role: "assistant" }, finish_reason: null }],
+            usage: {},
+          }),
+          sse({ ...head, choices: [{ index: 0, delta: { content: " sight" }, finish_reason: "stop" }], usage: {} }),
+        ],
+      },
+      true,
+    );
     expect(reply).toMatchObject({ content: " let go of your sight" });
     expect((reply as { usage?: unknown }).usage).toBeUndefined();
   });
@@ -134,30 +259,86 @@ describe("replies as relays send them", () => {
 describe("errors as relays send them", () => {
   it("turns LiteLLM's in-band error event, with no [DONE] after it, into an UpstreamError, not an empty answer", async () => {
     // BerriAI/litellm#40578, proxy_server.py async_data_generator
-    const result = await call("litellm in-band error", {
-      events: [sse({ error: { message: "litellm.ServiceUnavailableError: engine queue full", type: "None", param: "None", code: "503" } })],
-      noDone: true,
-    }, true);
+    const result = await call(
+      "litellm in-band error",
+      {
+        events: [
+          sse({
+            error: {
+              message: "litellm.ServiceUnavailableError: engine queue full",
+              type: "None",
+              param: "None",
+              code: "503",
+            },
+          }),
+        ],
+        noDone: true,
+      },
+      true,
+    );
     expect((result as { error: unknown }).error).toBeInstanceOf(UpstreamError);
   });
 
   it("turns OpenRouter's mid-stream error chunk (numeric code, finish_reason error) into an UpstreamError", async () => {
-    const result = await call("openrouter mid-stream error", {
-      events: [
-        ": OPENROUTER PROCESSING",
-        sse({ id: "cmpl-abc123", object: "chat.completion.chunk", created: 1234567890, model: "gpt-3.5-turbo", provider: "openai", error: { code: 502, message: "Provider disconnected unexpectedly" }, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] }),
-      ],
-    }, true);
+    const result = await call(
+      "openrouter mid-stream error",
+      {
+        events: [
+          ": OPENROUTER PROCESSING",
+          sse({
+            id: "cmpl-abc123",
+            object: "chat.completion.chunk",
+            created: 1234567890,
+            model: "gpt-3.5-turbo",
+            provider: "openai",
+            error: { code: 502, message: "Provider disconnected unexpectedly" },
+            choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
+          }),
+        ],
+      },
+      true,
+    );
     const error = (result as { error: UpstreamError }).error;
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.message).toContain("Provider disconnected unexpectedly");
   });
 
   it.each([
-    ["new-api's 403 insufficient_user_quota", 403, { error: { message: "User's credit limit is insufficient, remaining credit limit: $0.000000", type: "new_api_error", code: "insufficient_user_quota" } }],
-    ["one-api's 403 pre_consume_token_quota_failed", 403, { error: { message: "token quota is not enough", type: "one_api_error", code: "pre_consume_token_quota_failed" } }],
-    ["OpenRouter's 402", 402, { error: { code: 402, message: "This request requires more credits, or fewer max_tokens." } }],
-    ["LiteLLM's 400 budget_exceeded", 400, { error: { message: "Budget has been exceeded! Current cost: 0.51, Max budget: 0.5", type: "budget_exceeded", param: "None", code: "400" } }],
+    [
+      "new-api's 403 insufficient_user_quota",
+      403,
+      {
+        error: {
+          message: "User's credit limit is insufficient, remaining credit limit: $0.000000",
+          type: "new_api_error",
+          code: "insufficient_user_quota",
+        },
+      },
+    ],
+    [
+      "one-api's 403 pre_consume_token_quota_failed",
+      403,
+      {
+        error: { message: "token quota is not enough", type: "one_api_error", code: "pre_consume_token_quota_failed" },
+      },
+    ],
+    [
+      "OpenRouter's 402",
+      402,
+      { error: { code: 402, message: "This request requires more credits, or fewer max_tokens." } },
+    ],
+    [
+      "LiteLLM's 400 budget_exceeded",
+      400,
+      {
+        error: {
+          message: "Budget has been exceeded! Current cost: 0.51, Max budget: 0.5",
+          type: "budget_exceeded",
+          param: "None",
+          code: "400",
+        },
+      },
+    ],
   ])("maps %s to a QuotaExceededError that names no key fix", async (name, status, json) => {
     const result = await call(name, { status, json }, false);
     const error = (result as { error: QuotaExceededError }).error;
@@ -167,24 +348,70 @@ describe("errors as relays send them", () => {
   });
 
   it.each([
-    ["one-api's 403 该令牌无权使用模型", 403, { error: { message: "该令牌无权使用模型：gpt-4o (request id: 2024031418063867)", type: "one_api_error" } }],
-    ["a new-api style 403 with no access to the model", 403, { error: { message: "This token has no access to model gpt-image-2-ppt", type: "new_api_error" } }],
-    ["LiteLLM's 401 key_model_access_denied", 401, { error: { message: "Authentication Error, API Key not allowed to access model. This token can only access models=['gpt-4o-mini']. Tried to access gpt-4o", type: "key_model_access_denied", param: "model", code: "401" } }],
+    [
+      "one-api's 403 该令牌无权使用模型",
+      403,
+      { error: { message: "该令牌无权使用模型：gpt-4o (request id: 2024031418063867)", type: "one_api_error" } },
+    ],
+    [
+      "a new-api style 403 with no access to the model",
+      403,
+      { error: { message: "This token has no access to model gpt-image-2-ppt", type: "new_api_error" } },
+    ],
+    [
+      "LiteLLM's 401 key_model_access_denied",
+      401,
+      {
+        error: {
+          message:
+            "Authentication Error, API Key not allowed to access model. This token can only access models=['gpt-4o-mini']. Tried to access gpt-4o",
+          type: "key_model_access_denied",
+          param: "model",
+          code: "401",
+        },
+      },
+    ],
   ])("maps %s to a ModelAccessError, and a fallback model answers", async (name, status, json) => {
     const denied = await call(name, { status, json }, false);
     expect((denied as { error: unknown }).error).toBeInstanceOf(ModelAccessError);
-    FIXTURES.set(`${name}@alpha-haiku-4-5-20251001`, { json: { id: "chatcmpl-ok", object: "chat.completion", created: 1, model: "alpha-haiku-4-5-20251001", choices: [{ index: 0, message: { role: "assistant", content: "From the fallback." }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 } } });
+    FIXTURES.set(`${name}@alpha-haiku-4-5-20251001`, {
+      json: {
+        id: "chatcmpl-ok",
+        object: "chat.completion",
+        created: 1,
+        model: "alpha-haiku-4-5-20251001",
+        choices: [{ index: 0, message: { role: "assistant", content: "From the fallback." }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 },
+      },
+    });
     const reply = await call(name, { status, json }, false, ["alpha-haiku-4-5-20251001"]);
-    expect(reply).toMatchObject({ content: "From the fallback.", model: "alpha-haiku-4-5-20251001", fallbackFrom: ["beta-4o"] });
+    expect(reply).toMatchObject({
+      content: "From the fallback.",
+      model: "alpha-haiku-4-5-20251001",
+      fallbackFrom: ["beta-4o"],
+    });
   });
 
   it("reads one-api's 401 该令牌额度已用尽 as a deactivated key", async () => {
-    const result = await call("one-api exhausted token", { status: 401, json: { error: { message: "该令牌额度已用尽 (request id: 20240314180638675032749TVFiqyF1)", type: "one_api_error" } } }, false);
+    const result = await call(
+      "one-api exhausted token",
+      {
+        status: 401,
+        json: {
+          error: { message: "该令牌额度已用尽 (request id: 20240314180638675032749TVFiqyF1)", type: "one_api_error" },
+        },
+      },
+      false,
+    );
     expect((result as { error: unknown }).error).toBeInstanceOf(KeyDeactivatedError);
   });
 
   it("keeps the message of a 200 whose body is new-api's error", async () => {
-    const result = await call("new-api 200 error body", { json: { error: { message: "当前分组 chatfire 下对于模型 ERNIE-Bot 无可用渠道", type: "new_api_error" } } }, false);
+    const result = await call(
+      "new-api 200 error body",
+      { json: { error: { message: "当前分组 chatfire 下对于模型 ERNIE-Bot 无可用渠道", type: "new_api_error" } } },
+      false,
+    );
     const error = (result as { error: Error }).error;
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.message).toContain("无可用渠道");

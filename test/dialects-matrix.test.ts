@@ -13,7 +13,14 @@ import { startAgentHarness, type AgentHarness } from "./agent-harness.js";
 import { gatewayOptions, tempDir } from "./workflow-harness.js";
 
 const KEY = "sk-local-demo";
-const WEATHER = { type: "function" as const, function: { name: "get_weather", description: "Weather for a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } };
+const WEATHER = {
+  type: "function" as const,
+  function: {
+    name: "get_weather",
+    description: "Weather for a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+};
 const TOOL_PROMPT = "What is the weather in Oslo? Use the get_weather tool.";
 const FOLDER = path.join(import.meta.dirname, "..", "workflows");
 const WORKFLOWS = (await readdir(FOLDER)).filter((name) => name.endsWith(".yaml")).sort();
@@ -23,7 +30,8 @@ const PASSES_REASONING: ReadonlySet<DialectName> = new Set(["new-api", "openrout
 describe.each(DIALECT_NAMES)("the %s dialect", (dialect) => {
   let gateway: LocalGateway;
   let client: GatewayClient;
-  const model = (name: string) => new ChatGateway({ model: name, apiKey: KEY, baseURL: gateway.baseURL, maxRetries: 0 });
+  const model = (name: string) =>
+    new ChatGateway({ model: name, apiKey: KEY, baseURL: gateway.baseURL, maxRetries: 0 });
 
   beforeAll(async () => {
     gateway = await startLocalGateway({ config: { dialect, music: { completeAfterMs: 20, clipSeconds: 1 } } });
@@ -35,7 +43,11 @@ describe.each(DIALECT_NAMES)("the %s dialect", (dialect) => {
   });
 
   it("gives the same text streamed and not, with usage that adds up", async () => {
-    const request = { model: "alpha-sonnet-4-6", messages: [{ role: "user" as const, content: "Name three rivers of Europe." }], max_tokens: 200 };
+    const request = {
+      model: "alpha-sonnet-4-6",
+      messages: [{ role: "user" as const, content: "Name three rivers of Europe." }],
+      max_tokens: 200,
+    };
     const reply = await callChat(request, { client });
     const stream = await callChat({ ...request, stream: true }, { client });
     let text = "";
@@ -51,7 +63,14 @@ describe.each(DIALECT_NAMES)("the %s dialect", (dialect) => {
   });
 
   it("surfaces reasoning where the relay passes it, and only there", async () => {
-    const reply = await callChat({ model: "beta-5-mini", messages: [{ role: "user", content: "Explain why the sky is blue, step by step." }], stream: false }, { client });
+    const reply = await callChat(
+      {
+        model: "beta-5-mini",
+        messages: [{ role: "user", content: "Explain why the sky is blue, step by step." }],
+        stream: false,
+      },
+      { client },
+    );
     expect(reply.content.length).toBeGreaterThan(0);
     if (PASSES_REASONING.has(dialect)) expect(reply.reasoning).toMatch(/reasoning tokens/);
     else expect(reply.reasoning).toBe("");
@@ -61,7 +80,8 @@ describe.each(DIALECT_NAMES)("the %s dialect", (dialect) => {
     const chat = model("beta-4o-mini");
     const invoked = await chat.invoke("Describe a lighthouse in one sentence.");
     let streamed = "";
-    for await (const chunk of await chat.stream("Describe a lighthouse in one sentence.")) streamed += String(chunk.content);
+    for await (const chunk of await chat.stream("Describe a lighthouse in one sentence."))
+      streamed += String(chunk.content);
     expect(String(invoked.content).length).toBeGreaterThan(0);
     expect(streamed).toBe(invoked.content);
   });
@@ -71,13 +91,16 @@ describe.each(DIALECT_NAMES)("the %s dialect", (dialect) => {
     const invoked = await chat.invoke(TOOL_PROMPT);
     expect(invoked.tool_calls?.[0]).toMatchObject({ name: "get_weather", args: { city: expect.any(String) } });
     let merged;
-    for await (const chunk of await chat.stream(TOOL_PROMPT)) merged = merged === undefined ? chunk : merged.concat(chunk);
+    for await (const chunk of await chat.stream(TOOL_PROMPT))
+      merged = merged === undefined ? chunk : merged.concat(chunk);
     expect(merged?.tool_calls?.[0]).toMatchObject({ name: "get_weather", args: invoked.tool_calls?.[0]?.args });
   });
 
   it("gives structured output", async () => {
     const person = z.object({ name: z.string(), age: z.number() });
-    const result = await model("alpha-sonnet-4-6").withStructuredOutput(person, { name: "person" }).invoke("Make up a person named Ada who is 36.");
+    const result = await model("alpha-sonnet-4-6")
+      .withStructuredOutput(person, { name: "person" })
+      .invoke("Make up a person named Ada who is 36.");
     expect(person.parse(result)).toBeTruthy();
   });
 
@@ -97,7 +120,9 @@ describe.each(DIALECT_NAMES)("an agent on the %s dialect", (dialect) => {
   afterAll(async () => harness.close());
 
   it("answers its task with its tools", async () => {
-    const run = await harness.run("data-analyst", "What is the total of the units in sales.csv?", { files: { "sales.csv": "month,units\nJan,120\nFeb,95\nMar,143\n" } });
+    const run = await harness.run("data-analyst", "What is the total of the units in sales.csv?", {
+      files: { "sales.csv": "month,units\nJan,120\nFeb,95\nMar,143\n" },
+    });
     expect(run.outcome.toolCalls[0]).toMatchObject({ name: "read_file", arguments: { path: "sales.csv" } });
     expect(run.outcome.status).toBe("answered");
   });

@@ -36,7 +36,11 @@ describe.each(DIALECT_NAMES)("quota in the %s dialect", (dialect) => {
     try {
       for (; calls < 200 && failure === undefined; calls++) {
         await callChat(
-          { model: "alpha-sonnet-4-6", messages: [{ role: "user", content: `Write a long story about harbour number ${calls}.` }], max_tokens: 2000 },
+          {
+            model: "alpha-sonnet-4-6",
+            messages: [{ role: "user", content: `Write a long story about harbour number ${calls}.` }],
+            max_tokens: 2000,
+          },
           { client, retry: NO_RETRY },
         ).catch((error: unknown) => {
           failure = error;
@@ -58,7 +62,10 @@ describe.each(DIALECT_NAMES)("quota in the %s dialect", (dialect) => {
   it("refuses a prompt the balance cannot pay with a QuotaExceededError that is not retried", async () => {
     const client = new GatewayClient({ apiKey: CRUMBS, baseURL: gateway.baseURL });
     try {
-      const error = await callChat({ model: "alpha-sonnet-4-6", messages: [{ role: "user", content: "Tell me about the sea. ".repeat(200) }] }, { client }).catch((caught: unknown) => caught);
+      const error = await callChat(
+        { model: "alpha-sonnet-4-6", messages: [{ role: "user", content: "Tell me about the sea. ".repeat(200) }] },
+        { client },
+      ).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(QuotaExceededError);
       expect((error as QuotaExceededError).retryable).toBe(false);
       expect((error as Error).message).not.toMatch(/SVC_API_KEY/);

@@ -21,7 +21,8 @@ import { findRedisServer, startRedisServer, type RedisServer } from "./redis-ser
 
 const BIN = fileURLToPath(new URL("../bin/svc-flow.js", import.meta.url));
 const binary = findRedisServer();
-if (binary === undefined && process.env.CI === "true") throw new Error("redis-server is not installed; CI must install it (apt-get install redis-server).");
+if (binary === undefined && process.env.CI === "true")
+  throw new Error("redis-server is not installed; CI must install it (apt-get install redis-server).");
 
 const KEY = "sk-dist-budget";
 // Two priced calls per item; the second one's reservation (40 output tokens) is most of the item's bound.
@@ -62,7 +63,10 @@ function store(): RunStore {
 }
 
 async function gatewayWith(latencyMs: number): Promise<LocalGateway> {
-  const gateway = await startLocalGateway({ port: 0, config: { keys: [{ key: KEY, concurrency: 64 }], faults: { seed: 1, latencyMs } } });
+  const gateway = await startLocalGateway({
+    port: 0,
+    config: { keys: [{ key: KEY, concurrency: 64 }], faults: { seed: 1, latencyMs } },
+  });
   opened.push(gateway);
   return gateway;
 }
@@ -70,7 +74,13 @@ async function gatewayWith(latencyMs: number): Promise<LocalGateway> {
 async function cli(argv: string[]): Promise<{ code: number; out: string }> {
   let out = "";
   const sink = { write: (chunk: string) => ((out += chunk), true) } as unknown as NodeJS.WritableStream;
-  const code = await main(argv, { stdout: sink as never, stderr: sink as never, env: process.env, cwd: dir, signal: new AbortController().signal });
+  const code = await main(argv, {
+    stdout: sink as never,
+    stderr: sink as never,
+    env: process.env,
+    cwd: dir,
+    signal: new AbortController().signal,
+  });
   return { code, out };
 }
 
@@ -82,14 +92,21 @@ describe.skipIf(binary === undefined)("a distributed run's budget, shared throug
     const rows = Array.from({ length: 24 }, (_, n) => ({ n }));
     const { workflow, items } = await batchWorkflow(dir, "priced", TWO_STEPS, rows);
     // A short lock: BullMQ's stalled-job check then runs often enough for the kill test after this one.
-    const workers = [0, 1].map(() => startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 3, lockMs: 3000 }));
+    const workers = [0, 1].map(() =>
+      startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 3, lockMs: 3000 }),
+    );
     const [first, second] = await Promise.all(workers);
     onTestFinished(async () => {
       await first!.close();
       await second!.close();
     });
     const runs = store();
-    const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "priced"), budgetYuan: 0.05 });
+    const run = await enqueueRun(runs, workflow, {
+      redisURL: redis.url,
+      inputs: { row: items },
+      outDir: join(dir, "priced"),
+      budgetYuan: 0.05,
+    });
     const stopped = await awaitRun(runs, run.runId, { pollMs: 50 });
 
     expect(stopped).toMatchObject({ status: "stopped", reason: "budget", failed: 0 });
@@ -106,7 +123,10 @@ describe.skipIf(binary === undefined)("a distributed run's budget, shared throug
     const budget = new RunBudget(runs, run.runId);
     // Every bill reached the shared budget, and no hold was left behind.
     expect(await budget.state()).toEqual({ maxYuan: 0.05, spentYuan: billedAtStop, heldYuan: 0 });
-    const journal = (await readFile(join(dir, "priced", "journal.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { type: string });
+    const journal = (await readFile(join(dir, "priced", "journal.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string });
     expect(journal.at(-1)).toMatchObject({ type: "run-finished", status: "stopped", reason: "budget" });
 
     // The CLI's resume raises the cap for every worker.
@@ -121,7 +141,10 @@ describe.skipIf(binary === undefined)("a distributed run's budget, shared throug
     expect(await budget.state()).toEqual({ maxYuan: 1, spentYuan: total, heldYuan: 0 });
     const cost = JSON.parse(await readFile(join(dir, "priced-resumed", "cost.json"), "utf8")) as { totalYuan: number };
     expect(cost.totalYuan).toBeCloseTo(total, 8);
-    const lines = (await readFile(join(dir, "priced-resumed", "outputs.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as StoredResult);
+    const lines = (await readFile(join(dir, "priced-resumed", "outputs.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as StoredResult);
     expect(lines.map((line) => (line.output as { n: number }).n)).toEqual(rows.map((row) => row.n));
   }, 60_000);
 
@@ -130,19 +153,25 @@ describe.skipIf(binary === undefined)("a distributed run's budget, shared throug
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 200 }).map((cents) => cents / 100),
-        fc.array(fc.integer({ min: 1, max: 4000 }).map((units) => units / 10_000), { minLength: 2, maxLength: 60 }),
+        fc.array(
+          fc.integer({ min: 1, max: 4000 }).map((units) => units / 10_000),
+          { minLength: 2, maxLength: 60 },
+        ),
         async (maxYuan, amounts) => {
           const runId = `race-${randomUUID()}`;
           await new RunBudget(left, runId).setMax(maxYuan);
           // Four items, two on each connection, as two workers would hold them.
-          const items = await Promise.all([0, 1, 2, 3].map((index) => new RunBudget(index % 2 === 0 ? left : right, runId).open(index, randomUUID())));
+          const items = await Promise.all(
+            [0, 1, 2, 3].map((index) => new RunBudget(index % 2 === 0 ? left : right, runId).open(index, randomUUID())),
+          );
           const answers: HoldAnswer[] = await Promise.all(amounts.map((yuan, n) => items[n % 4]!.hold(yuan)));
           const granted = amounts.filter((_, n) => "hold" in answers[n]!);
           const state = (await new RunBudget(left, runId).state())!;
           expect(state.heldYuan).toBe(sumYuan(granted));
           expect(state.heldYuan).toBeLessThanOrEqual(maxYuan);
           // Nothing was released during the race, so whatever was refused still does not fit.
-          for (const [n, answer] of answers.entries()) if ("refused" in answer) expect(roundYuan(state.heldYuan + amounts[n]!)).toBeGreaterThan(maxYuan);
+          for (const [n, answer] of answers.entries())
+            if ("refused" in answer) expect(roundYuan(state.heldYuan + amounts[n]!)).toBeGreaterThan(maxYuan);
           for (const item of items) await item!.close();
           expect((await new RunBudget(left, runId).state())!.heldYuan).toBe(0);
         },
@@ -163,7 +192,9 @@ describe.skipIf(binary === undefined)("a distributed run's budget, shared throug
     // The worker dies holding 0.6 yuan: no settle, no close.
     dying.redis.disconnect();
     const other = await budget.open(1, randomUUID());
-    expect(await other!.hold(0.5)).toMatchObject({ refused: { maxYuan: 1, spentYuan: 0, heldYuan: 0.6, stopped: false } });
+    expect(await other!.hold(0.5)).toMatchObject({
+      refused: { maxYuan: 1, spentYuan: 0, heldYuan: 0.6, stopped: false },
+    });
     // Item 0 runs again: its calls draw on what the dead execution held, past the cap if need be.
     const rerun = await budget.open(0, randomUUID());
     const replayed = await rerun!.hold(0.4);
@@ -178,10 +209,25 @@ describe.skipIf(binary === undefined)("a distributed run's budget, shared throug
     const gateway = await gatewayWith(1500);
     const rows = Array.from({ length: 6 }, (_, n) => ({ n }));
     const { workflow, items } = await batchWorkflow(dir, "killed", TWO_STEPS, rows);
-    const child: ChildProcess = spawn(process.execPath, [BIN, "worker", "--redis", redis.url, "--artifacts", join(dir, "shared"), "--concurrency", "6", "--lock-ms", "1500"], {
-      env: { ...process.env, SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: KEY },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [
+        BIN,
+        "worker",
+        "--redis",
+        redis.url,
+        "--artifacts",
+        join(dir, "shared"),
+        "--concurrency",
+        "6",
+        "--lock-ms",
+        "1500",
+      ],
+      {
+        env: { ...process.env, SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: KEY },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let log = "";
     child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
     child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
@@ -191,7 +237,12 @@ describe.skipIf(binary === undefined)("a distributed run's budget, shared throug
       await sleep(50);
     }
     const runs = store();
-    const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "killed"), budgetYuan: 1 });
+    const run = await enqueueRun(runs, workflow, {
+      redisURL: redis.url,
+      inputs: { row: items },
+      outDir: join(dir, "killed"),
+      budgetYuan: 1,
+    });
     const budget = new RunBudget(runs, run.runId);
     while (((await budget.state())?.heldYuan ?? 0) === 0) await sleep(20);
     child.kill("SIGKILL");
@@ -201,7 +252,13 @@ describe.skipIf(binary === undefined)("a distributed run's budget, shared throug
     await sleep(300);
     expect((await budget.state())!.heldYuan).toBe(heldByTheDead);
 
-    opened.push(await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 6, lockMs: 1500 }));
+    opened.push(
+      await startTestWorker(redis.url, gateway, KEY, {
+        artifactsDir: join(dir, "shared"),
+        concurrency: 6,
+        lockMs: 1500,
+      }),
+    );
     const result = await awaitRun(runs, run.runId, { pollMs: 100 });
     expect(result).toMatchObject({ status: "done", done: rows.length });
     const state = (await budget.state())!;

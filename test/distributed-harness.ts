@@ -39,9 +39,28 @@ export async function startTestWorker(
 const BIN = fileURLToPath(new URL("../bin/svc-flow.js", import.meta.url));
 
 /** Starts `svc-flow worker` as a child process (one that can really die: SIGSTOP, SIGKILL); resolves once it is ready. */
-export async function startWorkerProcess(redisURL: string, gateway: LocalGateway, apiKey: string, options: { artifactsDir: string; lockMs: number }): Promise<ChildProcess> {
-  const args = [BIN, "worker", "--redis", redisURL, "--artifacts", options.artifactsDir, "--concurrency", "1", "--lock-ms", String(options.lockMs)];
-  const child = spawn(process.execPath, args, { env: { ...process.env, SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: apiKey }, stdio: ["ignore", "pipe", "pipe"] });
+export async function startWorkerProcess(
+  redisURL: string,
+  gateway: LocalGateway,
+  apiKey: string,
+  options: { artifactsDir: string; lockMs: number },
+): Promise<ChildProcess> {
+  const args = [
+    BIN,
+    "worker",
+    "--redis",
+    redisURL,
+    "--artifacts",
+    options.artifactsDir,
+    "--concurrency",
+    "1",
+    "--lock-ms",
+    String(options.lockMs),
+  ];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: apiKey },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let log = "";
   child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
@@ -69,7 +88,12 @@ outputs:
 `;
 
 /** Writes `rows` as a .jsonl file and parses `text` as a workflow in `dir`. */
-export async function batchWorkflow(dir: string, name: string, text: string, rows: readonly unknown[]): Promise<{ workflow: Workflow; items: string }> {
+export async function batchWorkflow(
+  dir: string,
+  name: string,
+  text: string,
+  rows: readonly unknown[],
+): Promise<{ workflow: Workflow; items: string }> {
   const items = join(dir, `${name}.jsonl`);
   await writeFile(items, `${rows.map((row) => JSON.stringify(row)).join("\n")}\n`);
   return { workflow: parseWorkflow(text, { fileName: join(dir, `${name}.yaml`), baseDir: dir }), items };
@@ -77,5 +101,8 @@ export async function batchWorkflow(dir: string, name: string, text: string, row
 
 /** The chat calls the gateway billed, over all keys. */
 export function billedChats(gateway: LocalGateway): { model?: string; promptTokens?: number; yuan: number }[] {
-  return gateway.stats().keys.flatMap((key) => key.billed).filter((entry) => entry.kind === "chat");
+  return gateway
+    .stats()
+    .keys.flatMap((key) => key.billed)
+    .filter((entry) => entry.kind === "chat");
 }

@@ -12,7 +12,8 @@ import { batchWorkflow, SONG_WORKFLOW, startTestWorker } from "./distributed-har
 import { findRedisServer, startRedisServer, type RedisServer } from "./redis-server.js";
 
 const binary = findRedisServer();
-if (binary === undefined && process.env.CI === "true") throw new Error("redis-server is not installed; CI must install it (apt-get install redis-server).");
+if (binary === undefined && process.env.CI === "true")
+  throw new Error("redis-server is not installed; CI must install it (apt-get install redis-server).");
 
 const KEY = "sk-dist-music";
 
@@ -32,7 +33,10 @@ afterAll(async () => {
 });
 
 async function gatewayWith(music: { completeAfterMs: number; failRate: number }): Promise<LocalGateway> {
-  const gateway = await startLocalGateway({ port: 0, config: { keys: [{ key: KEY, concurrency: 64 }], music: { ...music, clipSeconds: 1 } } });
+  const gateway = await startLocalGateway({
+    port: 0,
+    config: { keys: [{ key: KEY, concurrency: 64 }], music: { ...music, clipSeconds: 1 } },
+  });
   opened.push(gateway);
   return gateway;
 }
@@ -48,13 +52,25 @@ describe.skipIf(binary === undefined)("music items of a distributed run", () => 
     const gateway = await gatewayWith({ completeAfterMs: 40, failRate: 0.5 });
     const rows = Array.from({ length: 8 }, (_, n) => ({ n }));
     const { workflow, items } = await batchWorkflow(dir, "songs", SONG_WORKFLOW, rows);
-    const worker = await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 4, music: { pollIntervalMs: 10 } });
+    const worker = await startTestWorker(redis.url, gateway, KEY, {
+      artifactsDir: join(dir, "shared"),
+      concurrency: 4,
+      music: { pollIntervalMs: 10 },
+    });
     onTestFinished(() => worker.close());
     const runs = store();
-    const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "songs"), budgetYuan: 40 });
+    const run = await enqueueRun(runs, workflow, {
+      redisURL: redis.url,
+      inputs: { row: items },
+      outDir: join(dir, "songs"),
+      budgetYuan: 40,
+    });
     const result = await awaitRun(runs, run.runId, { pollMs: 50 });
 
-    const music = gateway.stats().keys.flatMap((key) => key.billed).filter((entry) => entry.kind === "music");
+    const music = gateway
+      .stats()
+      .keys.flatMap((key) => key.billed)
+      .filter((entry) => entry.kind === "music");
     const refunded = music.filter((entry) => entry.refunded).length;
     // Both kinds happened: some jobs failed and were refunded, others were kept and paid.
     expect(refunded).toBeGreaterThan(0);
@@ -65,23 +81,39 @@ describe.skipIf(binary === undefined)("music items of a distributed run", () => 
     expect(await new RunBudget(runs, run.runId).state()).toEqual({ maxYuan: 40, spentYuan: net, heldYuan: 0 });
     const cost = JSON.parse(await readFile(join(dir, "songs", "cost.json"), "utf8")) as CostSummary;
     expect(cost).toMatchObject({ refunds: refunded, totalYuan: net });
-    const lines = (await readFile(join(dir, "songs", "outputs.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as StoredResult);
-    expect(lines.filter((line) => line.state === "failed").every((line) => line.error?.code === "music_failed")).toBe(true);
+    const lines = (await readFile(join(dir, "songs", "outputs.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as StoredResult);
+    expect(lines.filter((line) => line.state === "failed").every((line) => line.error?.code === "music_failed")).toBe(
+      true,
+    );
   }, 60_000);
 
   it("polls music jobs as the worker's `music` option says, as a one-machine run does", async () => {
     // Clips that never finish: the item ends when the worker's timeout says, not after the client's default five minutes.
     const gateway = await gatewayWith({ completeAfterMs: 600_000, failRate: 0 });
     const { workflow, items } = await batchWorkflow(dir, "slow-song", SONG_WORKFLOW, [{ n: 1 }]);
-    const worker = await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 1, music: { pollIntervalMs: 10, timeoutMs: 400 } });
+    const worker = await startTestWorker(redis.url, gateway, KEY, {
+      artifactsDir: join(dir, "shared"),
+      concurrency: 1,
+      music: { pollIntervalMs: 10, timeoutMs: 400 },
+    });
     onTestFinished(() => worker.close());
     const runs = store();
-    const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "slow-song") });
+    const run = await enqueueRun(runs, workflow, {
+      redisURL: redis.url,
+      inputs: { row: items },
+      outDir: join(dir, "slow-song"),
+    });
     // Stops waiting (the result is then "stopped") well before the default timeout would end the item.
     const result = await awaitRun(runs, run.runId, { pollMs: 50, signal: AbortSignal.timeout(15_000) });
 
     expect(result).toMatchObject({ status: "failed", failed: 1 });
-    const [line] = (await readFile(join(dir, "slow-song", "outputs.jsonl"), "utf8")).trim().split("\n").map((text) => JSON.parse(text) as StoredResult);
+    const [line] = (await readFile(join(dir, "slow-song", "outputs.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((text) => JSON.parse(text) as StoredResult);
     expect(line?.error?.message).toMatch(/had no audio after 400 ms/);
     // The first wait was 10 ms (growing by half), not the default 2 s: the clips were polled several
     // times (counted requests: the chat call, the submission, the polls; audio downloads are not counted).
@@ -103,10 +135,18 @@ outputs:
   n: \${{ inputs.row.n }}
 `;
     const { workflow, items } = await batchWorkflow(dir, "composed", composed, [{ n: 1 }]);
-    const worker = await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 1, music: { pollIntervalMs: 10 } });
+    const worker = await startTestWorker(redis.url, gateway, KEY, {
+      artifactsDir: join(dir, "shared"),
+      concurrency: 1,
+      music: { pollIntervalMs: 10 },
+    });
     onTestFinished(() => worker.close());
     const runs = store();
-    const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "composed") });
+    const run = await enqueueRun(runs, workflow, {
+      redisURL: redis.url,
+      inputs: { row: items },
+      outDir: join(dir, "composed"),
+    });
     const result = await awaitRun(runs, run.runId, { pollMs: 50 });
 
     expect(result).toMatchObject({ status: "done", done: 1 });

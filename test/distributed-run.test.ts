@@ -17,8 +17,10 @@ import { findRedisServer, startRedisServer, type RedisServer } from "./redis-ser
 
 const BIN = fileURLToPath(new URL("../bin/svc-flow.js", import.meta.url));
 const binary = findRedisServer();
-if (binary === undefined && process.env.CI === "true") throw new Error("redis-server is not installed; CI must install it (apt-get install redis-server).");
-if (binary === undefined) console.warn("Skipping the distributed tests: redis-server is not installed (apt-get install redis-server).");
+if (binary === undefined && process.env.CI === "true")
+  throw new Error("redis-server is not installed; CI must install it (apt-get install redis-server).");
+if (binary === undefined)
+  console.warn("Skipping the distributed tests: redis-server is not installed (apt-get install redis-server).");
 
 const ITEMS = 500;
 const RPM = 3000;
@@ -33,7 +35,10 @@ beforeAll(async () => {
   if (binary === undefined) return;
   dir = await mkdtemp(join(tmpdir(), "svc-flow-distributed-"));
   redis = await startRedisServer(binary);
-  gateway = await startLocalGateway({ port: 0, config: { keys: [{ key: KEY, rpm: RPM, concurrency: 64 }], faults: { seed: 1, latencyMs: 20 } } });
+  gateway = await startLocalGateway({
+    port: 0,
+    config: { keys: [{ key: KEY, rpm: RPM, concurrency: 64 }], faults: { seed: 1, latencyMs: 20 } },
+  });
 });
 afterAll(async () => {
   for (const worker of workers) if (worker.exitCode === null && worker.signalCode === null) worker.kill("SIGKILL");
@@ -43,10 +48,27 @@ afterAll(async () => {
 });
 
 async function startWorker(name: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, "worker", "--redis", redis.url, "--artifacts", join(dir, "shared"), "--concurrency", "8", "--rpm", String(RPM), "--lock-ms", "2000"], {
-    env: { ...process.env, SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: KEY },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "worker",
+      "--redis",
+      redis.url,
+      "--artifacts",
+      join(dir, "shared"),
+      "--concurrency",
+      "8",
+      "--rpm",
+      String(RPM),
+      "--lock-ms",
+      "2000",
+    ],
+    {
+      env: { ...process.env, SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: KEY },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let log = "";
   child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
@@ -88,14 +110,22 @@ outputs:
       await once(first, "exit");
       const result = await awaitRun(store, run.runId, { pollMs: 100 });
       expect(result).toMatchObject({ status: "done", total: ITEMS, done: ITEMS, failed: 0 });
-      const lines = (await readFile(join(dir, "run", "outputs.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as StoredResult);
+      const lines = (await readFile(join(dir, "run", "outputs.jsonl"), "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as StoredResult);
       expect(lines.map((line) => line.index)).toEqual(Array.from({ length: ITEMS }, (_, index) => index));
-      expect(lines.every((line) => line.state === "done" && (line.output as { n: number }).n === line.index)).toBe(true);
+      expect(lines.every((line) => line.state === "done" && (line.output as { n: number }).n === line.index)).toBe(
+        true,
+      );
       const stats = gateway.stats().keys.find((key) => key.billed.length > 0)!;
       // Every item was paid exactly once: a re-run after the kill was replayed by its idempotency key.
       expect(stats.billed.filter((entry) => entry.kind === "chat")).toHaveLength(ITEMS);
       expect(stats.requests.rateLimited).toBe(0);
-      const journal = (await readFile(join(dir, "run", "journal.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { type: string });
+      const journal = (await readFile(join(dir, "run", "journal.jsonl"), "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { type: string });
       expect(journal.filter((record) => record.type === "item-finished")).toHaveLength(ITEMS);
       expect(journal.at(-1)).toMatchObject({ type: "run-finished", status: "done" });
     } finally {
@@ -104,7 +134,10 @@ outputs:
   }, 90_000);
 
   it("runs detached from one directory and is finished by resume (by run id) into another, as from a second machine", async () => {
-    await writeFile(join(dir, "few.jsonl"), `${Array.from({ length: 20 }, (_, n) => JSON.stringify({ n })).join("\n")}\n`);
+    await writeFile(
+      join(dir, "few.jsonl"),
+      `${Array.from({ length: 20 }, (_, n) => JSON.stringify({ n })).join("\n")}\n`,
+    );
     await writeFile(
       join(dir, "few.yaml"),
       'version: 1\nname: few\ninputs:\n  row: { type: items }\nsteps:\n  - id: line\n    uses: chat\n    with: { model: beta-4o-mini, prompt: "Number ${{ inputs.row.n }}", maxTokens: 8 }\noutputs:\n  n: ${{ inputs.row.n }}\n',
@@ -112,18 +145,39 @@ outputs:
     const cli = async (argv: string[]) => {
       let out = "";
       const sink = { write: (chunk: string) => ((out += chunk), true) } as unknown as NodeJS.WritableStream;
-      const code = await main(argv, { stdout: sink as never, stderr: sink as never, env: process.env, cwd: dir, signal: new AbortController().signal });
+      const code = await main(argv, {
+        stdout: sink as never,
+        stderr: sink as never,
+        env: process.env,
+        cwd: dir,
+        signal: new AbortController().signal,
+      });
       return { code, out };
     };
-    const enqueued = await cli(["run", "few.yaml", "--input", "row=few.jsonl", "--redis", redis.url, "--out", "first", "--detach"]);
+    const enqueued = await cli([
+      "run",
+      "few.yaml",
+      "--input",
+      "row=few.jsonl",
+      "--redis",
+      redis.url,
+      "--out",
+      "first",
+      "--detach",
+    ]);
     expect(enqueued.code).toBe(0);
     const runId = /Run ([0-9a-f-]+): 20 item/.exec(enqueued.out)?.[1];
     expect(runId).toBeDefined();
     await startWorker("c");
     const resumed = await cli(["resume", runId!, "--redis", redis.url, "--out", "second"]);
     expect(resumed.code).toBe(0);
-    const lines = (await readFile(join(dir, "second", "outputs.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as StoredResult);
-    expect(lines.map((line) => (line.output as { n: number }).n)).toEqual(Array.from({ length: 20 }, (_, index) => index));
+    const lines = (await readFile(join(dir, "second", "outputs.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as StoredResult);
+    expect(lines.map((line) => (line.output as { n: number }).n)).toEqual(
+      Array.from({ length: 20 }, (_, index) => index),
+    );
   }, 60_000);
 
   it.each([

@@ -20,7 +20,8 @@ import { startRedisCommandProxy } from "./redis-command-proxy.js";
 import { findRedisServer, startRedisServer, type RedisServer } from "./redis-server.js";
 
 const binary = findRedisServer();
-if (binary === undefined && process.env.CI === "true") throw new Error("redis-server is not installed; CI must install it (apt-get install redis-server).");
+if (binary === undefined && process.env.CI === "true")
+  throw new Error("redis-server is not installed; CI must install it (apt-get install redis-server).");
 
 const KEY = "sk-dist-takeover";
 const BUDGET = 10;
@@ -68,7 +69,10 @@ function store(): RunStore {
 }
 
 async function deadWorker(gateway: LocalGateway, redisURL = redis.url): Promise<ChildProcess> {
-  const child = await startWorkerProcess(redisURL, gateway, KEY, { artifactsDir: join(dir, "shared"), lockMs: LOCK_MS });
+  const child = await startWorkerProcess(redisURL, gateway, KEY, {
+    artifactsDir: join(dir, "shared"),
+    lockMs: LOCK_MS,
+  });
   children.push(child);
   // A test that fails before its kill must not leave the worker to take the next test's items.
   onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")));
@@ -88,32 +92,48 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
   }
 }
 
-const costsOf = (records: readonly JournalRecord[]) => records.flatMap((record) => (record.type === "cost" ? [record.entry] : []));
+const costsOf = (records: readonly JournalRecord[]) =>
+  records.flatMap((record) => (record.type === "cost" ? [record.entry] : []));
 
 /** Yuan by request id: what the gateway billed (net of refunds), and what cost.json counted. */
 function byRequest(entries: readonly { requestId?: string; yuan?: number }[]): Record<string, number> {
   const totals: Record<string, number> = {};
-  for (const entry of entries) if (entry.requestId !== undefined) totals[entry.requestId] = roundYuan((totals[entry.requestId] ?? 0) + (entry.yuan ?? 0));
+  for (const entry of entries)
+    if (entry.requestId !== undefined)
+      totals[entry.requestId] = roundYuan((totals[entry.requestId] ?? 0) + (entry.yuan ?? 0));
   return totals;
 }
 
 /** Every bill counted once, net of refunds: in Redis's spent, in cost.json's total, and request by request. */
 async function expectCountedOnce(gateway: LocalGateway, runs: RunStore, runId: string, runDir: string): Promise<void> {
   const stats = gateway.stats();
-  const bills = stats.keys.flatMap((key) => key.billed).map((bill) => ({ requestId: bill.requestId, yuan: bill.refunded ? 0 : bill.yuan }));
+  const bills = stats.keys
+    .flatMap((key) => key.billed)
+    .map((bill) => ({ requestId: bill.requestId, yuan: bill.refunded ? 0 : bill.yuan }));
   const cost = JSON.parse(await readFile(join(runDir, "cost.json"), "utf8")) as CostSummary & { calls: CostEntry[] };
   expect(byRequest(cost.calls)).toEqual(byRequest(bills));
   expect(cost.totalYuan).toBe(stats.billedYuan);
-  expect(await new RunBudget(runs, runId).state()).toEqual({ maxYuan: BUDGET, spentYuan: stats.billedYuan, heldYuan: 0 });
+  expect(await new RunBudget(runs, runId).state()).toEqual({
+    maxYuan: BUDGET,
+    spentYuan: stats.billedYuan,
+    heldYuan: 0,
+  });
 }
 
 describe.skipIf(binary === undefined)("an item taken over from a worker that died", () => {
   it("counts once both a bill the dead worker journaled and one it was answered for but never journaled, when the gateway replays them", async () => {
-    const gateway = await gatewayWith({ faults: { seed: 1, latencyMs: 0, models: { "alpha-sonnet-4-6": { latencyMs: 500 } } } });
+    const gateway = await gatewayWith({
+      faults: { seed: 1, latencyMs: 0, models: { "alpha-sonnet-4-6": { latencyMs: 500 } } },
+    });
     const { workflow, items } = await batchWorkflow(dir, "sums", SUMS, [{ n: 12 }]);
     const runs = store();
     const child = await deadWorker(gateway);
-    const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "sums"), budgetYuan: BUDGET });
+    const run = await enqueueRun(runs, workflow, {
+      redisURL: redis.url,
+      inputs: { row: items },
+      outDir: join(dir, "sums"),
+      budgetYuan: BUDGET,
+    });
     const account = () => gateway.stats().keys[0]!;
     // The first call is billed and journaled; the worker freezes while the gateway works on the
     // second, which it bills and answers to a process that never reads it, and is then killed.
@@ -125,7 +145,11 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
     expect(journaled.map((entry) => entry.requestId)).toEqual([account().billed[0]!.requestId]);
     expect((await new RunBudget(runs, run.runId).state())!.spentYuan).toBe(journaled[0]!.yuan);
 
-    const finisher = await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 1, lockMs: LOCK_MS });
+    const finisher = await startTestWorker(redis.url, gateway, KEY, {
+      artifactsDir: join(dir, "shared"),
+      concurrency: 1,
+      lockMs: LOCK_MS,
+    });
     onTestFinished(() => finisher.close());
     const result = await awaitRun(runs, run.runId, { pollMs: 50 });
 
@@ -143,15 +167,37 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
     const { workflow, items } = await batchWorkflow(dir, "song", SONG_WORKFLOW, [{ n: 1 }]);
     const runs = store();
     const child = await deadWorker(gateway);
-    const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "song"), budgetYuan: BUDGET });
+    const run = await enqueueRun(runs, workflow, {
+      redisURL: redis.url,
+      inputs: { row: items },
+      outDir: join(dir, "song"),
+      budgetYuan: BUDGET,
+    });
     // Killed while it polls the job it paid for: the job's clip ids and its cost are journaled.
-    await until(async () => (await runs.itemRecords(run.runId, 0)).some((record) => record.type === "cost" && record.musicJob !== undefined), "the music job is journaled");
+    await until(
+      async () =>
+        (await runs.itemRecords(run.runId, 0)).some(
+          (record) => record.type === "cost" && record.musicJob !== undefined,
+        ),
+      "the music job is journaled",
+    );
     await kill(child);
-    const music = () => gateway.stats().keys.flatMap((key) => key.billed).filter((bill) => bill.kind === "music");
+    const music = () =>
+      gateway
+        .stats()
+        .keys.flatMap((key) => key.billed)
+        .filter((bill) => bill.kind === "music");
     expect(music()).toMatchObject([{ refunded: false, yuan: 2 }]);
-    expect(costsOf(await runs.itemRecords(run.runId, 0)).filter((entry) => entry.kind === "music")).toMatchObject([{ yuan: 2, requestId: music()[0]!.requestId }]);
+    expect(costsOf(await runs.itemRecords(run.runId, 0)).filter((entry) => entry.kind === "music")).toMatchObject([
+      { yuan: 2, requestId: music()[0]!.requestId },
+    ]);
 
-    const finisher = await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 1, lockMs: LOCK_MS, music: { pollIntervalMs: 10 } });
+    const finisher = await startTestWorker(redis.url, gateway, KEY, {
+      artifactsDir: join(dir, "shared"),
+      concurrency: 1,
+      lockMs: LOCK_MS,
+      music: { pollIntervalMs: 10 },
+    });
     onTestFinished(() => finisher.close());
     const result = await awaitRun(runs, run.runId, { pollMs: 50 });
 
@@ -165,7 +211,10 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
 
   it("refunds once, then submits anew, a music job that failed after its worker died right behind the journaled bill", async () => {
     // Faults seed 10 with failRate 0.5: the first music job fails (refunded, its key forgotten), the second completes.
-    const gateway = await gatewayWith({ faults: { seed: 10 }, music: { completeAfterMs: 1000, failRate: 0.5, clipSeconds: 1 } });
+    const gateway = await gatewayWith({
+      faults: { seed: 10 },
+      music: { completeAfterMs: 1000, failRate: 0.5, clipSeconds: 1 },
+    });
     const { workflow, items } = await batchWorkflow(dir, "song-cut", SONG_WORKFLOW, [{ n: 2 }]);
     const runs = store();
     let child: ChildProcess | undefined;
@@ -178,7 +227,8 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
       if (name?.toUpperCase() === "RPUSH" && key?.includes(":journal:") === true) {
         if (bill !== undefined) return "drop";
         const record = JSON.parse(value ?? "{}") as JournalRecord;
-        if (record.type === "cost" && record.entry.kind === "music" && record.entry.status === "ok") bill = record.entry.requestId;
+        if (record.type === "cost" && record.entry.kind === "music" && record.entry.status === "ok")
+          bill = record.entry.requestId;
       } else if (name?.toUpperCase() === "EVAL" && bill !== undefined && command.at(-1) === bill) {
         child?.kill("SIGSTOP");
       }
@@ -186,16 +236,33 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
     });
     opened.push(proxy);
     child = await deadWorker(gateway, proxy.url);
-    const run = await enqueueRun(runs, workflow, { redisURL: redis.url, inputs: { row: items }, outDir: join(dir, "song-cut"), budgetYuan: BUDGET });
-    const music = () => gateway.stats().keys.flatMap((key) => key.billed).filter((bill) => bill.kind === "music");
+    const run = await enqueueRun(runs, workflow, {
+      redisURL: redis.url,
+      inputs: { row: items },
+      outDir: join(dir, "song-cut"),
+      budgetYuan: BUDGET,
+    });
+    const music = () =>
+      gateway
+        .stats()
+        .keys.flatMap((key) => key.billed)
+        .filter((bill) => bill.kind === "music");
     await until(() => music().some((bill) => bill.refunded), "the music job fails upstream and is refunded");
     await kill(child);
     const records = await runs.itemRecords(run.runId, 0);
-    expect(records.at(-1)).toMatchObject({ type: "cost", entry: { kind: "music", yuan: 2, requestId: music()[0]!.requestId } });
+    expect(records.at(-1)).toMatchObject({
+      type: "cost",
+      entry: { kind: "music", yuan: 2, requestId: music()[0]!.requestId },
+    });
     const [chat] = costsOf(records).filter((entry) => entry.kind === "chat");
     expect((await new RunBudget(runs, run.runId).state())!.spentYuan).toBe(roundYuan(chat!.yuan! + 2));
 
-    const finisher = await startTestWorker(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), concurrency: 1, lockMs: LOCK_MS, music: { pollIntervalMs: 10 } });
+    const finisher = await startTestWorker(redis.url, gateway, KEY, {
+      artifactsDir: join(dir, "shared"),
+      concurrency: 1,
+      lockMs: LOCK_MS,
+      music: { pollIntervalMs: 10 },
+    });
     onTestFinished(() => finisher.close());
     const result = await awaitRun(runs, run.runId, { pollMs: 50 });
 

@@ -54,7 +54,6 @@ function client(apiKey = MAIN_KEY): GatewayClient {
   return created;
 }
 
-
 const ask = (model: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
   model,
   messages: [{ role: "user", content: "Say hello in five words." }],
@@ -97,7 +96,10 @@ describe("GatewayClient against the local gateway", () => {
     const chunks = await drain(stream);
     expect(chunks.some((chunk) => chunk.choices.some((choice) => choice.finish_reason === "stop"))).toBe(true);
     expect(chunks.at(-1)?.usage?.total_tokens).toBeGreaterThan(0);
-    const billed = gateway.stats().keys.flatMap((key) => key.billed).map((entry) => entry.requestId);
+    const billed = gateway
+      .stats()
+      .keys.flatMap((key) => key.billed)
+      .map((entry) => entry.requestId);
     expect(billed).toContain(stream.ids.requestId);
   });
 
@@ -113,7 +115,9 @@ describe("GatewayClient against the local gateway", () => {
     await drain(await client().chatStream(ask("beta-4o-mini"), { signal: controller.signal }));
     const stopped = await client().chatStream(ask("beta-4o-mini"), { signal: controller.signal });
     await stopped.cancel();
-    expect(await failureOf(client().chat(ask("beta-5", { max_tokens: 100 }), { signal: controller.signal }))).toBeInstanceOf(BadRequestError);
+    expect(
+      await failureOf(client().chat(ask("beta-5", { max_tokens: 100 }), { signal: controller.signal })),
+    ).toBeInstanceOf(BadRequestError);
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 

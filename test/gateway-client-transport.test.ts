@@ -57,12 +57,23 @@ afterEach(async () => {
 const request: ChatRequest = { model: "beta-4o-mini", messages: [{ role: "user", content: "hi" }] };
 
 function chunk(content: string, finish: string | null = null): string {
-  const value = { id: "c1", object: "chat.completion.chunk", created: 1, model: "beta-4o-mini", choices: [{ index: 0, delta: { content }, finish_reason: finish }] };
+  const value = {
+    id: "c1",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "beta-4o-mini",
+    choices: [{ index: 0, delta: { content }, finish_reason: finish }],
+  };
   return `data: ${JSON.stringify(value)}\n\n`;
 }
 
 function sseHead(response: ServerResponse): void {
-  response.writeHead(200, { "content-type": "text/event-stream", "x-request-id": "req-9", "x-svc-audit-id": "aud-9", "x-svc-backend-id": "be-9" });
+  response.writeHead(200, {
+    "content-type": "text/event-stream",
+    "x-request-id": "req-9",
+    "x-svc-audit-id": "aud-9",
+    "x-svc-backend-id": "be-9",
+  });
 }
 
 async function drain(stream: AsyncIterable<ChatChunk>): Promise<ChatChunk[]> {
@@ -250,7 +261,9 @@ describe("GatewayClient over real sockets", () => {
   it("keeps the key out of the error when the gateway echoes it", async () => {
     const { baseURL } = await serve((_request, response) => {
       response.writeHead(401, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${API_KEY}`, code: "invalid_api_key" } }));
+      response.end(
+        JSON.stringify({ error: { message: `Incorrect API key provided: ${API_KEY}`, code: "invalid_api_key" } }),
+      );
     });
     const error = await failureOf(client(baseURL).chat(request));
     expect(error).toBeInstanceOf(AuthenticationError);
@@ -380,6 +393,9 @@ describe("errorFromNetwork", () => {
 
   it("maps a reset socket to a retryable connection_error", () => {
     const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
-    expect(errorFromNetwork(reset, { url: "http://h/v1/models" })).toMatchObject({ code: "connection_error", retryable: true });
+    expect(errorFromNetwork(reset, { url: "http://h/v1/models" })).toMatchObject({
+      code: "connection_error",
+      retryable: true,
+    });
   });
 });

@@ -15,7 +15,9 @@ import { errorFromResponse } from "../src/gateway/error-from-response.js";
 import { readRetryAfterS } from "../src/gateway/gateway-ids.js";
 
 const body = (code: string | undefined, message = "something happened", type?: string) =>
-  JSON.stringify({ error: { message, ...(type === undefined ? {} : { type }), ...(code === undefined ? {} : { code }) } });
+  JSON.stringify({
+    error: { message, ...(type === undefined ? {} : { type }), ...(code === undefined ? {} : { code }) },
+  });
 
 describe("errorFromResponse", () => {
   it.each([
@@ -40,7 +42,12 @@ describe("errorFromResponse", () => {
 
   it.each([
     ["an unknown 401", 401, body("E1001", "Invalid token"), AuthenticationError],
-    ["a 401 that says the balance is spent", 401, body("E1002", "该令牌额度已用尽 (balance exhausted)"), KeyDeactivatedError],
+    [
+      "a 401 that says the balance is spent",
+      401,
+      body("E1002", "该令牌额度已用尽 (balance exhausted)"),
+      KeyDeactivatedError,
+    ],
     ["a 401 that says the key is disabled", 401, body(undefined, "token has been disabled"), KeyDeactivatedError],
     ["an unknown 429", 429, body("E429", "Too many requests"), RateLimitError],
     ["a 429 about quota", 429, body(undefined, "You exceeded your current quota"), QuotaExceededError],
@@ -78,14 +85,21 @@ describe("errorFromResponse", () => {
   });
 
   it("includes the gateway's message and names the fix", () => {
-    const error = errorFromResponse({ status: 400, body: body("invalid_parameter", "temperature is not supported by alpha-opus-4-8") });
+    const error = errorFromResponse({
+      status: 400,
+      body: body("invalid_parameter", "temperature is not supported by alpha-opus-4-8"),
+    });
     expect(error.message).toContain("temperature is not supported by alpha-opus-4-8");
     expect(error.message).toContain("Fix the request");
   });
 
   it("never puts the API key in the message, even when the gateway echoes it", () => {
     const apiKey = "sk-live.secret+part/9";
-    const error = errorFromResponse({ status: 401, body: body("invalid_api_key", `Incorrect API key provided: ${apiKey}`), apiKey });
+    const error = errorFromResponse({
+      status: 401,
+      body: body("invalid_api_key", `Incorrect API key provided: ${apiKey}`),
+      apiKey,
+    });
     expect(error.message).not.toContain(apiKey);
     expect(error.message).not.toContain("secret");
     const patterned = errorFromResponse({ status: 401, body: body(undefined, "bad key sk-abcdef123456") });
@@ -93,7 +107,11 @@ describe("errorFromResponse", () => {
   });
 
   it("sets retryAfterS from Retry-After", () => {
-    const error = errorFromResponse({ status: 429, headers: { "retry-after": "2" }, body: body("rate_limit_exceeded") });
+    const error = errorFromResponse({
+      status: 429,
+      headers: { "retry-after": "2" },
+      body: body("rate_limit_exceeded"),
+    });
     expect(error.retryAfterS).toBe(2);
     expect(error.message).toContain("at least 2 s");
   });

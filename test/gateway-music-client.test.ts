@@ -21,7 +21,9 @@ beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), "svc-flow-music-"));
   [gateway, failing, slow] = await Promise.all([
     startLocalGateway({ config: { keys: [{ key: KEY, quota: 100 }], music: { completeAfterMs: 30, clipSeconds: 1 } } }),
-    startLocalGateway({ config: { keys: [{ key: KEY }], music: { completeAfterMs: 20, failRate: 1, clipSeconds: 1 } } }),
+    startLocalGateway({
+      config: { keys: [{ key: KEY }], music: { completeAfterMs: 20, failRate: 1, clipSeconds: 1 } },
+    }),
     startLocalGateway({ config: { keys: [{ key: SLOW_KEY }], music: { completeAfterMs: 600_000, clipSeconds: 1 } } }),
   ]);
 });
@@ -47,7 +49,12 @@ const poll = { pollIntervalMs: 10, maxPollIntervalMs: 40, timeoutMs: 20_000 };
 
 async function finishedClips(client: MusicClient): Promise<Clip[]> {
   const { clips } = await client.generate({ prompt: "a calm piano loop", instrumental: true });
-  return (await client.waitForClips(clips.map((clip) => clip.id), poll)).clips;
+  return (
+    await client.waitForClips(
+      clips.map((clip) => clip.id),
+      poll,
+    )
+  ).clips;
 }
 
 function billedRequestIds(target: LocalGateway): string[] {
@@ -64,7 +71,9 @@ describe("MusicClient against the local gateway", () => {
     const { clips, ids } = await music({ recorder: ledger }).generate({ prompt: "upbeat jingle", instrumental: true });
     expect(clips).toHaveLength(2);
     expect(clips.every((clip) => clip.id !== "" && !clip.audio_url)).toBe(true);
-    expect(ledger.entries()).toMatchObject([{ kind: "music", musicOperation: "generate", status: "ok", yuan: 2, requestId: ids.requestId }]);
+    expect(ledger.entries()).toMatchObject([
+      { kind: "music", musicOperation: "generate", status: "ok", yuan: 2, requestId: ids.requestId },
+    ]);
     expect(billedRequestIds(gateway)).toContain(ids.requestId);
   });
 
@@ -104,7 +113,12 @@ describe("MusicClient against the local gateway", () => {
     const client = music({ recorder: ledger });
     const [clip] = await finishedClips(client);
     const continued = await client.continuation({ clipId: (clip as Clip).id, continueAtS: 0.5 });
-    const [extension] = (await client.waitForClips(continued.clips.map((item) => item.id), poll)).clips;
+    const [extension] = (
+      await client.waitForClips(
+        continued.clips.map((item) => item.id),
+        poll,
+      )
+    ).clips;
     const stems = await client.stems({ clipId: (clip as Clip).id });
     const joined = await client.concatenation({ clipId: (extension as Clip).id });
     expect(stems.clips.length).toBeGreaterThan(0);
@@ -136,7 +150,9 @@ describe("MusicClient against the local gateway", () => {
   it("refuses a call over the run's budget before anything is sent", async () => {
     const ledger = new CostLedger({ maxYuan: 1 });
     const before = billedRequestIds(gateway).length;
-    await expect(music({ recorder: ledger }).generate({ prompt: "too expensive" })).rejects.toBeInstanceOf(BudgetExceededError);
+    await expect(music({ recorder: ledger }).generate({ prompt: "too expensive" })).rejects.toBeInstanceOf(
+      BudgetExceededError,
+    );
     expect(billedRequestIds(gateway)).toHaveLength(before);
     expect(ledger.heldYuan).toBe(0);
   });
@@ -152,7 +168,12 @@ describe("MusicClient against the local gateway", () => {
   it("reports a failed music job as a non-retryable music_failed error", async () => {
     const client = music({ on: failing });
     const { clips } = await client.generate({ prompt: "doomed" });
-    const error = await client.waitForClips(clips.map((clip) => clip.id), poll).catch((caught: unknown) => caught);
+    const error = await client
+      .waitForClips(
+        clips.map((clip) => clip.id),
+        poll,
+      )
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ code: "music_failed", retryable: false });
   });
@@ -160,7 +181,12 @@ describe("MusicClient against the local gateway", () => {
   it("gives up with TimeoutError naming the clip ids", async () => {
     const client = music({ on: slow, apiKey: SLOW_KEY });
     const { clips } = await client.generate({ prompt: "takes forever" });
-    const error = await client.waitForClips(clips.map((clip) => clip.id), { pollIntervalMs: 10, timeoutMs: 80 }).catch((caught: unknown) => caught);
+    const error = await client
+      .waitForClips(
+        clips.map((clip) => clip.id),
+        { pollIntervalMs: 10, timeoutMs: 80 },
+      )
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toContain((clips[0] as Clip).id);
   });
@@ -169,7 +195,10 @@ describe("MusicClient against the local gateway", () => {
     const client = music({ on: slow, apiKey: SLOW_KEY });
     const { clips } = await client.generate({ prompt: "cancel me" });
     const controller = new AbortController();
-    const waiting = client.waitForClips(clips.map((clip) => clip.id), { pollIntervalMs: 10, signal: controller.signal });
+    const waiting = client.waitForClips(
+      clips.map((clip) => clip.id),
+      { pollIntervalMs: 10, signal: controller.signal },
+    );
     setTimeout(() => controller.abort(), 30);
     await expect(waiting).rejects.toBeInstanceOf(AbortedError);
   });

@@ -34,14 +34,25 @@ describe("parseSse", () => {
     ["multi-line data joined with LF", "data: one\ndata: two\n\n", [{ data: "one\ntwo" }]],
     ["comments are skipped", ": keep-alive\ndata: x\n: another\n\n", [{ data: "x" }]],
     ["event and id fields", "event: delta\nid: 7\ndata: x\n\n", [{ event: "delta", id: "7", data: "x" }]],
-    ["the id carries over to later events", "id: 7\ndata: x\n\ndata: y\n\n", [{ id: "7", data: "x" }, { id: "7", data: "y" }]],
+    [
+      "the id carries over to later events",
+      "id: 7\ndata: x\n\ndata: y\n\n",
+      [
+        { id: "7", data: "x" },
+        { id: "7", data: "y" },
+      ],
+    ],
     ["no space after the colon", "data:x\n\n", [{ data: "x" }]],
     ["only one leading space is removed", "data:  x\n\n", [{ data: " x" }]],
     ["a bare field name is an empty data line", "data\ndata: x\n\n", [{ data: "\nx" }]],
     ["blank lines without data dispatch nothing", "\n\n\ndata: x\n\n\n\n", [{ data: "x" }]],
     ["retry field", "retry: 3000\ndata: x\n\n", [{ retryMs: 3000, data: "x" }]],
     ["[DONE] ends the stream", "data: a\n\ndata: [DONE]\n\ndata: never\n\n", [{ data: "a" }]],
-    ["a last event without its blank line is kept", "data: a\n\ndata: {\"partial\"", [{ data: "a" }, { data: "{\"partial\"" }]],
+    [
+      "a last event without its blank line is kept",
+      'data: a\n\ndata: {"partial"',
+      [{ data: "a" }, { data: '{"partial"' }],
+    ],
     ["[DONE] without a trailing newline ends quietly", "data: a\n\ndata: [DONE]", [{ data: "a" }]],
     ["a byte order mark is dropped", "\uFEFFdata: a\n\n", [{ data: "a" }]],
   ])("%s", async (_name, input, expected) => {
@@ -54,7 +65,9 @@ describe("parseSse", () => {
   });
 
   it("rejects bytes that are not UTF-8", async () => {
-    await expect(collect([new Uint8Array([0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0x0a, 0x0a])])).rejects.toThrow(/not valid UTF-8/);
+    await expect(collect([new Uint8Array([0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0x0a, 0x0a])])).rejects.toThrow(
+      /not valid UTF-8/,
+    );
   });
 
   it("rejects a stream that ends inside a UTF-8 character", async () => {
@@ -71,7 +84,8 @@ describe("parseSse", () => {
   });
 
   it("gives the same events for a stream split at every byte boundary", async () => {
-    const text = 'event: x\r\ndata: {"content":"héllo 😀 世界"}\r\n\n: ping\rdata: a\rdata: b\r\rdata: c\n\ndata: [DONE]\n\n';
+    const text =
+      'event: x\r\ndata: {"content":"héllo 😀 世界"}\r\n\n: ping\rdata: a\rdata: b\r\rdata: c\n\ndata: [DONE]\n\n';
     const bytes = encoder.encode(text);
     const whole = await collect([bytes]);
     expect(whole).toHaveLength(3);
@@ -83,8 +97,14 @@ describe("parseSse", () => {
 
   const lineText = fc.string({ unit: "binary", maxLength: 30 }).filter((text) => !/[\r\n]/.test(text));
   const eventArbitrary = fc.record({
-    event: fc.option(lineText.filter((text) => text !== "" && !text.startsWith(" ")), { nil: undefined }),
-    lines: fc.array(lineText.filter((text) => text !== "[DONE]"), { minLength: 1, maxLength: 4 }),
+    event: fc.option(
+      lineText.filter((text) => text !== "" && !text.startsWith(" ")),
+      { nil: undefined },
+    ),
+    lines: fc.array(
+      lineText.filter((text) => text !== "[DONE]"),
+      { minLength: 1, maxLength: 4 },
+    ),
     comment: fc.boolean(),
   });
 

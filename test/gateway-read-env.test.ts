@@ -5,12 +5,23 @@ import { readEnv } from "../src/gateway/read-env.js";
 describe("readEnv", () => {
   it("reads the key and base URL from the environment", () => {
     const connection = readEnv({}, { SVC_API_KEY: "sk-env", SVC_BASE_URL: "http://127.0.0.1:8787/v1" });
-    expect(connection).toEqual({ apiKey: "sk-env", baseURL: "http://127.0.0.1:8787/v1", rootURL: "http://127.0.0.1:8787" });
+    expect(connection).toEqual({
+      apiKey: "sk-env",
+      baseURL: "http://127.0.0.1:8787/v1",
+      rootURL: "http://127.0.0.1:8787",
+    });
   });
 
   it("lets options win over the environment", () => {
-    const connection = readEnv({ apiKey: "sk-option", baseURL: "https://gw.example/api/v1/" }, { SVC_API_KEY: "sk-env", SVC_BASE_URL: "http://x/v1" });
-    expect(connection).toEqual({ apiKey: "sk-option", baseURL: "https://gw.example/api/v1", rootURL: "https://gw.example/api" });
+    const connection = readEnv(
+      { apiKey: "sk-option", baseURL: "https://gw.example/api/v1/" },
+      { SVC_API_KEY: "sk-env", SVC_BASE_URL: "http://x/v1" },
+    );
+    expect(connection).toEqual({
+      apiKey: "sk-option",
+      baseURL: "https://gw.example/api/v1",
+      rootURL: "https://gw.example/api",
+    });
   });
 
   it("derives the base URL from a root URL", () => {
@@ -18,7 +29,9 @@ describe("readEnv", () => {
   });
 
   it("says how to fix a missing key", () => {
-    expect(() => readEnv({}, { SVC_BASE_URL: "http://h/v1" })).toThrow("SVC_API_KEY is not set. Pass apiKey or set SVC_API_KEY.");
+    expect(() => readEnv({}, { SVC_BASE_URL: "http://h/v1" })).toThrow(
+      "SVC_API_KEY is not set. Pass apiKey or set SVC_API_KEY.",
+    );
   });
 
   it("says how to fix a missing base URL", () => {

@@ -8,7 +8,11 @@ describe("reading response headers", () => {
     expect(readHeader(record, "x-svc-audit-id")).toBe("a1");
     expect(readRetryAfterS(record)).toBe(2);
     expect(readHeader(new Headers({ "X-Svc-Backend-Id": "b1" }), "x-svc-backend-id")).toBe("b1");
-    expect(readGatewayIds({ "x-request-id": "r1", "x-svc-audit-id": "a1", "x-svc-backend-id": "b1" })).toEqual({ requestId: "r1", auditId: "a1", backendId: "b1" });
+    expect(readGatewayIds({ "x-request-id": "r1", "x-svc-audit-id": "a1", "x-svc-backend-id": "b1" })).toEqual({
+      requestId: "r1",
+      auditId: "a1",
+      backendId: "b1",
+    });
   });
 
   it("gives a repeated header's first value, and nothing for an absent or empty one", () => {

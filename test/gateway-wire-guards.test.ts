@@ -25,7 +25,11 @@ async function post(body: Record<string, unknown>): Promise<string> {
 
 const WEATHER = {
   type: "function",
-  function: { name: "get_weather", description: "Weather for a city", parameters: { type: "object", properties: { city: { type: "string" } } } },
+  function: {
+    name: "get_weather",
+    description: "Weather for a city",
+    parameters: { type: "object", properties: { city: { type: "string" } } },
+  },
 };
 
 // A value and every path inside it, so a property can break the value at any one place.
@@ -73,15 +77,31 @@ describe("wire guards", () => {
   });
 
   it("never accept what zod refuses, and accept only values zod returns unchanged", async () => {
-    const response: unknown = JSON.parse(await post({ model: "beta-4o-mini", messages: [{ role: "user", content: "Weather in Oslo?" }], tools: [WEATHER] }));
-    const chunks = (await post({ model: "beta-4o-mini", messages: [{ role: "user", content: "Weather in Oslo?" }], tools: [WEATHER], stream: true, stream_options: { include_usage: true } }))
+    const response: unknown = JSON.parse(
+      await post({
+        model: "beta-4o-mini",
+        messages: [{ role: "user", content: "Weather in Oslo?" }],
+        tools: [WEATHER],
+      }),
+    );
+    const chunks = (
+      await post({
+        model: "beta-4o-mini",
+        messages: [{ role: "user", content: "Weather in Oslo?" }],
+        tools: [WEATHER],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
+    )
       .split("\n\n")
       .filter((event) => event.startsWith("data: {"))
       .map((event) => JSON.parse(event.slice("data: ".length)) as unknown);
     const samples = [response, ...chunks];
     const broken = fc
       .constantFrom(...samples)
-      .chain((sample) => fc.tuple(fc.constantFrom(...paths(sample)), oddValues).map(([path, value]) => replaceAt(sample, path, value)));
+      .chain((sample) =>
+        fc.tuple(fc.constantFrom(...paths(sample)), oddValues).map(([path, value]) => replaceAt(sample, path, value)),
+      );
     fc.assert(
       fc.property(fc.oneof(broken, fc.jsonValue()), (value) => {
         const asChunk = chatChunkSchema.safeParse(value);
@@ -107,7 +127,9 @@ describe("wire guards", () => {
     expect(isChatChunk(chunk)).toBe(false);
     const parsed = chatChunkSchema.parse(chunk);
     expect(Object.keys(parsed.choices[0]!.delta)).toEqual(["content"]);
-    const request = JSON.parse('{"model":"beta-4o-mini","messages":[{"role":"user","content":"Hi"}],"__proto__":{"stream":true}}') as unknown;
+    const request = JSON.parse(
+      '{"model":"beta-4o-mini","messages":[{"role":"user","content":"Hi"}],"__proto__":{"stream":true}}',
+    ) as unknown;
     expect(isChatRequest(request)).toBe(false);
   });
 
@@ -128,7 +150,13 @@ describe("wire guards", () => {
             { type: "video_url", video_url: { url: "data:video/mp4;base64,AAAA" } },
           ],
         },
-        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
+          ],
+        },
         { role: "tool", tool_call_id: "call_1", content: "12 C" },
       ],
       tools: [WEATHER],
@@ -144,14 +172,22 @@ describe("wire guards", () => {
       n: 1,
       user: "u-1",
     },
-    { model: "beta-5", messages: [{ role: "developer", content: "x" }], max_completion_tokens: 10, tool_choice: "auto", stop: "END" },
+    {
+      model: "beta-5",
+      messages: [{ role: "developer", content: "x" }],
+      max_completion_tokens: 10,
+      tool_choice: "auto",
+      stop: "END",
+    },
   ];
 
   it("accept the requests ChatGateway sends, and never a request zod refuses", () => {
     for (const request of REQUESTS) expect(isChatRequest(request)).toBe(true);
     const broken = fc
       .constantFrom(...REQUESTS)
-      .chain((sample) => fc.tuple(fc.constantFrom(...paths(sample)), oddValues).map(([path, value]) => replaceAt(sample, path, value)));
+      .chain((sample) =>
+        fc.tuple(fc.constantFrom(...paths(sample)), oddValues).map(([path, value]) => replaceAt(sample, path, value)),
+      );
     fc.assert(
       fc.property(fc.oneof(broken, fc.jsonValue()), (value) => {
         if (!isChatRequest(value)) return;

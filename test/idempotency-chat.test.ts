@@ -41,7 +41,10 @@ describe("ChatGateway idempotencyKey", () => {
     const message = await model.invoke([new HumanMessage("Name a lantern colour.")], { idempotencyKey: "chat-drop-1" });
     expect(message.text.length).toBeGreaterThan(0);
     expect(billedCount() - billedBefore).toBe(1);
-    expect(ledger.entries().map((entry) => [entry.status, entry.replayed ?? false])).toEqual([["failed", false], ["ok", true]]);
+    expect(ledger.entries().map((entry) => [entry.status, entry.replayed ?? false])).toEqual([
+      ["failed", false],
+      ["ok", true],
+    ]);
     expect(ledger.summary().totalYuan).toBeGreaterThan(0);
     expect(ledger.summary().totalYuan).toBeCloseTo(spent() - spentBefore, 6);
   });
@@ -71,9 +74,19 @@ describe("ChatGateway idempotencyKey", () => {
 
   it("sends one key per model: retries of a model share it, a fallback model gets its own", async () => {
     const recorder = recorded();
-    const model = harness.model({ model: "alpha-opus-4-8", fallbacks: ["beta-4o-mini"], maxRetries: 1, dispatcher: recorder.dispatcher, maxTokens: 40 });
+    const model = harness.model({
+      model: "alpha-opus-4-8",
+      fallbacks: ["beta-4o-mini"],
+      maxRetries: 1,
+      dispatcher: recorder.dispatcher,
+      maxTokens: 40,
+    });
     await model.invoke("Hello.", key("chat-fallback-1"));
-    expect(recorder.keys()).toEqual(["chat-fallback-1:alpha-opus-4-8", "chat-fallback-1:alpha-opus-4-8", "chat-fallback-1:beta-4o-mini"]);
+    expect(recorder.keys()).toEqual([
+      "chat-fallback-1:alpha-opus-4-8",
+      "chat-fallback-1:alpha-opus-4-8",
+      "chat-fallback-1:beta-4o-mini",
+    ]);
   });
 
   it("passes the key through withConfig, bindTools and withStructuredOutput", async () => {
@@ -83,7 +96,9 @@ describe("ChatGateway idempotencyKey", () => {
     const weather = { name: "weather", description: "Weather for a city", schema: z.object({ city: z.string() }) };
     await model.bindTools([weather]).invoke("Weather in Lisbon?", key("tools-1"));
     const person = z.object({ name: z.string(), age: z.number() });
-    const parsed = await model.withStructuredOutput(person, { name: "person" }).invoke("Make up Ada, 36.", key("structured-1"));
+    const parsed = await model
+      .withStructuredOutput(person, { name: "person" })
+      .invoke("Make up Ada, 36.", key("structured-1"));
     expect(parsed).toMatchObject({ name: expect.any(String) });
     expect(recorder.keys()).toEqual([`cfg-1:${MODEL}`, `tools-1:${MODEL}`, `structured-1:${MODEL}`]);
   });
@@ -97,7 +112,13 @@ describe("ChatGateway idempotencyKey", () => {
     expect(again.text).toBe(first.text);
     const bill = spent() - spentBefore;
     expect(ledger.summary().totalYuan).toBeCloseTo(bill, 6);
-    expect(ledger.entries()[1]).toMatchObject({ status: "ok", replayed: true, alreadyRecorded: true, yuan: 0, promptTokens: 0 });
+    expect(ledger.entries()[1]).toMatchObject({
+      status: "ok",
+      replayed: true,
+      alreadyRecorded: true,
+      yuan: 0,
+      promptTokens: 0,
+    });
 
     // A new process after a kill: the first entry died with the old one, the replay is all it sees.
     const resumed = new CostLedger();

@@ -62,8 +62,12 @@ describe("GatewayClient idempotency keys", () => {
 
   it("never lets per-call headers replace the key or the framing", async () => {
     const sender = client();
-    await expect(sender.chat(request("x"), { headers: { Authorization: "Bearer sk-someone-else" } })).rejects.toThrow(ParameterError);
-    await expect(sender.chat(request("x"), { headers: { "Content-Length": "1" } })).rejects.toThrow(/cannot be set per call/);
+    await expect(sender.chat(request("x"), { headers: { Authorization: "Bearer sk-someone-else" } })).rejects.toThrow(
+      ParameterError,
+    );
+    await expect(sender.chat(request("x"), { headers: { "Content-Length": "1" } })).rejects.toThrow(
+      /cannot be set per call/,
+    );
     await expect(sender.chat(request("x"), { idempotencyKey: "has space" })).rejects.toThrow(ParameterError);
     await expect(sender.chat(request("x"), { idempotencyKey: "" })).rejects.toThrow(/idempotencyKey/);
   });
@@ -79,7 +83,9 @@ describe("GatewayClient idempotency keys", () => {
   it("maps a reused key to BadRequestError with code idempotency_key_reused", async () => {
     const sender = client();
     await sender.chat(request("One body."), { idempotencyKey: "client-reused" });
-    const error = await sender.chat(request("Another body."), { idempotencyKey: "client-reused" }).catch((caught: unknown) => caught);
+    const error = await sender
+      .chat(request("Another body."), { idempotencyKey: "client-reused" })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error).toMatchObject({ code: "idempotency_key_reused", status: 422 });
   });
@@ -107,7 +113,11 @@ describe("GatewayClient idempotency keys", () => {
     const retried = await sender.chatStream(streamed, { idempotencyKey: "cut-stream-1" });
     expect(retried.replayed).toBe(true);
     const chunks = await collect(retried);
-    expect(chunks.some((chunk) => chunk.choices.some((choice) => choice.finish_reason === "stop" || choice.finish_reason === "length"))).toBe(true);
+    expect(
+      chunks.some((chunk) =>
+        chunk.choices.some((choice) => choice.finish_reason === "stop" || choice.finish_reason === "length"),
+      ),
+    ).toBe(true);
     expect(chunks.at(-1)!.usage?.total_tokens).toBeGreaterThan(0);
     expect(billedOf(gateway).length - before).toBe(1);
   });
@@ -125,7 +135,11 @@ describe("GatewayClient idempotency keys", () => {
 
 describe("MusicClient idempotency keys", () => {
   function music(target: LocalGateway, recorder?: CostLedger): MusicClient {
-    const created = new MusicClient({ apiKey: KEY, baseURL: target.baseURL, ...(recorder === undefined ? {} : { recorder }) });
+    const created = new MusicClient({
+      apiKey: KEY,
+      baseURL: target.baseURL,
+      ...(recorder === undefined ? {} : { recorder }),
+    });
     closers.push(() => created.close());
     return created;
   }
@@ -149,13 +163,20 @@ describe("MusicClient idempotency keys", () => {
     const first = await client.lyrics({ prompt: "Rain on a tin roof", idempotencyKey: "lyrics-1" });
     const second = await client.lyrics({ prompt: "Rain on a tin roof", idempotencyKey: "lyrics-1" });
     expect(second).toMatchObject({ replayed: true, lyrics: first.lyrics });
-    await expect(client.lyrics({ prompt: "Sun on a tin roof", idempotencyKey: "lyrics-1" })).rejects.toMatchObject({ code: "idempotency_key_reused" });
+    await expect(client.lyrics({ prompt: "Sun on a tin roof", idempotencyKey: "lyrics-1" })).rejects.toMatchObject({
+      code: "idempotency_key_reused",
+    });
   });
 
   it("runs a repeat again once the first job failed and was refunded", async () => {
     const client = music(failingMusic);
     const first = await client.generate({ prompt: "A doomed song", idempotencyKey: "music-refund-1" });
-    await expect(client.waitForClips(first.clips.map((clip) => clip.id), { pollIntervalMs: 10, timeoutMs: 5_000 })).rejects.toThrow();
+    await expect(
+      client.waitForClips(
+        first.clips.map((clip) => clip.id),
+        { pollIntervalMs: 10, timeoutMs: 5_000 },
+      ),
+    ).rejects.toThrow();
     const again = await client.generate({ prompt: "A doomed song", idempotencyKey: "music-refund-1" });
     expect(again.replayed).toBe(false);
     expect(again.clips[0]!.id).not.toBe(first.clips[0]!.id);

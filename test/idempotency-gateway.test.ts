@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { FaultInjector } from "../src/server/faults.js";
-import { gatewayConfigSchema, startLocalGateway, type GatewayConfigInput, type LocalGateway } from "../src/server/index.js";
+import {
+  gatewayConfigSchema,
+  startLocalGateway,
+  type GatewayConfigInput,
+  type LocalGateway,
+} from "../src/server/index.js";
 import { billedOf } from "./idempotency-harness.js";
 import { chatBody, errorOf, postJson, sseEvents, useGateway } from "./server-helpers.js";
 
@@ -18,12 +23,17 @@ const gateway = useGateway({
 
 const chatURL = () => `${gateway().baseURL}/chat/completions`;
 const withKey = (key: string) => ({ "idempotency-key": key });
-const statsOf = (name: string) => gateway().stats().keys.find((key) => key.name === name)!;
+const statsOf = (name: string) =>
+  gateway()
+    .stats()
+    .keys.find((key) => key.name === name)!;
 
 /** A seed whose fault sequence for `model` starts with `kinds`, so a test knows which request fails. */
 function seedWhere(model: string, fault: Record<string, number>, kinds: string[]): number {
   for (let seed = 1; seed < 10_000; seed++) {
-    const injector = new FaultInjector(gatewayConfigSchema.parse({ faults: { seed, models: { [model]: fault } } }).faults);
+    const injector = new FaultInjector(
+      gatewayConfigSchema.parse({ faults: { seed, models: { [model]: fault } } }).faults,
+    );
     if (kinds.every((kind) => injector.decide(model).kind === kind)) return seed;
   }
   throw new Error("No seed gives that fault sequence.");
@@ -79,14 +89,29 @@ describe("Idempotency-Key on the local gateway", () => {
     const error = await errorOf(other);
     expect(error.code).toBe("idempotency_key_reused");
     expect(error.message).toMatch(/new key/);
-    const streamed = await postJson(chatURL(), chatBody(MODEL, "First question.", { stream: true }), "sk-idem-one", withKey("reused-1"));
+    const streamed = await postJson(
+      chatURL(),
+      chatBody(MODEL, "First question.", { stream: true }),
+      "sk-idem-one",
+      withKey("reused-1"),
+    );
     expect(streamed.status).toBe(422);
     expect(statsOf("one").billed.length).toBe(before);
   });
 
   it("treats the same JSON with other key order and spacing as the same request", async () => {
-    const first = await postJson(chatURL(), '{"model":"alpha-sonnet-4-6","messages":[{"role":"user","content":"Order?"}]}', "sk-idem-one", withKey("order-1"));
-    const second = await postJson(chatURL(), '{ "messages": [{"content": "Order?", "role": "user"}], "model": "alpha-sonnet-4-6" }', "sk-idem-one", withKey("order-1"));
+    const first = await postJson(
+      chatURL(),
+      '{"model":"alpha-sonnet-4-6","messages":[{"role":"user","content":"Order?"}]}',
+      "sk-idem-one",
+      withKey("order-1"),
+    );
+    const second = await postJson(
+      chatURL(),
+      '{ "messages": [{"content": "Order?", "role": "user"}], "model": "alpha-sonnet-4-6" }',
+      "sk-idem-one",
+      withKey("order-1"),
+    );
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(await second.text()).toBe(await first.text());
   });
@@ -99,7 +124,9 @@ describe("Idempotency-Key on the local gateway", () => {
       postJson(chatURL(), body, "sk-idem-one", withKey("flight-1")),
     ]);
     expect([first.status, second.status]).toEqual([200, 200]);
-    expect([first.headers.get("idempotent-replayed"), second.headers.get("idempotent-replayed")].sort()).toEqual(["true", null].sort());
+    expect([first.headers.get("idempotent-replayed"), second.headers.get("idempotent-replayed")].sort()).toEqual(
+      ["true", null].sort(),
+    );
     expect(await second.text()).toBe(await first.text());
     expect(statsOf("one").billed.length - before).toBe(1);
   });

@@ -72,7 +72,11 @@ export async function startCuttingProxy(gateway: LocalGateway): Promise<CuttingP
 }
 
 /** A dispatcher that records the headers of every POST sent through it. */
-export function recordingDispatcher(): { dispatcher: Dispatcher; sent: Array<Record<string, string>>; close: () => Promise<void> } {
+export function recordingDispatcher(): {
+  dispatcher: Dispatcher;
+  sent: Array<Record<string, string>>;
+  close: () => Promise<void>;
+} {
   const agent = new Agent();
   const sent: Array<Record<string, string>> = [];
   const dispatcher = agent.compose((dispatch) => (options, handler) => {

@@ -10,7 +10,12 @@ function answer(requestId: string, text = `{"id":"${requestId}"}`): StoredRespon
   return { requestId, headers: { "x-request-id": requestId }, body: { kind: "json", text } };
 }
 
-async function storeOne(store: IdempotencyStore, owner: KeyAccount, key: string, response: StoredResponse): Promise<void> {
+async function storeOne(
+  store: IdempotencyStore,
+  owner: KeyAccount,
+  key: string,
+  response: StoredResponse,
+): Promise<void> {
   const lookup = await store.begin(owner, key, "f", never);
   if (lookup?.kind !== "claimed") throw new Error(`Expected a claim for ${key}.`);
   lookup.claim.store(response);
@@ -79,11 +84,13 @@ describe("fingerprintOf", () => {
   it("ignores key order: a shuffled copy has the same fingerprint", () => {
     fc.assert(
       fc.property(json, (value) => {
-        const reordered = JSON.parse(JSON.stringify(value, (_key, inner: unknown) =>
-          inner !== null && typeof inner === "object" && !Array.isArray(inner)
-            ? Object.fromEntries(Object.entries(inner).reverse())
-            : inner,
-        )) as unknown;
+        const reordered = JSON.parse(
+          JSON.stringify(value, (_key, inner: unknown) =>
+            inner !== null && typeof inner === "object" && !Array.isArray(inner)
+              ? Object.fromEntries(Object.entries(inner).reverse())
+              : inner,
+          ),
+        ) as unknown;
         expect(fingerprintOf("/p", reordered)).toBe(fingerprintOf("/p", value));
       }),
     );
@@ -104,7 +111,11 @@ describe("fingerprintOf", () => {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.keys(value).sort().map((name) => [name, sortKeys((value as Record<string, unknown>)[name])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((name) => [name, sortKeys((value as Record<string, unknown>)[name])]),
+    );
   }
   return value;
 }

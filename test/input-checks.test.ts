@@ -31,15 +31,26 @@ async function validate(text: string, files: Record<string, Buffer | string> = {
   const folder = await tempDir();
   await writeFile(path.join(folder, "flow.yaml"), text);
   for (const [name, content] of Object.entries(files)) await writeFile(path.join(folder, name), content);
-  const { code, stdout, stderr } = await runCli(["validate", "flow.yaml"], { env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"), cwd: folder });
+  const { code, stdout, stderr } = await runCli(["validate", "flow.yaml"], {
+    env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"),
+    cwd: folder,
+  });
   return { code, output: stdout.text + stderr.text };
 }
 
 describe("input checks before the first call", () => {
   it.each([
     { what: "a text data URI", image: "data:text/plain;base64,aGVsbG8=", says: "not an image" },
-    { what: "an SVG data URI", image: `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString("base64")}`, says: "SVG" },
-    { what: "a PNG data URI with a damaged header", image: PNG.slice(0, 40) + "AAAA" + PNG.slice(44), says: "damaged header" },
+    {
+      what: "an SVG data URI",
+      image: `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString("base64")}`,
+      says: "SVG",
+    },
+    {
+      what: "a PNG data URI with a damaged header",
+      image: PNG.slice(0, 40) + "AAAA" + PNG.slice(44),
+      says: "damaged header",
+    },
     { what: "a missing file", image: "nowhere.png", says: "There is no file" },
     { what: "a text file named .png", image: "fake.png", says: "not an image" },
   ])("refuses $what as an image at validate, exit 2", async ({ image, says }) => {
@@ -53,25 +64,37 @@ describe("input checks before the first call", () => {
     const folder = await tempDir();
     await copyFile(path.join(MEDIA, name), path.join(folder, name));
     await writeFile(path.join(folder, "flow.yaml"), visionFlow(name));
-    const { code } = await runCli(["validate", "flow.yaml"], { env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"), cwd: folder });
+    const { code } = await runCli(["validate", "flow.yaml"], {
+      env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"),
+      cwd: folder,
+    });
     expect(code).toBe(0);
   });
 
   it("refuses an image file given as audio and accepts an mp3", async () => {
-    const flow = (file: string) => `version: 1\nsteps:\n  - id: hear\n    uses: chat\n    with: { model: gamma-2.5-flash, prompt: "Transcribe.", audio: [${file}] }\n`;
-    expect((await validate(flow("song.mp3"), { "song.mp3": await readFile(path.join(MEDIA, "gray1.png")) })).output).toContain("not audio");
+    const flow = (file: string) =>
+      `version: 1\nsteps:\n  - id: hear\n    uses: chat\n    with: { model: gamma-2.5-flash, prompt: "Transcribe.", audio: [${file}] }\n`;
+    expect(
+      (await validate(flow("song.mp3"), { "song.mp3": await readFile(path.join(MEDIA, "gray1.png")) })).output,
+    ).toContain("not audio");
     expect((await validate(flow("song.mp3"), { "song.mp3": silentMp3({ frames: 4 }) })).code).toBe(0);
   });
 
   it("refuses a cron that does not parse at validate", async () => {
-    const result = await validate(`version: 1\nschedule: { cron: "61 * * * *" }\nsteps:\n  - id: sum\n    uses: tool\n    with: { tool: calculator, input: { expression: "1 + 1" } }\n`);
+    const result = await validate(
+      `version: 1\nschedule: { cron: "61 * * * *" }\nsteps:\n  - id: sum\n    uses: tool\n    with: { tool: calculator, input: { expression: "1 + 1" } }\n`,
+    );
     expect(result.output).toMatch(/flow\.yaml:2:\d+ schedule\.cron: .*not a cron expression/);
     expect(result.code).toBe(2);
   });
 
   it("refuses a YAML alias bomb with exit 2 and no stack trace", async () => {
-    let text = 'version: 1\nsteps:\n  - id: sum\n    uses: tool\n    with: { tool: calculator, input: { expression: "1 + 1" } }\na0: &a0 ["x","x","x","x","x","x","x","x","x"]\n';
-    for (let level = 1; level < 9; level++) text += `a${level}: &a${level} [${Array(9).fill(`*a${level - 1}`).join(",")}]\n`;
+    let text =
+      'version: 1\nsteps:\n  - id: sum\n    uses: tool\n    with: { tool: calculator, input: { expression: "1 + 1" } }\na0: &a0 ["x","x","x","x","x","x","x","x","x"]\n';
+    for (let level = 1; level < 9; level++)
+      text += `a${level}: &a${level} [${Array(9)
+        .fill(`*a${level - 1}`)
+        .join(",")}]\n`;
     const result = await validate(text);
     expect(result.output).toContain("aliases");
     expect(result.output).not.toMatch(/\n\s+at /);
@@ -86,7 +109,9 @@ describe("input checks before the first call", () => {
     expect(headerSafe("run-1:short")).toBe("run-1:short");
   });
 
-  it("exits 2 for a missing media input in the real CLI, with no run directory and nothing billed", { timeout: 60_000 }, async () => {
+  it("exits 2 for a missing media input in the real CLI, with no run directory and nothing billed", {
+    timeout: 60_000,
+  }, async () => {
     const folder = await tempDir();
     await writeFile(path.join(folder, "flow.yaml"), visionFlow("${{ inputs.photo }}"));
     const billedBefore = gateway.current.stats().billedYuan;
@@ -96,7 +121,8 @@ describe("input checks before the first call", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
-    for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    for (const stream of [child.stdout, child.stderr])
+      stream.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(output).toContain('Input "photo": There is no file');
     expect(code).toBe(2);

@@ -20,7 +20,10 @@ describe("agents with MCP tools", () => {
       tools: ["files/read_note"],
       mcp: { files: { command: "node", args: [SERVER] } },
     });
-    const runner = new AgentRunner(agent, { workspace: await tempDir(), gateway: { baseURL: gateway.current.baseURL, apiKey: "sk-local-demo" } });
+    const runner = new AgentRunner(agent, {
+      workspace: await tempDir(),
+      gateway: { baseURL: gateway.current.baseURL, apiKey: "sk-local-demo" },
+    });
     try {
       const outcome = await runner.run("Read the note named launch and say when the launch is.");
       const call = outcome.toolCalls.find((toolCall) => toolCall.name === "files__read_note");
@@ -32,16 +35,24 @@ describe("agents with MCP tools", () => {
   });
 
   it("refuses in defineAgent an MCP tool of a server the definition does not start", () => {
-    expect(() => defineAgent({ name: "stray", description: "x", system: "x", model: "alpha-sonnet-4-6", tools: ["search/find"] })).toThrow(/search\/find.*mcp: does not define/);
+    expect(() =>
+      defineAgent({ name: "stray", description: "x", system: "x", model: "alpha-sonnet-4-6", tools: ["search/find"] }),
+    ).toThrow(/search\/find.*mcp: does not define/);
   });
 
   it("gives svc-flow agent every tool of the servers in --mcp FILE", async () => {
     const folder = await tempDir();
-    await writeFile(path.join(folder, "mcp.yaml"), `mcp:\n  files: { command: node, args: [${JSON.stringify(SERVER)}] }\n`);
-    const { code, stdout } = await runCli(["agent", "research-assistant", "Add 2 and 3 with the add tool.", "--mcp", "mcp.yaml", "--json", "--out", "run"], {
-      env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"),
-      cwd: folder,
-    });
+    await writeFile(
+      path.join(folder, "mcp.yaml"),
+      `mcp:\n  files: { command: node, args: [${JSON.stringify(SERVER)}] }\n`,
+    );
+    const { code, stdout } = await runCli(
+      ["agent", "research-assistant", "Add 2 and 3 with the add tool.", "--mcp", "mcp.yaml", "--json", "--out", "run"],
+      {
+        env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"),
+        cwd: folder,
+      },
+    );
     expect(code).toBe(0);
     const outcome = JSON.parse(stdout.text) as { toolCalls: Array<{ name: string; result: string }> };
     expect(outcome.toolCalls.find((call) => call.name === "files__add")?.result).toBe('{"sum":5}');

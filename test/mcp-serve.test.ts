@@ -31,12 +31,21 @@ describe("svc-flow mcp serve", () => {
     const { tools } = await client.listTools();
     const launchKit = tools.find((tool) => tool.name === "launch-kit");
     expect(launchKit?.description).toContain("Taglines, posters");
-    expect(launchKit?.inputSchema.properties).toMatchObject({ product: { type: "string", default: "a solar lantern" }, unitCost: { type: "number" } });
+    expect(launchKit?.inputSchema.properties).toMatchObject({
+      product: { type: "string", default: "a solar lantern" },
+      unitCost: { type: "number" },
+    });
     expect(tools.map((tool) => tool.name)).toContain("blurbs");
   });
 
-  it("runs a shipped workflow on a call and answers with its outputs and its artifacts as resource links", { timeout: 120_000 }, async () => {
-    const result = await client.callTool({ name: "launch-kit", arguments: { product: "a folding kettle" } }, undefined, { timeout: 110_000 });
+  it("runs a shipped workflow on a call and answers with its outputs and its artifacts as resource links", {
+    timeout: 120_000,
+  }, async () => {
+    const result = await client.callTool(
+      { name: "launch-kit", arguments: { product: "a folding kettle" } },
+      undefined,
+      { timeout: 110_000 },
+    );
     expect(result.isError).toBeFalsy();
     const outputs = result.structuredContent as Record<string, unknown>;
     expect(Object.keys(outputs).length).toBeGreaterThan(0);

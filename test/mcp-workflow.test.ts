@@ -26,8 +26,14 @@ steps:
 let http: ChildProcess;
 let httpURL: string;
 beforeAll(async () => {
-  http = spawn(process.execPath, [SERVER, "--http"], { env: { ...process.env, TOKEN }, stdio: ["ignore", "pipe", "inherit"] });
-  const [line] = await createInterface({ input: http.stdout! })[Symbol.asyncIterator]().next().then((first) => [first.value as string]);
+  http = spawn(process.execPath, [SERVER, "--http"], {
+    env: { ...process.env, TOKEN },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const [line] = await createInterface({ input: http.stdout! })
+    [Symbol.asyncIterator]()
+    .next()
+    .then((first) => [first.value as string]);
   httpURL = line!.trim();
 });
 afterAll(() => {
@@ -36,13 +42,15 @@ afterAll(() => {
 
 describe("MCP tools in workflows", () => {
   it("calls a stdio server's tools from a tool step and an agent step, and journals the calls and results", async () => {
-    const { result, journal } = await runText(gateway.current, `version: 1\nmcp:\n  files: { command: node, args: [${JSON.stringify(SERVER)}] }\n${STEPS}`);
+    const { result, journal } = await runText(
+      gateway.current,
+      `version: 1\nmcp:\n  files: { command: node, args: [${JSON.stringify(SERVER)}] }\n${STEPS}`,
+    );
     expect(result.error).toBeUndefined();
     expect(result.status).toBe("done");
-    const outputs = Object.fromEntries(recordsOf(journal, "step-finished").map((record) => [record.key, record.output])) as Record<
-      string,
-      { toolCalls?: Array<{ name: string; result: string; failed: boolean }> }
-    >;
+    const outputs = Object.fromEntries(
+      recordsOf(journal, "step-finished").map((record) => [record.key, record.output]),
+    ) as Record<string, { toolCalls?: Array<{ name: string; result: string; failed: boolean }> }>;
     expect(outputs.sum).toEqual({ sum: 5 });
     const call = outputs.helper?.toolCalls?.find((toolCall) => toolCall.name === "files__read_note");
     expect(call?.failed).toBe(false);
@@ -62,11 +70,17 @@ describe("MCP tools in workflows", () => {
 
   it("refuses the HTTP server without its token, naming the server", async () => {
     const text = `version: 1\nmcp:\n  files: { url: "${httpURL}", headers: { Authorization: "Bearer \${{ env.FILES_TOKEN }}" } }\n${STEPS}`;
-    await expect(runText(gateway.current, text, { env: { FILES_TOKEN: "wrong-token-123" } })).rejects.toMatchObject({ code: "mcp_server_failed", message: expect.stringContaining('"files"') });
+    await expect(runText(gateway.current, text, { env: { FILES_TOKEN: "wrong-token-123" } })).rejects.toMatchObject({
+      code: "mcp_server_failed",
+      message: expect.stringContaining('"files"'),
+    });
   });
 
   it("fails the step with mcp_server_failed and the server's stderr when the server dies mid-run", async () => {
-    const { result } = await runText(gateway.current, `version: 1\nmcp:\n  files: { command: node, args: [${JSON.stringify(SERVER)}] }\nsteps:\n  - id: boom\n    uses: tool\n    with: { tool: files/crash }\n`);
+    const { result } = await runText(
+      gateway.current,
+      `version: 1\nmcp:\n  files: { command: node, args: [${JSON.stringify(SERVER)}] }\nsteps:\n  - id: boom\n    uses: tool\n    with: { tool: files/crash }\n`,
+    );
     expect(result.status).toBe("failed");
     expect(result.error?.code).toBe("mcp_server_failed");
     expect(result.error?.message).toContain("crashing on purpose");
@@ -75,13 +89,19 @@ describe("MCP tools in workflows", () => {
 
 describe("MCP servers at validate time", () => {
   async function cli(argv: string[], cwd: string) {
-    const { code, stdout, stderr } = await runCli(argv, { env: { ...process.env, ...gatewayEnv(gateway.current.baseURL, "sk-local-demo") }, cwd });
+    const { code, stdout, stderr } = await runCli(argv, {
+      env: { ...process.env, ...gatewayEnv(gateway.current.baseURL, "sk-local-demo") },
+      cwd,
+    });
     return { code, stdout: stdout.text, stderr: stderr.text };
   }
 
   it("lists the server's tools when the file validates", async () => {
     const folder = await tempDir();
-    await writeFile(path.join(folder, "flow.yaml"), `version: 1\nmcp:\n  files: { command: node, args: [${JSON.stringify(SERVER)}] }\n${STEPS}`);
+    await writeFile(
+      path.join(folder, "flow.yaml"),
+      `version: 1\nmcp:\n  files: { command: node, args: [${JSON.stringify(SERVER)}] }\n${STEPS}`,
+    );
     const checked = await cli(["validate", "flow.yaml"], folder);
     expect(checked.stdout).toContain("3 MCP tools from files");
     expect(checked.code).toBe(0);
@@ -89,8 +109,14 @@ describe("MCP servers at validate time", () => {
 
   it("is a load error (exit 2) quoting the stderr of a server whose command fails", async () => {
     const folder = await tempDir();
-    await writeFile(path.join(folder, "flow.yaml"), `version: 1\nmcp:\n  files: { command: node, args: [./missing-server.mjs] }\n${STEPS}`);
-    for (const argv of [["validate", "flow.yaml"], ["run", "flow.yaml", "--out", "run"]]) {
+    await writeFile(
+      path.join(folder, "flow.yaml"),
+      `version: 1\nmcp:\n  files: { command: node, args: [./missing-server.mjs] }\n${STEPS}`,
+    );
+    for (const argv of [
+      ["validate", "flow.yaml"],
+      ["run", "flow.yaml", "--out", "run"],
+    ]) {
       const refused = await cli(argv, folder);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain("missing-server.mjs");
@@ -104,13 +130,20 @@ describe("MCP servers at validate time", () => {
     await writeFile(path.join(folder, "flow.yaml"), text);
     const refused = await cli(["validate", "flow.yaml"], folder);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/flow\.yaml:7:\d+ steps\[0\]\.with\.tool: The MCP server "files" has no tool "remove"\. Its tools: read_note, add, crash\./);
-    expect(refused.stderr).toMatch(/flow\.yaml:10:\d+ steps\[1\]\.with\.input: The arguments do not fit files\/add's input schema/);
+    expect(refused.stderr).toMatch(
+      /flow\.yaml:7:\d+ steps\[0\]\.with\.tool: The MCP server "files" has no tool "remove"\. Its tools: read_note, add, crash\./,
+    );
+    expect(refused.stderr).toMatch(
+      /flow\.yaml:10:\d+ steps\[1\]\.with\.input: The arguments do not fit files\/add's input schema/,
+    );
   });
 
   it("refuses at load a server that mcp: does not define, and an expression other than env.NAME inside mcp:", async () => {
     const folder = await tempDir();
-    await writeFile(path.join(folder, "flow.yaml"), `version: 1\nmcp:\n  files: { command: "\${{ inputs.cmd }}" }\nsteps:\n  - id: a\n    uses: tool\n    with: { tool: search/find }\n`);
+    await writeFile(
+      path.join(folder, "flow.yaml"),
+      `version: 1\nmcp:\n  files: { command: "\${{ inputs.cmd }}" }\nsteps:\n  - id: a\n    uses: tool\n    with: { tool: search/find }\n`,
+    );
     const refused = await cli(["validate", "flow.yaml"], folder);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('names the MCP server "search", which mcp: does not define');

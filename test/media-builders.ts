@@ -15,7 +15,13 @@ export function sineWav(options: { hz: number; seconds: number; sampleRate?: num
 }
 
 /** A WAV with any sample format, written by hand (8/16/24/32-bit PCM or 32-bit float), interleaved channels. */
-export function rawWav(options: { sampleRate: number; channels: number; bits: number; float?: boolean; samples: number[] }): Buffer {
+export function rawWav(options: {
+  sampleRate: number;
+  channels: number;
+  bits: number;
+  float?: boolean;
+  samples: number[];
+}): Buffer {
   const width = options.bits / 8;
   const data = Buffer.alloc(options.samples.length * width);
   options.samples.forEach((value, index) => {
@@ -46,7 +52,12 @@ export function rawWav(options: { sampleRate: number; channels: number; bits: nu
  * An MP3 of `frames` MPEG-1 layer III frames (44.1 kHz, the given bitrate), silent payload, with an
  * optional ID3v2 tag in front. Each frame lasts 1152 / 44100 s.
  */
-export function silentMp3(options: { frames: number; kbps?: number | number[]; mono?: boolean; id3?: boolean }): Buffer {
+export function silentMp3(options: {
+  frames: number;
+  kbps?: number | number[];
+  mono?: boolean;
+  id3?: boolean;
+}): Buffer {
   const rates = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
   const parts: Buffer[] = [];
   if (options.id3) {
@@ -60,7 +71,8 @@ export function silentMp3(options: { frames: number; kbps?: number | number[]; m
     const kbps = Array.isArray(options.kbps) ? options.kbps[frame % options.kbps.length]! : (options.kbps ?? 128);
     const index = rates.indexOf(kbps);
     // sync 11 bits, MPEG-1 (11), layer III (01), no CRC (1); bitrate index, 44.1 kHz (00), no padding.
-    const header = (0xffe00000 | (3 << 19) | (1 << 17) | (1 << 16) | (index << 12) | ((options.mono ? 3 : 0) << 6)) >>> 0;
+    const header =
+      (0xffe00000 | (3 << 19) | (1 << 17) | (1 << 16) | (index << 12) | ((options.mono ? 3 : 0) << 6)) >>> 0;
     const size = Math.floor((144 * kbps * 1000) / 44100);
     const bytes = Buffer.alloc(size);
     bytes.writeUInt32BE(header, 0);
@@ -94,14 +106,26 @@ export function minimalMp4(options: { seconds: number; width: number; height: nu
     entry.write(codec, 4, "latin1");
     const stsdHead = Buffer.alloc(8);
     stsdHead.writeUInt32BE(1, 4);
-    return box("trak", box("tkhd", handler === "vide" ? tkhd : Buffer.alloc(84)), box("mdia", box("hdlr", hdlr), box("minf", box("stbl", box("stsd", stsdHead, entry)))));
+    return box(
+      "trak",
+      box("tkhd", handler === "vide" ? tkhd : Buffer.alloc(84)),
+      box("mdia", box("hdlr", hdlr), box("minf", box("stbl", box("stsd", stsdHead, entry)))),
+    );
   };
   const tracks = [track("vide", "avc1"), ...(options.audio ? [track("soun", "mp4a")] : [])];
-  return Buffer.concat([box("ftyp", Buffer.from("isom\0\0\0\0isomavc1", "latin1")), box("moov", box("mvhd", mvhd), ...tracks), box("mdat")]);
+  return Buffer.concat([
+    box("ftyp", Buffer.from("isom\0\0\0\0isomavc1", "latin1")),
+    box("moov", box("mvhd", mvhd), ...tracks),
+    box("mdat"),
+  ]);
 }
 
 /** A raster split into vertical bands of solid colours, left to right, each band's share of the width given. */
-export function bandsRaster(width: number, height: number, bands: Array<{ rgb: [number, number, number]; share: number }>): Raster {
+export function bandsRaster(
+  width: number,
+  height: number,
+  bands: Array<{ rgb: [number, number, number]; share: number }>,
+): Raster {
   const raster = createRaster(width, height);
   for (let x = 0; x < width; x++) {
     let edge = 0;

@@ -8,7 +8,10 @@ import { createRaster, fitRaster } from "../src/media/raster.js";
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/media/${name}`, import.meta.url));
 // Pixels of each fixture as ImageMagick (an independent decoder) reads them, 8-bit RGBA.
-const expected = JSON.parse(fixture("expected-pixels.json").toString("utf8")) as Record<string, { width: number; height: number; rgba: string }>;
+const expected = JSON.parse(fixture("expected-pixels.json").toString("utf8")) as Record<
+  string,
+  { width: number; height: number; rgba: string }
+>;
 
 describe("PNG", () => {
   it("round-trips any RGBA raster exactly", () => {
@@ -74,7 +77,11 @@ describe("PNG", () => {
   it("decodes a progressive JPEG through jpeg-js and only sizes GIF and WebP", () => {
     const jpeg = decodeImage(fixture("progressive.jpg"));
     expect(jpeg?.facts).toEqual({ format: "jpeg", width: 32, height: 16 });
-    expect(Array.from(jpeg!.raster!.data.subarray(0, 3)).every((value, index) => Math.abs(value - [254, 165, 0][index]!) <= 3)).toBe(true);
+    expect(
+      Array.from(jpeg!.raster!.data.subarray(0, 3)).every(
+        (value, index) => Math.abs(value - [254, 165, 0][index]!) <= 3,
+      ),
+    ).toBe(true);
     expect(decodeImage(fixture("tiny.gif"))).toEqual({ facts: { format: "gif", width: 10, height: 6 } });
     expect(decodeImage(fixture("tiny.webp"))).toEqual({ facts: { format: "webp", width: 10, height: 6 } });
   });

@@ -32,7 +32,13 @@ export function shapeOf(root: unknown): unknown {
       extensible: Object.isExtensible(value),
       properties: Reflect.ownKeys(value).map((key) => {
         const { value: property, get, set, ...attributes } = Reflect.getOwnPropertyDescriptor(value, key)!;
-        return { key: typeof key === "symbol" ? `symbol ${Symbol.keyFor(key)}` : key, ...attributes, get, set, value: visit(property) };
+        return {
+          key: typeof key === "symbol" ? `symbol ${Symbol.keyFor(key)}` : key,
+          ...attributes,
+          get,
+          set,
+          value: visit(property),
+        };
       }),
     };
   };

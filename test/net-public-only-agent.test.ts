@@ -49,7 +49,9 @@ describe("publicOnlyAgent", () => {
     const before = connections;
     const error = await refusal(`http://localhost:${port}/`);
     expect(error).toBeInstanceOf(PrivateAddressError);
-    expect((error as PrivateAddressError).reason).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), which is loopback$/);
+    expect((error as PrivateAddressError).reason).toMatch(
+      /^localhost resolves to (127\.0\.0\.1|::1), which is loopback$/,
+    );
     expect(connections).toBe(before);
   });
 

@@ -52,12 +52,19 @@ describe("a 60-row batch with 16 rows in flight", () => {
   it("prints no MaxListenersExceededWarning", { timeout: 120_000 }, async () => {
     const folder = await tempDir("svc-flow-listeners-");
     const items = path.join(folder, "rows.csv");
-    await writeFile(items, ["sku,title", ...Array.from({ length: 60 }, (_, index) => `SL-${index},Lantern ${index}`)].join("\n"));
+    await writeFile(
+      items,
+      ["sku,title", ...Array.from({ length: 60 }, (_, index) => `SL-${index},Lantern ${index}`)].join("\n"),
+    );
     const workflow = path.join(import.meta.dirname, "..", "workflows", "blurbs.yaml");
-    const child = spawn(process.execPath, [BIN, "run", workflow, "--items", items, "--concurrency", "16", "--out", path.join(folder, "run")], {
-      env: { ...process.env, SVC_BASE_URL: "", SVC_API_KEY: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, "run", workflow, "--items", items, "--concurrency", "16", "--out", path.join(folder, "run")],
+      {
+        env: { ...process.env, SVC_BASE_URL: "", SVC_API_KEY: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));

@@ -22,11 +22,21 @@ beforeAll(async () => {
     request.resume();
     if (request.url === "/v1/models") {
       response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({ object: "list", data: [{ id: "alpha-sonnet-4-6", object: "model", owned_by: "alpha" }] }));
+      response.end(
+        JSON.stringify({ object: "list", data: [{ id: "alpha-sonnet-4-6", object: "model", owned_by: "alpha" }] }),
+      );
       return;
     }
     response.writeHead(400, { "content-type": "application/json" });
-    response.end(JSON.stringify({ error: { message: `Request refused for account ${sent}: bad prompt.`, type: "invalid_request_error", code: "invalid_parameter" } }));
+    response.end(
+      JSON.stringify({
+        error: {
+          message: `Request refused for account ${sent}: bad prompt.`,
+          type: "invalid_request_error",
+          code: "invalid_parameter",
+        },
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
@@ -34,7 +44,11 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function cli(argv: string[], cwd: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [BIN, ...argv], { cwd, env: { ...process.env, SVC_BASE_URL: baseURL, SVC_API_KEY: KEY }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...argv], {
+    cwd,
+    env: { ...process.env, SVC_BASE_URL: baseURL, SVC_API_KEY: KEY },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((resolve) => child.once("exit", (code) => resolve({ code, output })));
@@ -46,7 +60,9 @@ describe("redaction by value", () => {
     expect(redactSecrets("a sk-unitSecretValue123 b unitSecretValue123 c")).not.toContain("unitSecretValue123");
   });
 
-  it("keeps a key echoed without its prefix out of stderr, journal, outputs and report of a run", { timeout: 120_000 }, async () => {
+  it("keeps a key echoed without its prefix out of stderr, journal, outputs and report of a run", {
+    timeout: 120_000,
+  }, async () => {
     const folder = await tempDir("svc-flow-redact-");
     await writeFile(
       path.join(folder, "flow.yaml"),

@@ -17,7 +17,10 @@ export interface RedisCommandProxy {
  * sent them. Replies flow back untouched. Once a connection drops a command it forwards nothing
  * more: Redis answers in order, so a later command would get a reply meant for another.
  */
-export async function startRedisCommandProxy(targetURL: string, decide: (command: readonly string[]) => CommandVerdict): Promise<RedisCommandProxy> {
+export async function startRedisCommandProxy(
+  targetURL: string,
+  decide: (command: readonly string[]) => CommandVerdict,
+): Promise<RedisCommandProxy> {
   const target = new URL(targetURL);
   const sockets = new Set<Socket>();
   const server = createServer((client) => {

@@ -30,7 +30,11 @@ async function freePort(): Promise<number> {
 /** Starts redis-server on a free port; resolves once it accepts connections. */
 export async function startRedisServer(binary: string): Promise<RedisServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(
+    binary,
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   await new Promise<void>((resolve, reject) => {

@@ -67,7 +67,10 @@ describe("run directory lock", () => {
   it("takes over a lock whose process is gone on this host", async () => {
     const dir = await tempDir();
     // A pid that cannot be alive: above the kernel's pid_max.
-    await writeFile(path.join(dir, LOCK_FILE), JSON.stringify({ pid: 2 ** 30, host: hostname(), startedAt: new Date().toISOString(), token: "dead" }));
+    await writeFile(
+      path.join(dir, LOCK_FILE),
+      JSON.stringify({ pid: 2 ** 30, host: hostname(), startedAt: new Date().toISOString(), token: "dead" }),
+    );
     const lock = await RunDirLock.acquire(dir);
     const held = JSON.parse(await readFile(path.join(dir, LOCK_FILE), "utf8")) as { pid: number; token: string };
     expect(held).toMatchObject({ pid: process.pid, token: lock.owner.token });
@@ -76,11 +79,18 @@ describe("run directory lock", () => {
 
   it("lets exactly one of many racing takers have a dead owner's directory", async () => {
     const dir = await tempDir();
-    await writeFile(path.join(dir, LOCK_FILE), JSON.stringify({ pid: 2 ** 30, host: hostname(), startedAt: "", token: "dead" }));
+    await writeFile(
+      path.join(dir, LOCK_FILE),
+      JSON.stringify({ pid: 2 ** 30, host: hostname(), startedAt: "", token: "dead" }),
+    );
     const attempts = await Promise.allSettled(Array.from({ length: 8 }, () => RunDirLock.acquire(dir)));
     const won = attempts.filter((attempt) => attempt.status === "fulfilled");
     expect(won).toHaveLength(1);
-    expect(attempts.filter((attempt) => attempt.status === "rejected").map((attempt) => (attempt as PromiseRejectedResult).reason.code)).toEqual(Array(7).fill("run_dir_taken"));
+    expect(
+      attempts
+        .filter((attempt) => attempt.status === "rejected")
+        .map((attempt) => (attempt as PromiseRejectedResult).reason.code),
+    ).toEqual(Array(7).fill("run_dir_taken"));
     await (won[0] as PromiseFulfilledResult<RunDirLock>).value.release();
   });
 
@@ -96,7 +106,9 @@ describe("run directory lock", () => {
     expect(await readFile(path.join(runDir, "journal.jsonl"), "utf8")).toBe(before);
   });
 
-  it("lets one of two racing resumes finish a killed run and refuses the other, journal and bill clean", { timeout: 120_000 }, async () => {
+  it("lets one of two racing resumes finish a killed run and refuses the other, journal and bill clean", {
+    timeout: 120_000,
+  }, async () => {
     const folder = await tempDir("svc-flow-race-");
     const file = path.join(folder, "flow.yaml");
     const runDir = path.join(folder, "run");
@@ -123,7 +135,9 @@ describe("run directory lock", () => {
     expect(new Set(items).size).toBe(items.length);
     expect(items).toHaveLength(ITEMS);
     // A call billed but not journaled at the kill is replayed once (recorded at 0), never counted twice.
-    const requestIds = recordsOf(records, "cost").filter((record) => record.entry.alreadyRecorded !== true).map((record) => record.entry.requestId);
+    const requestIds = recordsOf(records, "cost")
+      .filter((record) => record.entry.alreadyRecorded !== true)
+      .map((record) => record.entry.requestId);
     expect(new Set(requestIds).size).toBe(requestIds.length);
     const cost = (await readJson(runDir, "cost.json")) as { totalYuan: number };
     expect(cost.totalYuan).toBeCloseTo(gateway.stats().billedYuan, 6);

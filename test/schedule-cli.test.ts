@@ -53,11 +53,18 @@ describe("svc-flow schedule", () => {
     expect(runDirs.length).toBeGreaterThanOrEqual(2);
     for (const name of runDirs) expect(name).toMatch(/^\d{8}-\d{6}-tick$/);
     const first = join(dir, "out", runDirs.sort()[0]!);
-    expect((await readdir(first)).sort()).toEqual(expect.arrayContaining(["cost.json", "journal.jsonl", "outputs.json", "workflow.yaml"]));
-    const cost = JSON.parse(await readFile(join(first, "cost.json"), "utf8")) as { totalYuan: number; budget?: { maxYuan: number } };
+    expect((await readdir(first)).sort()).toEqual(
+      expect.arrayContaining(["cost.json", "journal.jsonl", "outputs.json", "workflow.yaml"]),
+    );
+    const cost = JSON.parse(await readFile(join(first, "cost.json"), "utf8")) as {
+      totalYuan: number;
+      budget?: { maxYuan: number };
+    };
     expect(cost.budget?.maxYuan).toBe(1);
     expect(cost.totalYuan).toBeGreaterThan(0);
-    const state = JSON.parse(await readFile(join(dir, "out", ".schedule-state.json"), "utf8")) as { jobs: Record<string, unknown> };
+    const state = JSON.parse(await readFile(join(dir, "out", ".schedule-state.json"), "utf8")) as {
+      jobs: Record<string, unknown>;
+    };
     expect(Object.keys(state.jobs)).toEqual(["tick"]);
 
     const listing = start(["runs", "--dir", "out", "--json"], gateway.baseURL);
@@ -81,7 +88,10 @@ describe("svc-flow schedule", () => {
 
     const [name] = (await readdir(join(dir, "out"))).filter((entry) => !entry.startsWith("."));
     const runDir = join(dir, "out", name!);
-    const lines = (await readFile(join(runDir, "journal.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { type: string; status?: string });
+    const lines = (await readFile(join(runDir, "journal.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; status?: string });
     expect(lines.at(-1)).toMatchObject({ type: "run-finished", status: "stopped" });
 
     const listing = start(["runs", "--dir", "out"], gateway.baseURL);

@@ -24,17 +24,27 @@ describe("CronSchedule", () => {
   it("lists the firings in a window, oldest first, keeping the latest when there are too many", () => {
     const schedule = new CronSchedule("* * * * * *", "UTC", "w.yaml");
     const window = schedule.between(at("2026-01-01T00:00:00Z"), at("2026-01-01T00:00:03.700Z"), 10);
-    expect(window.times.map(iso)).toEqual(["2026-01-01T00:00:01.000Z", "2026-01-01T00:00:02.000Z", "2026-01-01T00:00:03.000Z"]);
+    expect(window.times.map(iso)).toEqual([
+      "2026-01-01T00:00:01.000Z",
+      "2026-01-01T00:00:02.000Z",
+      "2026-01-01T00:00:03.000Z",
+    ]);
     expect(window.more).toBe(false);
     const capped = schedule.between(at("2026-01-01T00:00:00Z"), at("2026-01-01T00:01:00Z"), 5);
-    expect(capped.times.map(iso)).toEqual([56, 57, 58, 59].map((s) => `2026-01-01T00:00:${s}.000Z`).concat("2026-01-01T00:01:00.000Z"));
+    expect(capped.times.map(iso)).toEqual(
+      [56, 57, 58, 59].map((s) => `2026-01-01T00:00:${s}.000Z`).concat("2026-01-01T00:01:00.000Z"),
+    );
     expect(capped.more).toBe(true);
   });
 
   it.each([
     ["0 6 * *", undefined, /digest\.yaml: schedule\.cron "0 6 \* \*" is not a cron expression .*Write five fields/],
     ["61 * * * *", undefined, /schedule\.cron "61 \* \* \* \*" is not a cron expression/],
-    ["0 6 * * *", "Mars/Base", /schedule\.timezone "Mars\/Base" is not an IANA time zone\. Use a name such as "Europe\/Paris"/],
+    [
+      "0 6 * * *",
+      "Mars/Base",
+      /schedule\.timezone "Mars\/Base" is not an IANA time zone\. Use a name such as "Europe\/Paris"/,
+    ],
   ])("refuses cron %s (zone %s) with the fix", (cron, zone, message) => {
     expect(() => new CronSchedule(cron, zone, "digest.yaml")).toThrow(ConfigError);
     expect(() => new CronSchedule(cron, zone, "digest.yaml")).toThrow(message);

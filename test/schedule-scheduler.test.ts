@@ -4,7 +4,12 @@ import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { systemClock, type Clock } from "../src/workflow/schedule/clock.js";
 import { CronSchedule } from "../src/workflow/schedule/cron-schedule.js";
-import { runScheduler, type OverlapPolicy, type ScheduledJob, type SchedulerOptions } from "../src/workflow/schedule/run-scheduler.js";
+import {
+  runScheduler,
+  type OverlapPolicy,
+  type ScheduledJob,
+  type SchedulerOptions,
+} from "../src/workflow/schedule/run-scheduler.js";
 import type { SchedulerEvent } from "../src/workflow/schedule/scheduler-event.js";
 import type { RunOutcome, RunRequest, WorkflowRunner } from "../src/workflow/schedule/workflow-runner.js";
 
@@ -79,12 +84,15 @@ class EventLog {
   };
   until(type: SchedulerEvent["type"], scheduledAtMs?: number): Promise<void> {
     const test = (event: SchedulerEvent) =>
-      event.type === type && (scheduledAtMs === undefined || ("scheduledAtMs" in event && event.scheduledAtMs === scheduledAtMs));
+      event.type === type &&
+      (scheduledAtMs === undefined || ("scheduledAtMs" in event && event.scheduledAtMs === scheduledAtMs));
     if (this.events.some(test)) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push({ test, resolve }));
   }
   times(type: SchedulerEvent["type"]): number[] {
-    return this.events.flatMap((event) => (event.type === type && "scheduledAtMs" in event ? [event.scheduledAtMs] : []));
+    return this.events.flatMap((event) =>
+      event.type === type && "scheduledAtMs" in event ? [event.scheduledAtMs] : [],
+    );
   }
   of<T extends SchedulerEvent["type"]>(type: T): Extract<SchedulerEvent, { type: T }>[] {
     return this.events.filter((event): event is Extract<SchedulerEvent, { type: T }> => event.type === type);
@@ -109,7 +117,10 @@ function job(overlap: OverlapPolicy, options: { catchUp?: boolean; cron?: string
   };
 }
 
-function start(jobs: ScheduledJob[], options: Partial<SchedulerOptions> & { clock: Clock; runner: WorkflowRunner; log: EventLog }) {
+function start(
+  jobs: ScheduledJob[],
+  options: Partial<SchedulerOptions> & { clock: Clock; runner: WorkflowRunner; log: EventLog },
+) {
   const controller = new AbortController();
   const done = runScheduler(jobs, { runsDir, signal: controller.signal, onEvent: options.log.push, ...options });
   return { controller, done };
@@ -173,7 +184,11 @@ describe("runScheduler overlap policies", () => {
     expect(log.times("started").sort()).toEqual([second(1), second(2), second(3)]);
     const dirs = runner.requests.map((request) => request.runDir).sort();
     expect(new Set(dirs).size).toBe(3);
-    expect(dirs.map((dir) => basename(dir))).toEqual(["20260101-000001-digest", "20260101-000002-digest", "20260101-000003-digest"]);
+    expect(dirs.map((dir) => basename(dir))).toEqual([
+      "20260101-000001-digest",
+      "20260101-000002-digest",
+      "20260101-000003-digest",
+    ]);
     expect((await readdir(runsDir)).filter((name) => !name.startsWith("."))).toHaveLength(3);
     for (const request of runner.requests) runner.finish(request.scheduledAtMs);
     await log.until("finished", second(3));
@@ -221,7 +236,11 @@ describe("runScheduler stopping", () => {
 });
 
 describe("runScheduler restarts", () => {
-  async function runOnce(clock: FakeClock, overlap: OverlapPolicy, options: Partial<SchedulerOptions> & { catchUp?: boolean } = {}) {
+  async function runOnce(
+    clock: FakeClock,
+    overlap: OverlapPolicy,
+    options: Partial<SchedulerOptions> & { catchUp?: boolean } = {},
+  ) {
     const runner = new HeldRunner();
     const log = new EventLog();
     const { controller, done } = start([job(overlap)], { clock, runner, log, ...options });
@@ -236,12 +255,16 @@ describe("runScheduler restarts", () => {
     await first.log.until("skipped", second(2));
     first.controller.abort();
     await first.done;
-    const saved = JSON.parse(await readFile(join(runsDir, ".schedule-state.json"), "utf8")) as { jobs: Record<string, { lastScheduledAt: string }> };
+    const saved = JSON.parse(await readFile(join(runsDir, ".schedule-state.json"), "utf8")) as {
+      jobs: Record<string, { lastScheduledAt: string }>;
+    };
     expect(saved.jobs.digest!.lastScheduledAt).toBe(new Date(second(2)).toISOString());
 
     clock.advance(10_000); // down for ten seconds: firings 3..12 are missed
     const second_ = await runOnce(clock, "allow");
-    expect(second_.log.of("missed")).toEqual([{ type: "missed", name: "digest", count: 10, more: false, catchUp: false }]);
+    expect(second_.log.of("missed")).toEqual([
+      { type: "missed", name: "digest", count: 10, more: false, catchUp: false },
+    ]);
     expect(second_.runner.requests).toHaveLength(0);
     clock.advance(1000);
     await second_.log.until("started", second(13));

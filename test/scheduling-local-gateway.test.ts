@@ -61,7 +61,10 @@ function keyStats(name: string) {
   return stats;
 }
 
-const ask = (model: string): ChatRequest => ({ model, messages: [{ role: "user", content: "Write one short sentence." }] });
+const ask = (model: string): ChatRequest => ({
+  model,
+  messages: [{ role: "user", content: "Write one short sentence." }],
+});
 
 async function drainEvents(stream: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
   const events: ChatEvent[] = [];
@@ -82,9 +85,13 @@ describe("retries and lanes against the local gateway's faults", () => {
     const gatewayClient = client(KEYS.retry);
     const retries: Array<{ error: SvcFlowError; delayMs: number }> = [];
     for (let call = 0; call < 4; call++) {
-      const { response } = await withRetry(() => gatewayClient.chat(ask("beta-4o")), { ...fast, attempts: 10 }, {
-        onRetry: (error, _attempt, delayMs) => retries.push({ error, delayMs }),
-      });
+      const { response } = await withRetry(
+        () => gatewayClient.chat(ask("beta-4o")),
+        { ...fast, attempts: 10 },
+        {
+          onRetry: (error, _attempt, delayMs) => retries.push({ error, delayMs }),
+        },
+      );
       expect(response.choices[0]?.finish_reason).toBe("stop");
     }
     expect(retries.length).toBeGreaterThan(0);
@@ -96,7 +103,9 @@ describe("retries and lanes against the local gateway's faults", () => {
 
   it("gives up on a model that always fails after exactly `attempts` requests, none billed", async () => {
     const before = keyStats("retry");
-    const error = await withRetry(() => client(KEYS.retry).chat(ask("alpha-opus-4-8")), { ...fast, attempts: 3 }).catch((caught: unknown) => caught);
+    const error = await withRetry(() => client(KEYS.retry).chat(ask("alpha-opus-4-8")), { ...fast, attempts: 3 }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(UpstreamError);
     const after = keyStats("retry");
     expect((after.requests.byStatus["503"] ?? 0) - (before.requests.byStatus["503"] ?? 0)).toBe(3);
@@ -104,7 +113,9 @@ describe("retries and lanes against the local gateway's faults", () => {
   });
 
   it("sends insufficient_quota once and does not retry it", async () => {
-    const error = await withRetry(() => client(KEYS.poor).chat(ask("alpha-sonnet-4-6")), fast).catch((caught: unknown) => caught);
+    const error = await withRetry(() => client(KEYS.poor).chat(ask("alpha-sonnet-4-6")), fast).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(QuotaExceededError);
     expect(keyStats("poor").requests.total).toBe(1);
   });
@@ -130,7 +141,9 @@ describe("retries and lanes against the local gateway's faults", () => {
     const budget = new RetryBudget(5);
     const gatewayClient = client(KEYS.retry);
     for (const model of ["alpha-opus-4-8", "alpha-opus-4-8", "alpha-opus-4-8"]) {
-      await withRetry(() => gatewayClient.chat(ask(model)), { ...fast, attempts: 4 }, { budget }).catch(() => undefined);
+      await withRetry(() => gatewayClient.chat(ask(model)), { ...fast, attempts: 4 }, { budget }).catch(
+        () => undefined,
+      );
     }
     expect(keyStats("retry").requests.total - before).toBe(5);
   });
@@ -139,7 +152,14 @@ describe("retries and lanes against the local gateway's faults", () => {
     const scheduler = new Scheduler({ concurrency: 2 });
     const gatewayClient = client(KEYS.lanes);
     const results = await Promise.all(
-      Array.from({ length: 6 }, async () => drainEvents(await callChat({ model: "beta-4o-mini", messages: ask("beta-4o-mini").messages, stream: true }, { client: gatewayClient, scheduler }))),
+      Array.from({ length: 6 }, async () =>
+        drainEvents(
+          await callChat(
+            { model: "beta-4o-mini", messages: ask("beta-4o-mini").messages, stream: true },
+            { client: gatewayClient, scheduler },
+          ),
+        ),
+      ),
     );
     expect(results).toHaveLength(6);
     expect(keyStats("lanes").requests.rateLimited).toBe(0);
@@ -147,7 +167,11 @@ describe("retries and lanes against the local gateway's faults", () => {
 
   it("hits the key's concurrency limit without lanes (the control for the test above)", async () => {
     const gatewayClient = client(KEYS.control);
-    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, async () => drain(await gatewayClient.chatStream(ask("beta-4o-mini")))));
-    expect(outcomes.some((outcome) => outcome.status === "rejected" && outcome.reason instanceof RateLimitError)).toBe(true);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, async () => drain(await gatewayClient.chatStream(ask("beta-4o-mini")))),
+    );
+    expect(outcomes.some((outcome) => outcome.status === "rejected" && outcome.reason instanceof RateLimitError)).toBe(
+      true,
+    );
   });
 });

@@ -37,7 +37,11 @@ describe("withRetry", () => {
   it("retries an upstream failure with exponential backoff until it succeeds", async () => {
     const task = failing(upstream(), upstream());
     const delays: number[] = [];
-    const result = withRetry(task, { jitter: "none" }, { onRetry: (_error, _attempt, delayMs) => delays.push(delayMs) });
+    const result = withRetry(
+      task,
+      { jitter: "none" },
+      { onRetry: (_error, _attempt, delayMs) => delays.push(delayMs) },
+    );
     await vi.runAllTimersAsync();
     await expect(result).resolves.toBe("ok");
     expect(task).toHaveBeenCalledTimes(3);
@@ -78,7 +82,11 @@ describe("withRetry", () => {
   it("treats Retry-After as a floor under the backoff", async () => {
     const task = failing(new RateLimitError("429", { status: 429, retryAfterS: 2 }));
     const delays: number[] = [];
-    const result = withRetry(task, { jitter: "full" }, { random: () => 0, onRetry: (_e, _a, delayMs) => delays.push(delayMs) });
+    const result = withRetry(
+      task,
+      { jitter: "full" },
+      { random: () => 0, onRetry: (_e, _a, delayMs) => delays.push(delayMs) },
+    );
     await vi.advanceTimersByTimeAsync(1999);
     expect(task).toHaveBeenCalledTimes(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -88,9 +96,13 @@ describe("withRetry", () => {
 
   it("keeps the backoff when it is longer than Retry-After", async () => {
     const delays: number[] = [];
-    const result = withRetry(failing(new RateLimitError("429", { retryAfterS: 0.05 })), { jitter: "none", minDelayMs: 400 }, {
-      onRetry: (_e, _a, delayMs) => delays.push(delayMs),
-    });
+    const result = withRetry(
+      failing(new RateLimitError("429", { retryAfterS: 0.05 })),
+      { jitter: "none", minDelayMs: 400 },
+      {
+        onRetry: (_e, _a, delayMs) => delays.push(delayMs),
+      },
+    );
     await vi.runAllTimersAsync();
     await result;
     expect(delays).toEqual([400]);
@@ -153,11 +165,15 @@ describe("withRetry", () => {
   it("uses an injected sleep", async () => {
     vi.useRealTimers();
     const waits: number[] = [];
-    const result = await withRetry(failing(upstream()), { jitter: "none", minDelayMs: 5000 }, {
-      sleep: async (ms) => {
-        waits.push(ms);
+    const result = await withRetry(
+      failing(upstream()),
+      { jitter: "none", minDelayMs: 5000 },
+      {
+        sleep: async (ms) => {
+          waits.push(ms);
+        },
       },
-    });
+    );
     expect(result).toBe("ok");
     expect(waits).toEqual([5000]);
   });
@@ -197,7 +213,15 @@ describe("backoffDelayMs", () => {
     fc.assert(
       fc.property(input, ({ attempt, minDelayMs, extraMs, factor, random, previousDelayMs }) => {
         const maxDelayMs = minDelayMs + extraMs;
-        const delay = backoffDelayMs({ attempt, minDelayMs, maxDelayMs, factor, jitter: "decorrelated", previousDelayMs, random: () => random });
+        const delay = backoffDelayMs({
+          attempt,
+          minDelayMs,
+          maxDelayMs,
+          factor,
+          jitter: "decorrelated",
+          previousDelayMs,
+          random: () => random,
+        });
         expect(delay).toBeGreaterThanOrEqual(minDelayMs);
         expect(delay).toBeLessThanOrEqual(maxDelayMs);
       }),
@@ -205,7 +229,9 @@ describe("backoffDelayMs", () => {
   });
 
   it("doubles the ceiling per attempt without jitter", () => {
-    const delays = [1, 2, 3, 4].map((attempt) => backoffDelayMs({ attempt, minDelayMs: 100, maxDelayMs: 500, factor: 2, jitter: "none" }));
+    const delays = [1, 2, 3, 4].map((attempt) =>
+      backoffDelayMs({ attempt, minDelayMs: 100, maxDelayMs: 500, factor: 2, jitter: "none" }),
+    );
     expect(delays).toEqual([100, 200, 400, 500]);
   });
 });

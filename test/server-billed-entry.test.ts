@@ -7,10 +7,23 @@ describe("a billed entry", () => {
   const gateway = useGateway({ config: { keys: [{ key: "sk-local-demo", quota: 100 }] } });
 
   it("records a chat request's usage and price, fields in a fixed order", async () => {
-    const response = await postJson(`${gateway().baseURL}/chat/completions`, { model: "alpha-sonnet-4-6", messages: [{ role: "user", content: "Hello there" }] });
+    const response = await postJson(`${gateway().baseURL}/chat/completions`, {
+      model: "alpha-sonnet-4-6",
+      messages: [{ role: "user", content: "Hello there" }],
+    });
     const body = (await response.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
     const [entry] = gateway().stats().keys[0]!.billed;
-    expect(Object.keys(entry!)).toEqual(["requestId", "kind", "model", "promptTokens", "completionTokens", "images", "reasoningTokens", "yuan", "refunded"]);
+    expect(Object.keys(entry!)).toEqual([
+      "requestId",
+      "kind",
+      "model",
+      "promptTokens",
+      "completionTokens",
+      "images",
+      "reasoningTokens",
+      "yuan",
+      "refunded",
+    ]);
     expect(entry).toMatchObject({
       requestId: response.headers.get("x-request-id"),
       kind: "chat",
@@ -29,6 +42,8 @@ describe("a billed entry", () => {
     const billed = account.hold(2)!.commit(entry);
     expect(billed).toBe(entry);
     expect(Object.keys(billed)).toEqual(["requestId", "kind", "operation", "yuan", "refunded"]);
-    expect(account.stats().billed).toEqual([{ requestId: "r1", kind: "music", operation: "generate", yuan: 2, refunded: false }]);
+    expect(account.stats().billed).toEqual([
+      { requestId: "r1", kind: "music", operation: "generate", yuan: 2, refunded: false },
+    ]);
   });
 });

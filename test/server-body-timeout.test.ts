@@ -6,7 +6,9 @@ import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
 
 let gateway: LocalGateway;
 beforeAll(async () => {
-  gateway = await startLocalGateway({ config: { keys: [{ key: "sk-test-one-slot", concurrency: 1 }], limits: { bodyTimeoutMs: 300 } } });
+  gateway = await startLocalGateway({
+    config: { keys: [{ key: "sk-test-one-slot", concurrency: 1 }], limits: { bodyTimeoutMs: 300 } },
+  });
 });
 afterAll(async () => gateway?.close());
 

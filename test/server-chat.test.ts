@@ -44,7 +44,13 @@ describe("local gateway chat completions", () => {
   });
 
   it("counts prompt tokens with the shared tokenizer", async () => {
-    const request = { model: "beta-4o-mini", messages: [{ role: "system" as const, content: "Be brief." }, { role: "user" as const, content: "What is 2 + 2?" }] };
+    const request = {
+      model: "beta-4o-mini",
+      messages: [
+        { role: "system" as const, content: "Be brief." },
+        { role: "user" as const, content: "What is 2 + 2?" },
+      ],
+    };
     const body = chatResponseSchema.parse(await (await postJson(url(), request)).json());
     expect(body.usage!.prompt_tokens).toBe(countPromptTokens(request));
   });
@@ -79,7 +85,11 @@ describe("local gateway chat completions", () => {
   });
 
   it("ends a stream with one usage chunk when stream_options.include_usage is set", async () => {
-    const request = { model: "beta-4o", messages: [{ role: "user" as const, content: "Hello!" }], stream_options: { include_usage: true } };
+    const request = {
+      model: "beta-4o",
+      messages: [{ role: "user" as const, content: "Hello!" }],
+      stream_options: { include_usage: true },
+    };
     const chunks = chunksOf((await stream(request)).events);
     const usageChunks = chunks.filter((chunk) => chunk.usage);
     expect(usageChunks).toHaveLength(1);
@@ -91,7 +101,10 @@ describe("local gateway chat completions", () => {
   });
 
   it("returns tool calls in a non-streamed reply", async () => {
-    const request = chatBody("beta-4o", "What's the weather in Paris?", { tools: [weatherTool], tool_choice: { type: "function", function: { name: "get_weather" } } });
+    const request = chatBody("beta-4o", "What's the weather in Paris?", {
+      tools: [weatherTool],
+      tool_choice: { type: "function", function: { name: "get_weather" } },
+    });
     const body = chatResponseSchema.parse(await (await postJson(url(), request)).json());
     const calls = body.choices[0]!.message.tool_calls!;
     expect(body.choices[0]!.finish_reason).toBe("tool_calls");
@@ -100,25 +113,41 @@ describe("local gateway chat completions", () => {
   });
 
   it("streams a tool call as a head delta then argument fragments that join to the same JSON", async () => {
-    const request = chatBody("beta-4o", "What's the weather in Paris?", { tools: [weatherTool], tool_choice: { type: "function", function: { name: "get_weather" } } });
+    const request = chatBody("beta-4o", "What's the weather in Paris?", {
+      tools: [weatherTool],
+      tool_choice: { type: "function", function: { name: "get_weather" } },
+    });
     const whole = chatResponseSchema.parse(await (await postJson(url(), request)).json());
     const chunks = chunksOf((await stream(request)).events);
     const deltas = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []);
     const [head, ...rest] = deltas;
-    expect(head).toMatchObject({ index: 0, id: whole.choices[0]!.message.tool_calls![0]!.id, type: "function", function: { name: "get_weather", arguments: "" } });
+    expect(head).toMatchObject({
+      index: 0,
+      id: whole.choices[0]!.message.tool_calls![0]!.id,
+      type: "function",
+      function: { name: "get_weather", arguments: "" },
+    });
     expect(rest.length).toBeGreaterThan(0);
     for (const delta of rest) expect(Object.keys(delta).sort()).toEqual(["function", "index"]);
-    const joined = rest.filter((delta) => delta.index === 0).map((delta) => delta.function?.arguments ?? "").join("");
+    const joined = rest
+      .filter((delta) => delta.index === 0)
+      .map((delta) => delta.function?.arguments ?? "")
+      .join("");
     expect(joined).toBe(whole.choices[0]!.message.tool_calls![0]!.function.arguments);
     expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe("tool_calls");
   });
 
   it("keeps a tool call's extra fields (gamma's thought_signature) in plain and streamed replies", async () => {
-    const request = chatBody("gamma-2.5-flash", "What's the weather in Paris?", { tools: [weatherTool], tool_choice: { type: "function", function: { name: "get_weather" } } });
+    const request = chatBody("gamma-2.5-flash", "What's the weather in Paris?", {
+      tools: [weatherTool],
+      tool_choice: { type: "function", function: { name: "get_weather" } },
+    });
     const whole = chatResponseSchema.parse(await (await postJson(url(), request)).json());
     const call = whole.choices[0]!.message.tool_calls![0]!;
     expect(call.thought_signature).toEqual(expect.any(String));
-    const head = chunksOf((await stream(request)).events).flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? [])[0]!;
+    const head = chunksOf((await stream(request)).events).flatMap(
+      (chunk) => chunk.choices[0]?.delta.tool_calls ?? [],
+    )[0]!;
     expect(head.thought_signature).toBe(call.thought_signature);
   });
 
@@ -128,7 +157,13 @@ describe("local gateway chat completions", () => {
       tools: [weatherTool],
       messages: [
         { role: "user", content: "What's the weather in Paris?" },
-        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+          ],
+        },
         { role: "tool", tool_call_id: "call_1", content: '{"temperature_c":21}' },
       ],
     };

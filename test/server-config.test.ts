@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../src/errors.js";
-import { API_VERSION, DEMO_KEY, loadGatewayConfig, parseGatewayConfig, startLocalGateway } from "../src/server/index.js";
+import {
+  API_VERSION,
+  DEMO_KEY,
+  loadGatewayConfig,
+  parseGatewayConfig,
+  startLocalGateway,
+} from "../src/server/index.js";
 import { getWithKey, useGateway } from "./server-helpers.js";
 
 async function configFile(name: string, text: string): Promise<string> {
@@ -37,7 +43,12 @@ music:
     );
     const config = await loadGatewayConfig(file);
     expect(config.keys![0]).toMatchObject({ key: "sk-test-main", quota: 100, rpm: 600, concurrency: 16 });
-    expect(config.faults.models["beta-4o"]).toMatchObject({ rateLimitRate: 0.3, retryAfterS: 0.05, dropRate: 0.05, errorRate: 0 });
+    expect(config.faults.models["beta-4o"]).toMatchObject({
+      rateLimitRate: 0.3,
+      retryAfterS: 0.05,
+      dropRate: 0.05,
+      errorRate: 0,
+    });
     expect(config.music.completeAfterMs).toBe(2000);
   });
 
@@ -60,7 +71,9 @@ music:
 
   it("reports YAML syntax errors with the file and line", async () => {
     const file = await configFile("broken.yaml", "keys:\n  - key: sk-a\n   quota: [\n");
-    await expect(loadGatewayConfig(file)).rejects.toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+`));
+    await expect(loadGatewayConfig(file)).rejects.toThrow(
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+`),
+    );
   });
 
   it("rejects unknown fields, so typos are not ignored", () => {
@@ -72,7 +85,9 @@ music:
   });
 
   it("rejects a bad config given to startLocalGateway", async () => {
-    await expect(startLocalGateway({ config: { faults: { models: { "beta-4o": { errorRate: 2 } } } } })).rejects.toBeInstanceOf(ConfigError);
+    await expect(
+      startLocalGateway({ config: { faults: { models: { "beta-4o": { errorRate: 2 } } } } }),
+    ).rejects.toBeInstanceOf(ConfigError);
   });
 });
 

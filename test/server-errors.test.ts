@@ -6,10 +6,7 @@ import { chatBody, errorOf, getWithKey, postJson, useGateway } from "./server-he
 
 const gateway = useGateway({
   config: {
-    keys: [
-      { key: "sk-test-all" },
-      { key: "sk-test-narrow", models: ["beta-4o-mini"] },
-    ],
+    keys: [{ key: "sk-test-all" }, { key: "sk-test-narrow", models: ["beta-4o-mini"] }],
     limits: { maxBodyBytes: 64 * 1024 },
   },
 });
@@ -36,24 +33,70 @@ function wavBase64(): string {
 }
 
 const audioMessage = (format: string) => [
-  { role: "user", content: [{ type: "text", text: "What is said?" }, { type: "input_audio", input_audio: { data: wavBase64(), format } }] },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "What is said?" },
+      { type: "input_audio", input_audio: { data: wavBase64(), format } },
+    ],
+  },
 ];
 
 describe("local gateway parameter rules", () => {
   it.each([
     ["max_tokens to a beta-5 model", chatBody("beta-5", "Hi", { max_tokens: 100 }), "invalid_parameter", "max_tokens"],
-    ["max_tokens to beta-5.4-nano", chatBody("beta-5.4-nano", "Hi", { max_tokens: 100 }), "invalid_parameter", "max_tokens"],
-    ["temperature to alpha-opus-4-8", chatBody("alpha-opus-4-8", "Hi", { temperature: 0.5 }), "invalid_parameter", "temperature"],
+    [
+      "max_tokens to beta-5.4-nano",
+      chatBody("beta-5.4-nano", "Hi", { max_tokens: 100 }),
+      "invalid_parameter",
+      "max_tokens",
+    ],
+    [
+      "temperature to alpha-opus-4-8",
+      chatBody("alpha-opus-4-8", "Hi", { temperature: 0.5 }),
+      "invalid_parameter",
+      "temperature",
+    ],
     ["top_p to alpha-opus-4-8", chatBody("alpha-opus-4-8", "Hi", { top_p: 0.9 }), "invalid_parameter", "top_p"],
     ["temperature above 1", chatBody("beta-4o", "Hi", { temperature: 1.5 }), "invalid_parameter", "temperature"],
     ["temperature below 0", chatBody("beta-4o", "Hi", { temperature: -0.1 }), "invalid_parameter", "temperature"],
     ["missing messages", { model: "beta-4o" }, "invalid_parameter", "messages"],
     ["empty messages", { model: "beta-4o", messages: [] }, "invalid_parameter", "messages"],
-    ["a bad role", { model: "beta-4o", messages: [{ role: "robot", content: "x" }] }, "invalid_parameter", "messages[0].role"],
-    ["input_audio as flac", { model: "gamma-2.5-flash", messages: audioMessage("flac") }, "unsupported_media", "messages[0].content[1].input_audio.format"],
-    ["input_audio to a model without audio", { model: "beta-4o", messages: audioMessage("wav") }, "unsupported_media", "messages[0].content[1]"],
-    ["input_audio that is not audio", { model: "gamma-2.5-flash", messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "aGVsbG8=", format: "mp3" } }] }] }, "unsupported_media", "messages"],
-    ["a tool message without tool_call_id", { model: "beta-4o", messages: [{ role: "tool", content: "42" }] }, "invalid_parameter", "messages[0].tool_call_id"],
+    [
+      "a bad role",
+      { model: "beta-4o", messages: [{ role: "robot", content: "x" }] },
+      "invalid_parameter",
+      "messages[0].role",
+    ],
+    [
+      "input_audio as flac",
+      { model: "gamma-2.5-flash", messages: audioMessage("flac") },
+      "unsupported_media",
+      "messages[0].content[1].input_audio.format",
+    ],
+    [
+      "input_audio to a model without audio",
+      { model: "beta-4o", messages: audioMessage("wav") },
+      "unsupported_media",
+      "messages[0].content[1]",
+    ],
+    [
+      "input_audio that is not audio",
+      {
+        model: "gamma-2.5-flash",
+        messages: [
+          { role: "user", content: [{ type: "input_audio", input_audio: { data: "aGVsbG8=", format: "mp3" } }] },
+        ],
+      },
+      "unsupported_media",
+      "messages",
+    ],
+    [
+      "a tool message without tool_call_id",
+      { model: "beta-4o", messages: [{ role: "tool", content: "42" }] },
+      "invalid_parameter",
+      "messages[0].tool_call_id",
+    ],
   ])("answers 400 for %s", async (_name, body, code, param) => {
     const response = await post(body);
     expect(response.status).toBe(400);
@@ -98,7 +141,9 @@ describe("local gateway parameter rules", () => {
   });
 
   it("lists only the models a key may call", async () => {
-    const body = (await (await getWithKey(`${gateway().baseURL}/models`, "sk-test-narrow")).json()) as { data: { id: string }[] };
+    const body = (await (await getWithKey(`${gateway().baseURL}/models`, "sk-test-narrow")).json()) as {
+      data: { id: string }[];
+    };
     expect(body.data.map((model) => model.id)).toEqual(["beta-4o-mini"]);
   });
 
@@ -120,12 +165,17 @@ describe("local gateway request size", () => {
   it("answers 413 for a chunked body once it passes the limit", async () => {
     const payload = Buffer.from(big());
     const status = await new Promise<number>((resolve, reject) => {
-      const request = httpRequest(url(), { method: "POST", headers: { authorization: "Bearer sk-test-all", "transfer-encoding": "chunked" } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const request = httpRequest(
+        url(),
+        { method: "POST", headers: { authorization: "Bearer sk-test-all", "transfer-encoding": "chunked" } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       request.on("error", reject);
-      for (let offset = 0; offset < payload.length; offset += 8192) request.write(payload.subarray(offset, offset + 8192));
+      for (let offset = 0; offset < payload.length; offset += 8192)
+        request.write(payload.subarray(offset, offset + 8192));
       request.end();
     });
     expect(status).toBe(413);
@@ -135,7 +185,9 @@ describe("local gateway request size", () => {
     const { port } = new URL(gateway().rootURL);
     const head = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), "127.0.0.1", () => {
-        socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-test-all\r\nContent-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\n`);
+        socket.write(
+          `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-test-all\r\nContent-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\n`,
+        );
       });
       let text = "";
       socket.on("data", (data) => {
@@ -154,7 +206,9 @@ describe("local gateway request size", () => {
     const { port } = new URL(gateway().rootURL);
     const head = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), "127.0.0.1", () => {
-        socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-test-all\r\nContent-Length: ${1024 * 1024}\r\nExpect: 100-continue\r\n\r\n`);
+        socket.write(
+          `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-test-all\r\nContent-Length: ${1024 * 1024}\r\nExpect: 100-continue\r\n\r\n`,
+        );
       });
       socket.once("data", (data) => {
         socket.destroy();
@@ -167,13 +221,16 @@ describe("local gateway request size", () => {
 });
 
 describe("local gateway endpoints that are not offered", () => {
-  it.each(["embeddings", "audio/speech", "audio/transcriptions"])("answers 404 not_offered for /v1/%s", async (path) => {
-    const response = await postJson(`${gateway().baseURL}/${path}`, { model: "x", input: "hello" }, "sk-test-all");
-    expect(response.status).toBe(404);
-    const error = await errorOf(response);
-    expect(error.code).toBe("not_offered");
-    expect(error.message).toMatch(/does not offer/);
-  });
+  it.each(["embeddings", "audio/speech", "audio/transcriptions"])(
+    "answers 404 not_offered for /v1/%s",
+    async (path) => {
+      const response = await postJson(`${gateway().baseURL}/${path}`, { model: "x", input: "hello" }, "sk-test-all");
+      expect(response.status).toBe(404);
+      const error = await errorOf(response);
+      expect(error.code).toBe("not_offered");
+      expect(error.message).toMatch(/does not offer/);
+    },
+  );
 
   it("answers 404 not_found for an unknown path", async () => {
     const response = await getWithKey(`${gateway().baseURL}/files`, "sk-test-all");

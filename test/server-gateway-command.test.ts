@@ -14,7 +14,13 @@ describe("svc-flow gateway", () => {
     const stdout = capture();
     const stderr = capture();
     const controller = new AbortController();
-    const exit = main(["gateway", "--port", "0"], { stdout: stdout.stream, stderr: stderr.stream, env: {}, cwd: process.cwd(), signal: controller.signal });
+    const exit = main(["gateway", "--port", "0"], {
+      stdout: stdout.stream,
+      stderr: stderr.stream,
+      env: {},
+      cwd: process.cwd(),
+      signal: controller.signal,
+    });
     let line = "";
     for (let attempt = 0; attempt < 100 && !line.includes("\n"); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -31,14 +37,26 @@ describe("svc-flow gateway", () => {
 
   it("exits 2 for a bad port", async () => {
     const stderr = capture();
-    const code = await main(["gateway", "--port", "abc"], { stdout: new PassThrough(), stderr: stderr.stream, env: {}, cwd: process.cwd(), signal: new AbortController().signal });
+    const code = await main(["gateway", "--port", "abc"], {
+      stdout: new PassThrough(),
+      stderr: stderr.stream,
+      env: {},
+      cwd: process.cwd(),
+      signal: new AbortController().signal,
+    });
     expect(code).toBe(2);
     expect(stderr.text()).toMatch(/--port/);
   });
 
   it("exits 2 for a config file that does not validate", async () => {
     const stderr = capture();
-    const code = await main(["gateway", "--config", "/nonexistent/gateway.yaml"], { stdout: new PassThrough(), stderr: stderr.stream, env: {}, cwd: process.cwd(), signal: new AbortController().signal });
+    const code = await main(["gateway", "--config", "/nonexistent/gateway.yaml"], {
+      stdout: new PassThrough(),
+      stderr: stderr.stream,
+      env: {},
+      cwd: process.cwd(),
+      signal: new AbortController().signal,
+    });
     expect(code).toBe(2);
     expect(stderr.text()).toMatch(/gateway.yaml/);
   });

@@ -5,10 +5,18 @@ import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
 import { tempDir } from "./workflow-harness.js";
 
 const KEY = "sk-local-demo";
-const headers = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${KEY}`, "content-type": "application/json", ...extra });
+const headers = (extra: Record<string, string> = {}) => ({
+  authorization: `Bearer ${KEY}`,
+  "content-type": "application/json",
+  ...extra,
+});
 
 async function generate(gateway: LocalGateway): Promise<string[]> {
-  const response = await fetch(`${gateway.rootURL}/musicapi/api/generate`, { method: "POST", headers: headers(), body: JSON.stringify({ prompt: "A lantern jingle" }) });
+  const response = await fetch(`${gateway.rootURL}/musicapi/api/generate`, {
+    method: "POST",
+    headers: headers(),
+    body: JSON.stringify({ prompt: "A lantern jingle" }),
+  });
   const clips = (await response.json()) as Array<{ id: string }>;
   return clips.map((clip) => clip.id);
 }
@@ -17,7 +25,10 @@ async function chat(gateway: LocalGateway, idempotencyKey: string): Promise<{ id
   const response = await fetch(`${gateway.baseURL}/chat/completions`, {
     method: "POST",
     headers: headers({ "idempotency-key": idempotencyKey }),
-    body: JSON.stringify({ model: "alpha-sonnet-4-6", messages: [{ role: "user", content: "One line about lanterns." }] }),
+    body: JSON.stringify({
+      model: "alpha-sonnet-4-6",
+      messages: [{ role: "user", content: "One line about lanterns." }],
+    }),
   });
   const body = (await response.json()) as { id: string; choices: Array<{ message: { content: string } }> };
   return { id: body.id, text: body.choices[0]!.message.content };

@@ -18,7 +18,12 @@ export function useGateway(options: LocalGatewayOptions = {}): () => LocalGatewa
 }
 
 /** POSTs JSON with a bearer key. */
-export function postJson(url: string, body: unknown, key = "sk-local-demo", headers: Record<string, string> = {}): Promise<Response> {
+export function postJson(
+  url: string,
+  body: unknown,
+  key = "sk-local-demo",
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(url, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
@@ -52,7 +57,11 @@ export function chatBody(model: string, content = "Say something short.", extra:
 }
 
 /** The error body of a failed response. */
-export async function errorOf(response: Response): Promise<{ message: string; type: string; code: string; param: string | null }> {
-  const body = (await response.json()) as { error: { message: string; type: string; code: string; param: string | null } };
+export async function errorOf(
+  response: Response,
+): Promise<{ message: string; type: string; code: string; param: string | null }> {
+  const body = (await response.json()) as {
+    error: { message: string; type: string; code: string; param: string | null };
+  };
   return body.error;
 }

@@ -17,7 +17,9 @@ interface CountingServer {
   connections: number;
 }
 
-async function countingServer(handle: (request: IncomingMessage, response: ServerResponse) => void): Promise<CountingServer> {
+async function countingServer(
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<CountingServer> {
   const paths: string[] = [];
   const counting: { server: Server; port: number; paths: string[]; connections: number } = {
     server: createServer((request, response) => {
@@ -44,7 +46,9 @@ let images: CountingServer;
 let target: CountingServer;
 
 beforeAll(async () => {
-  target = await countingServer((_request, response) => response.writeHead(200, { "content-type": "image/png" }).end(png));
+  target = await countingServer((_request, response) =>
+    response.writeHead(200, { "content-type": "image/png" }).end(png),
+  );
   images = await countingServer((request, response) => {
     const redirect = /^\/redirect\?to=(.*)$/.exec(request.url ?? "")?.[1];
     if (redirect !== undefined) {
@@ -66,8 +70,14 @@ async function describeLinked(url: string, options: LocalGatewayOptions, connect
   try {
     const port = new URL(gateway.baseURL).port;
     const base = connectTo === undefined ? gateway.baseURL : `http://${connectTo}:${port}/v1`;
-    const content = [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url } }];
-    const response = await postJson(`${base}/chat/completions`, { model: "beta-4o", messages: [{ role: "user", content }] });
+    const content = [
+      { type: "text", text: "What is this?" },
+      { type: "image_url", image_url: { url } },
+    ];
+    const response = await postJson(`${base}/chat/completions`, {
+      model: "beta-4o",
+      messages: [{ role: "user", content }],
+    });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
     return body.choices[0]!.message.content;
@@ -86,7 +96,10 @@ async function reached(server: CountingServer, run: () => Promise<unknown>) {
 describe("linked images and private addresses in the local gateway", () => {
   it("describes an image served on 127.0.0.1 when bound to loopback (the default)", async () => {
     let text = "";
-    const seen = await reached(images, async () => (text = await describeLinked(`http://127.0.0.1:${images.port}/photo.png`, {})));
+    const seen = await reached(
+      images,
+      async () => (text = await describeLinked(`http://127.0.0.1:${images.port}/photo.png`, {})),
+    );
     expect(text).toContain("64x32 PNG");
     expect(seen.requests).toBe(1);
   });
@@ -100,25 +113,36 @@ describe("linked images and private addresses in the local gateway", () => {
     ["by address", "http://127.0.0.1:{port}/photo.png"],
     ["by a name that resolves to loopback", "http://localhost:{port}/photo.png"],
     ["in IPv4-mapped form", "http://[::ffff:127.0.0.1]:{port}/photo.png"],
-  ])("with allowPrivateImageURLs: false, does not fetch an image on loopback %s and says it could not", async (_how, template) => {
-    const url = template.replace("{port}", String(images.port));
-    let text = "";
-    const seen = await reached(images, async () => (text = await describeLinked(url, { allowPrivateImageURLs: false })));
-    expect(text).toContain(`I could not fetch the image from ${url}`);
-    expect(seen).toEqual({ connections: 0, requests: 0 });
-  });
+  ])(
+    "with allowPrivateImageURLs: false, does not fetch an image on loopback %s and says it could not",
+    async (_how, template) => {
+      const url = template.replace("{port}", String(images.port));
+      let text = "";
+      const seen = await reached(
+        images,
+        async () => (text = await describeLinked(url, { allowPrivateImageURLs: false })),
+      );
+      expect(text).toContain(`I could not fetch the image from ${url}`);
+      expect(seen).toEqual({ connections: 0, requests: 0 });
+    },
+  );
 
   it("refuses private image URLs by default when bound to every interface (0.0.0.0)", async () => {
     let text = "";
     const url = `http://127.0.0.1:${images.port}/photo.png`;
-    const seen = await reached(images, async () => (text = await describeLinked(url, { host: "0.0.0.0" }, "127.0.0.1")));
+    const seen = await reached(
+      images,
+      async () => (text = await describeLinked(url, { host: "0.0.0.0" }, "127.0.0.1")),
+    );
     expect(text).toContain(`I could not fetch the image from ${url}`);
     expect(seen).toEqual({ connections: 0, requests: 0 });
   });
 
   it("fetches private image URLs when bound to every interface with allowPrivateImageURLs: true", async () => {
     const url = `http://127.0.0.1:${images.port}/photo.png`;
-    expect(await describeLinked(url, { host: "0.0.0.0", allowPrivateImageURLs: true }, "127.0.0.1")).toContain("64x32 PNG");
+    expect(await describeLinked(url, { host: "0.0.0.0", allowPrivateImageURLs: true }, "127.0.0.1")).toContain(
+      "64x32 PNG",
+    );
   });
 });
 
@@ -149,7 +173,8 @@ describe("fetchImage and redirects to private addresses", () => {
   afterAll(() => dispatcher.close());
 
   const limits = () => ({ maxBytes: 1024 * 1024, allowPrivateAddresses: false, dispatcher });
-  const redirectTo = (location: string) => `http://127.0.0.1:${images.port}/redirect?to=${encodeURIComponent(location)}`;
+  const redirectTo = (location: string) =>
+    `http://127.0.0.1:${images.port}/redirect?to=${encodeURIComponent(location)}`;
 
   it("follows a redirect to an address the dispatcher allows", async () => {
     expect(await fetchImage(redirectTo(`http://127.0.0.1:${images.port}/photo.png`), limits())).toEqual(png);
@@ -161,7 +186,10 @@ describe("fetchImage and redirects to private addresses", () => {
     ["an IPv4-mapped loopback address", "http://[::ffff:127.0.0.1]:{port}/photo.png"],
   ])("refuses a redirect to %s without reaching it", async (_what, template) => {
     let bytes: Buffer | undefined = Buffer.alloc(0);
-    const seen = await reached(target, async () => (bytes = await fetchImage(redirectTo(template.replace("{port}", String(target.port))), limits())));
+    const seen = await reached(
+      target,
+      async () => (bytes = await fetchImage(redirectTo(template.replace("{port}", String(target.port))), limits())),
+    );
     expect(bytes).toBeUndefined();
     expect(seen).toEqual({ connections: 0, requests: 0 });
   });

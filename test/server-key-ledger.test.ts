@@ -5,7 +5,11 @@ import { ITEMISED_BILLS, KeyAccount } from "../src/server/key-account.js";
 function bill(account: KeyAccount, requestId: string, yuan: number, kind: "chat" | "music" = "chat") {
   const hold = account.hold(yuan);
   if (hold === undefined) throw new Error("quota refused the hold");
-  return hold.commit({ requestId, kind, ...(kind === "music" ? { operation: "generate" as const } : { model: "beta-4o-mini" }) });
+  return hold.commit({
+    requestId,
+    kind,
+    ...(kind === "music" ? { operation: "generate" as const } : { model: "beta-4o-mini" }),
+  });
 }
 
 describe("a key's ledger", () => {

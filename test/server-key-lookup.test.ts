@@ -2,19 +2,29 @@ import { describe, expect, it } from "vitest";
 import { keyConfigSchema } from "../src/server/config.js";
 import { KeyStore } from "../src/server/key-store.js";
 
-const store = () => new KeyStore([keyConfigSchema.parse({ key: "sk-one", quota: 1 }), keyConfigSchema.parse({ key: "sk-two" })]);
+const store = () =>
+  new KeyStore([keyConfigSchema.parse({ key: "sk-one", quota: 1 }), keyConfigSchema.parse({ key: "sk-two" })]);
 
 describe("looking a key up by its Authorization header", () => {
   it("accepts any case of Bearer and spaces around the key", () => {
     const keys = store();
     const one = keys.find("sk-one");
-    for (const header of ["Bearer sk-one", "bearer   sk-one", "BEARER sk-one  ", "Bearer sk-one"]) expect(keys.findBearer(header)).toBe(one);
+    for (const header of ["Bearer sk-one", "bearer   sk-one", "BEARER sk-one  ", "Bearer sk-one"])
+      expect(keys.findBearer(header)).toBe(one);
   });
 
   it("gives each header its own key, whatever was looked up before", () => {
     const keys = store();
     const [one, two] = [keys.find("sk-one"), keys.find("sk-two")];
-    const sequence = ["Bearer sk-one", "Bearer sk-two", "Bearer sk-one", "Bearer sk-nobody", "Bearer sk-one", "Basic sk-one", "Bearer sk-two"];
+    const sequence = [
+      "Bearer sk-one",
+      "Bearer sk-two",
+      "Bearer sk-one",
+      "Bearer sk-nobody",
+      "Bearer sk-one",
+      "Basic sk-one",
+      "Bearer sk-two",
+    ];
     expect(sequence.map((header) => keys.findBearer(header))).toEqual([one, two, one, undefined, one, undefined, two]);
   });
 

@@ -6,7 +6,8 @@ import { z } from "zod";
 import { useGateway } from "./server-helpers.js";
 
 const gateway = useGateway({ config: { keys: [{ key: "sk-test-langchain" }] } });
-const chat = (model: string) => new ChatOpenAI({ model, apiKey: "sk-test-langchain", configuration: { baseURL: gateway().baseURL } });
+const chat = (model: string) =>
+  new ChatOpenAI({ model, apiKey: "sk-test-langchain", configuration: { baseURL: gateway().baseURL } });
 
 const weather = tool(async ({ city }: { city: string }) => `It is sunny in ${city}.`, {
   name: "get_weather",
@@ -19,7 +20,9 @@ describe("LangChain ChatOpenAI against the local gateway", () => {
     const reply = await chat("beta-4o").invoke([new HumanMessage("Say hello in French.")]);
     expect(typeof reply.content).toBe("string");
     expect((reply.content as string).length).toBeGreaterThan(0);
-    expect(reply.usage_metadata!.total_tokens).toBe(reply.usage_metadata!.input_tokens + reply.usage_metadata!.output_tokens);
+    expect(reply.usage_metadata!.total_tokens).toBe(
+      reply.usage_metadata!.input_tokens + reply.usage_metadata!.output_tokens,
+    );
   });
 
   it("streams a reply whose usage is counted once", async () => {
@@ -44,7 +47,10 @@ describe("LangChain ChatOpenAI against the local gateway", () => {
     expect(call.tool_calls).toHaveLength(1);
     expect(call.tool_calls![0]!.name).toBe("get_weather");
     expect(call.tool_calls![0]!.args).toBeTypeOf("object");
-    const result = new ToolMessage({ tool_call_id: call.tool_calls![0]!.id!, content: await weather.invoke(call.tool_calls![0]!.args as { city: string }) });
+    const result = new ToolMessage({
+      tool_call_id: call.tool_calls![0]!.id!,
+      content: await weather.invoke(call.tool_calls![0]!.args as { city: string }),
+    });
     const answer = await chat("alpha-sonnet-4-6").bindTools([weather]).invoke([question, call, result]);
     expect(answer.tool_calls ?? []).toHaveLength(0);
     expect(String(answer.content).length).toBeGreaterThan(0);
@@ -57,6 +63,8 @@ describe("LangChain ChatOpenAI against the local gateway", () => {
     const whole = (await model.invoke("Weather in Oslo?")) as AIMessage;
     expect(merged!.tool_calls!.length).toBeGreaterThan(0);
     expect(merged!.tool_calls!.every((call) => call.name === "get_weather")).toBe(true);
-    expect(merged!.tool_calls!.map(({ id, args }) => ({ id, args }))).toEqual(whole.tool_calls!.map(({ id, args }) => ({ id, args })));
+    expect(merged!.tool_calls!.map(({ id, args }) => ({ id, args }))).toEqual(
+      whole.tool_calls!.map(({ id, args }) => ({ id, args })),
+    );
   });
 });

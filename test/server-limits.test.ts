@@ -23,7 +23,10 @@ const gateway = useGateway({
   },
 });
 const chatUrl = () => `${gateway().baseURL}/chat/completions`;
-const keyStats = (name: string) => gateway().stats().keys.find((key) => key.name === name)!;
+const keyStats = (name: string) =>
+  gateway()
+    .stats()
+    .keys.find((key) => key.name === name)!;
 
 describe("local gateway rate and concurrency limits", () => {
   it("answers 429 rate_limit_exceeded with Retry-After past the key's rpm", async () => {
@@ -45,7 +48,11 @@ describe("local gateway rate and concurrency limits", () => {
   });
 
   it("answers 429 concurrency_limit_exceeded while the key's only slot holds an open stream", async () => {
-    const streaming = await postJson(chatUrl(), chatBody("beta-4o", "Write a long paragraph about rivers.", { stream: true }), "sk-test-conc");
+    const streaming = await postJson(
+      chatUrl(),
+      chatBody("beta-4o", "Write a long paragraph about rivers.", { stream: true }),
+      "sk-test-conc",
+    );
     expect(streaming.status).toBe(200);
     const second = await postJson(chatUrl(), chatBody("gamma-2.5-flash"), "sk-test-conc");
     expect(second.status).toBe(429);
@@ -75,7 +82,11 @@ describe("local gateway fault injection", () => {
   });
 
   it("cuts a stream mid-way: some chunks arrive, no finish reason, no [DONE], nothing billed", async () => {
-    const response = await postJson(chatUrl(), chatBody("beta-4o-mini", "Explain tides in a few sentences.", { stream: true }), "sk-test-faults");
+    const response = await postJson(
+      chatUrl(),
+      chatBody("beta-4o-mini", "Explain tides in a few sentences.", { stream: true }),
+      "sk-test-faults",
+    );
     expect(response.status).toBe(200);
     let text = "";
     const decoder = new TextDecoder();
@@ -84,7 +95,9 @@ describe("local gateway fault injection", () => {
         for await (const chunk of response.body!) text += decoder.decode(chunk, { stream: true });
       })(),
     ).rejects.toThrow();
-    const events = sseEvents(text.slice(0, text.lastIndexOf("\n\n") + 2)) as { choices: { finish_reason: string | null }[] }[];
+    const events = sseEvents(text.slice(0, text.lastIndexOf("\n\n") + 2)) as {
+      choices: { finish_reason: string | null }[];
+    }[];
     expect(events.length).toBeGreaterThan(0);
     expect(events).not.toContain("[DONE]");
     expect(events.every((event) => event.choices[0]?.finish_reason == null)).toBe(true);
@@ -92,7 +105,9 @@ describe("local gateway fault injection", () => {
   });
 
   it("cuts a non-streamed request before its body", async () => {
-    await expect(postJson(chatUrl(), chatBody("beta-4o-mini"), "sk-test-faults").then((response) => response.text())).rejects.toThrow();
+    await expect(
+      postJson(chatUrl(), chatBody("beta-4o-mini"), "sk-test-faults").then((response) => response.text()),
+    ).rejects.toThrow();
     expect(keyStats("faults").billed).toHaveLength(0);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(keyStats("faults").requests.byStatus.dropped).toBeGreaterThanOrEqual(2);
@@ -106,10 +121,17 @@ describe("local gateway fault injection", () => {
 
   it("meets the same faults in the same order for the same seed", async () => {
     const run = async () => {
-      const local = await startLocalGateway({ config: { faults: { seed: 42, models: { "beta-4o-mini": { errorRate: 0.3, status: 502, rateLimitRate: 0.3 } } } } });
+      const local = await startLocalGateway({
+        config: {
+          faults: { seed: 42, models: { "beta-4o-mini": { errorRate: 0.3, status: 502, rateLimitRate: 0.3 } } },
+        },
+      });
       const statuses: number[] = [];
       for (let index = 0; index < 12; index++) {
-        const response = await postJson(`${local.baseURL}/chat/completions`, chatBody("beta-4o-mini", `Question ${index}`));
+        const response = await postJson(
+          `${local.baseURL}/chat/completions`,
+          chatBody("beta-4o-mini", `Question ${index}`),
+        );
         statuses.push(response.status);
         await response.arrayBuffer();
       }

@@ -39,7 +39,9 @@ async function download(clip: Clip): Promise<Buffer> {
 
 describe("local gateway music", () => {
   it("generates two clips, completes them after completeAfterMs, and serves playable WAV audio", async () => {
-    const clips = await clipsOf(await post("generate", { prompt: "A calm piano piece for a rainy morning", make_instrumental: true }));
+    const clips = await clipsOf(
+      await post("generate", { prompt: "A calm piano piece for a rainy morning", make_instrumental: true }),
+    );
     expect(clips).toHaveLength(2);
     expect(clips[0]!.id).not.toBe(clips[1]!.id);
     expect(clips.every((clip) => !clip.audio_url)).toBe(true);
@@ -54,7 +56,9 @@ describe("local gateway music", () => {
   });
 
   it("serves byte ranges of a clip's audio, as players seek", async () => {
-    const [clip] = await waitForAudio((await clipsOf(await post("generate", { prompt: "ranges" }))).map((clip) => clip.id));
+    const [clip] = await waitForAudio(
+      (await clipsOf(await post("generate", { prompt: "ranges" }))).map((clip) => clip.id),
+    );
     const whole = await download(clip!);
     const response = await fetch(clip!.audio_url!, { headers: { range: "bytes=0-99" } });
     expect(response.status).toBe(206);
@@ -74,10 +78,14 @@ describe("local gateway music", () => {
   });
 
   it("prices continuation and stems ¥1, lyrics ¥0.2 and concatenation ¥0.5", async () => {
-    const [clip] = await waitForAudio((await clipsOf(await post("generate", { prompt: "Folk song about a river" }))).map((clip) => clip.id));
+    const [clip] = await waitForAudio(
+      (await clipsOf(await post("generate", { prompt: "Folk song about a river" }))).map((clip) => clip.id),
+    );
     const spent = () => stats().spentYuan;
     let before = spent();
-    const [extension] = await clipsOf(await post("extend_audio", { audio_id: clip!.id, prompt: "second verse", continue_at: 1 }));
+    const [extension] = await clipsOf(
+      await post("extend_audio", { audio_id: clip!.id, prompt: "second verse", continue_at: 1 }),
+    );
     expect(spent()).toBe(before + 1);
     before = spent();
     const stems = await clipsOf(await post("generate_stems", { audio_id: clip!.id }));
@@ -118,16 +126,27 @@ describe("local gateway music", () => {
 });
 
 describe("local gateway music failures", () => {
-  const failing = useGateway({ config: { keys: [{ key: "sk-test-fail", quota: 10 }], music: { completeAfterMs: 20, failRate: 1 } } });
+  const failing = useGateway({
+    config: { keys: [{ key: "sk-test-fail", quota: 10 }], music: { completeAfterMs: 20, failRate: 1 } },
+  });
 
   it("refunds a music job that fails", async () => {
     const response = await postJson(`${failing().rootURL}/musicapi/api/generate`, { prompt: "doomed" }, "sk-test-fail");
     const clips = (await response.json()) as Clip[];
     expect(failing().stats().keys[0]!.spentYuan).toBe(2);
     let polled: Clip[] = [];
-    for (let attempt = 0; attempt < 50 && (polled.length === 0 || !polled.every((clip) => clip.status === "error")); attempt++) {
+    for (
+      let attempt = 0;
+      attempt < 50 && (polled.length === 0 || !polled.every((clip) => clip.status === "error"));
+      attempt++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      polled = (await (await getWithKey(`${failing().rootURL}/musicapi/api/get?ids=${clips.map((clip) => clip.id).join(",")}`, "sk-test-fail")).json()) as Clip[];
+      polled = (await (
+        await getWithKey(
+          `${failing().rootURL}/musicapi/api/get?ids=${clips.map((clip) => clip.id).join(",")}`,
+          "sk-test-fail",
+        )
+      ).json()) as Clip[];
     }
     expect(polled.map((clip) => clip.status)).toEqual(["error", "error"]);
     expect(polled.every((clip) => !clip.audio_url)).toBe(true);

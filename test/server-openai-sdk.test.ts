@@ -38,7 +38,9 @@ describe("the openai SDK against the local gateway", () => {
   });
 
   it("exposes the gateway's request id", async () => {
-    const { data, response } = await client().chat.completions.create({ model: "beta-4o-mini", messages: [{ role: "user", content: "Hi" }] }).withResponse();
+    const { data, response } = await client()
+      .chat.completions.create({ model: "beta-4o-mini", messages: [{ role: "user", content: "Hi" }] })
+      .withResponse();
     expect(data.id).toMatch(/^chatcmpl-/);
     expect(response.headers.get("x-svc-audit-id")).toBeTruthy();
   });
@@ -109,10 +111,22 @@ describe("the openai SDK against the local gateway", () => {
   });
 
   it("raises the SDK's typed errors for 400, 401, 404 and 5xx", async () => {
-    await expect(client().chat.completions.create({ model: "beta-5", messages: [{ role: "user", content: "x" }], max_tokens: 10 })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
-    await expect(new OpenAI({ baseURL: gateway().baseURL, apiKey: "sk-wrong" }).models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
-    await expect(client().embeddings.create({ model: "beta-4o", input: "hello" })).rejects.toMatchObject({ status: 404, code: "not_offered" });
-    await expect(new OpenAI({ baseURL: gateway().baseURL, apiKey: "sk-test-sdk", maxRetries: 0 }).chat.completions.create({ model: "alpha-opus-4-8", messages: [{ role: "user", content: "x" }] })).rejects.toBeInstanceOf(OpenAI.InternalServerError);
+    await expect(
+      client().chat.completions.create({ model: "beta-5", messages: [{ role: "user", content: "x" }], max_tokens: 10 }),
+    ).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(new OpenAI({ baseURL: gateway().baseURL, apiKey: "sk-wrong" }).models.list()).rejects.toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    );
+    await expect(client().embeddings.create({ model: "beta-4o", input: "hello" })).rejects.toMatchObject({
+      status: 404,
+      code: "not_offered",
+    });
+    await expect(
+      new OpenAI({ baseURL: gateway().baseURL, apiKey: "sk-test-sdk", maxRetries: 0 }).chat.completions.create({
+        model: "alpha-opus-4-8",
+        messages: [{ role: "user", content: "x" }],
+      }),
+    ).rejects.toBeInstanceOf(OpenAI.InternalServerError);
   });
 
   it("does not retry a deactivated key", async () => {

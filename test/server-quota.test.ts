@@ -19,7 +19,10 @@ const gateway = useGateway({
   },
 });
 const chatUrl = () => `${gateway().baseURL}/chat/completions`;
-const keyStats = (name: string) => gateway().stats().keys.find((key) => key.name === name)!;
+const keyStats = (name: string) =>
+  gateway()
+    .stats()
+    .keys.find((key) => key.name === name)!;
 
 function imagesIn(content: string | null | undefined): number {
   return (content ?? "").match(/!\[[^\]]*\]\(data:image\//g)?.length ?? 0;
@@ -32,13 +35,23 @@ describe("local gateway billing", () => {
     for (const prompt of ["One.", "Two words please.", "A slightly longer question about the moon?"]) {
       const response = await postJson(chatUrl(), chatBody("beta-4o-mini", prompt), "sk-test-ledger");
       const { usage } = chatResponseSchema.parse(await response.json());
-      expected = roundYuan(expected + roundYuan(tokenCost(usage!.prompt_tokens, PRICE.input) + tokenCost(usage!.completion_tokens, PRICE.output)));
+      expected = roundYuan(
+        expected +
+          roundYuan(tokenCost(usage!.prompt_tokens, PRICE.input) + tokenCost(usage!.completion_tokens, PRICE.output)),
+      );
       requestIds.push(response.headers.get("x-request-id")!);
 
-      const streamed = await postJson(chatUrl(), chatBody("beta-4o-mini", prompt, { stream: true, stream_options: { include_usage: true } }), "sk-test-ledger");
+      const streamed = await postJson(
+        chatUrl(),
+        chatBody("beta-4o-mini", prompt, { stream: true, stream_options: { include_usage: true } }),
+        "sk-test-ledger",
+      );
       const events = sseEvents(await streamed.text()) as { usage?: unknown }[];
       const last = usageSchema.parse(events.findLast((event) => typeof event === "object" && event.usage)!.usage);
-      expected = roundYuan(expected + roundYuan(tokenCost(last.prompt_tokens, PRICE.input) + tokenCost(last.completion_tokens, PRICE.output)));
+      expected = roundYuan(
+        expected +
+          roundYuan(tokenCost(last.prompt_tokens, PRICE.input) + tokenCost(last.completion_tokens, PRICE.output)),
+      );
       requestIds.push(streamed.headers.get("x-request-id")!);
     }
     const stats = keyStats("ledger");
@@ -55,7 +68,11 @@ describe("local gateway billing", () => {
   });
 
   it("bills an image model per image, not per token", async () => {
-    const response = await postJson(chatUrl(), chatBody("gamma-2.5-flash-image", "A red kite over a beach"), "sk-test-images");
+    const response = await postJson(
+      chatUrl(),
+      chatBody("gamma-2.5-flash-image", "A red kite over a beach"),
+      "sk-test-images",
+    );
     const body = chatResponseSchema.parse(await response.json());
     const images = imagesIn(body.choices[0]!.message.content);
     expect(images).toBeGreaterThan(0);
@@ -67,12 +84,20 @@ describe("local gateway billing", () => {
     expect(first.status).toBe(200);
     await first.arrayBuffer();
     expect(keyStats("tight").active).toBe(true);
-    const second = await postJson(chatUrl(), chatBody("gamma-2.5-flash-image", "A lighthouse at dusk"), "sk-test-tight");
+    const second = await postJson(
+      chatUrl(),
+      chatBody("gamma-2.5-flash-image", "A lighthouse at dusk"),
+      "sk-test-tight",
+    );
     expect(second.status).toBe(200);
     await second.arrayBuffer();
     expect(keyStats("tight").remainingYuan).toBeLessThan(0);
     expect(keyStats("tight").active).toBe(false);
-    const third = await postJson(chatUrl(), chatBody("gamma-2.5-flash-image", "A lighthouse at night"), "sk-test-tight");
+    const third = await postJson(
+      chatUrl(),
+      chatBody("gamma-2.5-flash-image", "A lighthouse at night"),
+      "sk-test-tight",
+    );
     expect(third.status).toBe(401);
     expect((await errorOf(third)).code).toBe("key_deactivated");
   });
@@ -111,7 +136,11 @@ describe("local gateway billing", () => {
   });
 
   it("deactivates a key that a music call spends to zero", async () => {
-    const response = await postJson(`${gateway().rootURL}/musicapi/api/generate`, { prompt: "lofi beat" }, "sk-test-music");
+    const response = await postJson(
+      `${gateway().rootURL}/musicapi/api/generate`,
+      { prompt: "lofi beat" },
+      "sk-test-music",
+    );
     expect(response.status).toBe(200);
     expect(keyStats("music")).toMatchObject({ spentYuan: 2, remainingYuan: 0, active: false });
     expect((await getWithKey(`${gateway().baseURL}/models`, "sk-test-music")).status).toBe(401);
@@ -124,7 +153,10 @@ describe("local gateway authentication", () => {
     ["a wrong key", "Bearer sk-wrong"],
     ["a malformed header", "Basic abc"],
   ])("answers 401 invalid_api_key with the id headers for %s", async (_name, header) => {
-    for (const [method, path] of [["POST", "/chat/completions"], ["GET", "/models"]] as const) {
+    for (const [method, path] of [
+      ["POST", "/chat/completions"],
+      ["GET", "/models"],
+    ] as const) {
       const response = await fetch(`${gateway().baseURL}${path}`, {
         method,
         headers: header ? { authorization: header } : {},
@@ -134,7 +166,8 @@ describe("local gateway authentication", () => {
       const error = await errorOf(response);
       expect(error.code).toBe("invalid_api_key");
       expect(error.message).not.toMatch(/sk-wrong/);
-      for (const name of ["x-request-id", "x-svc-audit-id", "x-svc-backend-id"]) expect(response.headers.get(name)).toBeTruthy();
+      for (const name of ["x-request-id", "x-svc-audit-id", "x-svc-backend-id"])
+        expect(response.headers.get(name)).toBeTruthy();
     }
   });
 

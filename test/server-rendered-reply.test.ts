@@ -28,7 +28,12 @@ const meta: fc.Arbitrary<CompletionMeta> = fc.record({
 });
 
 // What the wire format's chunks are, as JSON.stringify of the objects (the rendering avoids it).
-function expectedChunks(rendered: SimulatedReply, promptTokens: number, at: CompletionMeta, includeUsage: boolean): string[] {
+function expectedChunks(
+  rendered: SimulatedReply,
+  promptTokens: number,
+  at: CompletionMeta,
+  includeUsage: boolean,
+): string[] {
   const chunk = (delta: object, finish: string | null = null) =>
     JSON.stringify({
       id: at.id,
@@ -43,7 +48,8 @@ function expectedChunks(rendered: SimulatedReply, promptTokens: number, at: Comp
   rendered.toolCalls.forEach((call, index) => {
     const head = { index, ...call.extra, id: call.id, type: "function", function: { name: call.name, arguments: "" } };
     chunks.push(chunk({ tool_calls: [head] }));
-    for (const fragment of splitArguments(call.arguments)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }));
+    for (const fragment of splitArguments(call.arguments))
+      chunks.push(chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }));
   });
   chunks.push(chunk({}, rendered.finishReason));
   if (includeUsage) {
@@ -53,7 +59,16 @@ function expectedChunks(rendered: SimulatedReply, promptTokens: number, at: Comp
       total_tokens: promptTokens + rendered.completionTokens,
       completion_tokens_details: { reasoning_tokens: rendered.reasoningTokens },
     };
-    chunks.push(JSON.stringify({ id: at.id, object: "chat.completion.chunk", created: at.created, model: at.model, choices: [], usage }));
+    chunks.push(
+      JSON.stringify({
+        id: at.id,
+        object: "chat.completion.chunk",
+        created: at.created,
+        model: at.model,
+        choices: [],
+        usage,
+      }),
+    );
   }
   return chunks;
 }
@@ -71,21 +86,45 @@ describe("RenderedReply", () => {
 
   it("renders a streamed body as the data events of its chunks, then [DONE], for every response that reuses it", () => {
     fc.assert(
-      fc.property(reply, fc.array(fc.tuple(meta, fc.boolean()), { minLength: 1, maxLength: 4 }), (simulated, responses) => {
-        const rendered = new RenderedReply(simulated, 42);
-        for (const [at, includeUsage] of responses) {
-          const events = expectedChunks(simulated, 42, at, includeUsage).map((chunk) => `data: ${chunk}\n\n`);
-          expect(rendered.sse(at, includeUsage)).toBe(`${events.join("")}data: [DONE]\n\n`);
-        }
-      }),
+      fc.property(
+        reply,
+        fc.array(fc.tuple(meta, fc.boolean()), { minLength: 1, maxLength: 4 }),
+        (simulated, responses) => {
+          const rendered = new RenderedReply(simulated, 42);
+          for (const [at, includeUsage] of responses) {
+            const events = expectedChunks(simulated, 42, at, includeUsage).map((chunk) => `data: ${chunk}\n\n`);
+            expect(rendered.sse(at, includeUsage)).toBe(`${events.join("")}data: [DONE]\n\n`);
+          }
+        },
+      ),
     );
   });
 
   it("renders a reply's first streamed body, built without a template, as every later one", () => {
-    const parts = fc.constantFrom("Hello", " world", ".", " ", "\n", '"', "\\", "\t", "é", "😀", "\u0001", "x".repeat(40));
+    const parts = fc.constantFrom(
+      "Hello",
+      " world",
+      ".",
+      " ",
+      "\n",
+      '"',
+      "\\",
+      "\t",
+      "é",
+      "😀",
+      "\u0001",
+      "x".repeat(40),
+    );
     fc.assert(
       fc.property(fc.array(parts, { maxLength: 30 }), meta, fc.boolean(), (pieces, at, includeUsage) => {
-        const simulated: SimulatedReply = { content: pieces.join(""), toolCalls: [], finishReason: "stop", completionTokens: 9, reasoningTokens: 0, images: 0 };
+        const simulated: SimulatedReply = {
+          content: pieces.join(""),
+          toolCalls: [],
+          finishReason: "stop",
+          completionTokens: 9,
+          reasoningTokens: 0,
+          images: 0,
+        };
         const events = expectedChunks(simulated, 7, at, includeUsage).map((chunk) => `data: ${chunk}\n\n`);
         const rendered = new RenderedReply(simulated, 7);
         expect(rendered.sse(at, includeUsage)).toBe(`${events.join("")}data: [DONE]\n\n`);

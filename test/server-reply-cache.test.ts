@@ -3,7 +3,10 @@ import { RenderedReply } from "../src/server/rendered-reply.js";
 import { ReplyCache } from "../src/server/reply-cache.js";
 
 const reply = () =>
-  new RenderedReply({ content: "Hello.", toolCalls: [], finishReason: "stop", completionTokens: 2, reasoningTokens: 0, images: 0 }, 9);
+  new RenderedReply(
+    { content: "Hello.", toolCalls: [], finishReason: "stop", completionTokens: 2, reasoningTokens: 0, images: 0 },
+    9,
+  );
 const key = (content: string) => JSON.stringify({ model: "beta-4o-mini", messages: [{ role: "user", content }] });
 
 describe("the reply cache", () => {
@@ -23,7 +26,9 @@ describe("the reply cache", () => {
 
   it("never keeps replies to requests with linked images", () => {
     const cache = new ReplyCache();
-    const linked = JSON.stringify({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/a.png" } }] }] });
+    const linked = JSON.stringify({
+      messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/a.png" } }] }],
+    });
     cache.set(linked, reply());
     cache.set(linked, reply());
     expect(cache.get(linked)).toBeUndefined();

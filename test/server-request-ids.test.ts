@@ -17,21 +17,25 @@ interface RawResponse {
 // fetch hides the order of headers; node:http's rawHeaders keeps it.
 function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method: "POST", headers: { "content-type": "application/json", ...headers } }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => {
-        const names: string[] = [];
-        const values: Record<string, string> = {};
-        for (let index = 0; index < response.rawHeaders.length; index += 2) {
-          const name = response.rawHeaders[index]!.toLowerCase();
-          names.push(name);
-          values[name] = response.rawHeaders[index + 1]!;
-        }
-        resolve({ status: response.statusCode!, names, headers: values, body: text });
-      });
-    });
+    const request = httpRequest(
+      url,
+      { method: "POST", headers: { "content-type": "application/json", ...headers } },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => {
+          const names: string[] = [];
+          const values: Record<string, string> = {};
+          for (let index = 0; index < response.rawHeaders.length; index += 2) {
+            const name = response.rawHeaders[index]!.toLowerCase();
+            names.push(name);
+            values[name] = response.rawHeaders[index + 1]!;
+          }
+          resolve({ status: response.statusCode!, names, headers: values, body: text });
+        });
+      },
+    );
     request.on("error", reject);
     request.end(JSON.stringify(body));
   });
@@ -78,7 +82,11 @@ describe("request ids", () => {
 describe("the chat route's id headers", () => {
   const gateway = useGateway({ config: { keys: [{ key: "sk-local-demo" }, { key: "sk-ids-rpm", rpm: 1 }] } });
   const url = () => `${gateway().baseURL}/chat/completions`;
-  const chat = (content: string, extra: object = {}) => ({ model: "beta-4o-mini", messages: [{ role: "user", content }], ...extra });
+  const chat = (content: string, extra: object = {}) => ({
+    model: "beta-4o-mini",
+    messages: [{ role: "user", content }],
+    ...extra,
+  });
   const auth = (key = "sk-local-demo") => ({ authorization: `Bearer ${key}` });
 
   it("come first on a JSON reply, name the model's backend, and give the completion its id", async () => {

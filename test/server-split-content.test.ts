@@ -6,24 +6,32 @@ const isLoneSurrogate = (text: string) => /^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.te
 
 describe("splitting a reply into stream deltas", () => {
   it("gives back the content exactly when the deltas are joined", () => {
-    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 400 }), (text) => {
-      expect(splitContent(text).join("")).toBe(text);
-    }));
-  });
-
-  it("never splits a surrogate pair", () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom("a", "bc", " ", "\n", "é", "中文", "😀", "👍🏽", "𝄞"), { maxLength: 300 }), (parts) => {
-        const text = parts.join("");
-        for (const piece of [...splitContent(text), ...splitArguments(text)]) expect(isLoneSurrogate(piece)).toBe(false);
+      fc.property(fc.string({ unit: "grapheme", maxLength: 400 }), (text) => {
+        expect(splitContent(text).join("")).toBe(text);
       }),
     );
   });
 
+  it("never splits a surrogate pair", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("a", "bc", " ", "\n", "é", "中文", "😀", "👍🏽", "𝄞"), { maxLength: 300 }),
+        (parts) => {
+          const text = parts.join("");
+          for (const piece of [...splitContent(text), ...splitArguments(text)])
+            expect(isLoneSurrogate(piece)).toBe(false);
+        },
+      ),
+    );
+  });
+
   it("gives back tool-call arguments exactly when the fragments are joined", () => {
-    fc.assert(fc.property(fc.json(), (json) => {
-      expect(splitArguments(json).join("")).toBe(json);
-    }));
+    fc.assert(
+      fc.property(fc.json(), (json) => {
+        expect(splitArguments(json).join("")).toBe(json);
+      }),
+    );
   });
 
   it("sends a few words per delta", () => {

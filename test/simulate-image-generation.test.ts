@@ -8,7 +8,11 @@ import { chat, user } from "./simulate-helpers.js";
 
 const IMAGE = /^!\[image\]\(data:image\/png;base64,([A-Za-z0-9+/=]+)\)\n\n(.+)$/s;
 
-async function generate(prompt: string | Message["content"], model = "gamma-2.5-flash-image", seed = 1): Promise<{ raster: Raster; caption: string; png: Buffer }> {
+async function generate(
+  prompt: string | Message["content"],
+  model = "gamma-2.5-flash-image",
+  seed = 1,
+): Promise<{ raster: Raster; caption: string; png: Buffer }> {
   const reply = await chat(model, [user(prompt)], {}, { seed });
   expect(reply.images).toBe(1);
   expect(reply.finishReason).toBe("stop");
@@ -18,7 +22,10 @@ async function generate(prompt: string | Message["content"], model = "gamma-2.5-
   return { raster: decodePng(png)!, caption: match![2]!, png };
 }
 
-const colourNames = (raster: Raster) => dominantColours(raster).filter((share) => share.share > 0.05).map((share) => share.name);
+const colourNames = (raster: Raster) =>
+  dominantColours(raster)
+    .filter((share) => share.share > 0.05)
+    .map((share) => share.name);
 
 describe("simulated image generation", () => {
   it("returns a real 256x256 PNG inline as markdown, with a caption", async () => {
@@ -67,7 +74,9 @@ describe("simulated image generation", () => {
     ]);
     expect([raster.width, raster.height]).toEqual([40, 30]);
     for (const at of [0, (15 * 40 + 35) * 4]) {
-      expect(Array.from(raster.data.subarray(at, at + 3))).toEqual(Array.from(source.data.subarray(at, at + 3), (value) => 255 - value));
+      expect(Array.from(raster.data.subarray(at, at + 3))).toEqual(
+        Array.from(source.data.subarray(at, at + 3), (value) => 255 - value),
+      );
     }
     expect(caption).toContain("Edited the 40x30 source image: inverted the colours");
   });
@@ -77,7 +86,11 @@ describe("simulated image generation", () => {
       { rgb: [255, 0, 0], share: 0.5 },
       { rgb: [0, 0, 255], share: 0.5 },
     ]);
-    const edit = (text: string) => generate([{ type: "text", text }, { type: "image_url", image_url: { url: pngDataUri(source) } }]);
+    const edit = (text: string) =>
+      generate([
+        { type: "text", text },
+        { type: "image_url", image_url: { url: pngDataUri(source) } },
+      ]);
     const gray = (await edit("make it black and white")).raster;
     expect(new Set(Array.from(gray.data.subarray(0, 3))).size).toBe(1);
     const mirrored = (await edit("mirror it")).raster;
@@ -90,7 +103,10 @@ describe("simulated image generation", () => {
 
   it("derives an edit from the source even when no instruction is recognised", async () => {
     const source = bandsRaster(50, 50, [{ rgb: [120, 120, 120], share: 1 }]);
-    const { raster } = await generate([{ type: "text", text: "make it festive" }, { type: "image_url", image_url: { url: pngDataUri(source) } }]);
+    const { raster } = await generate([
+      { type: "text", text: "make it festive" },
+      { type: "image_url", image_url: { url: pngDataUri(source) } },
+    ]);
     expect([raster.width, raster.height]).toEqual([50, 50]);
     const unchanged = Array.from({ length: 2500 }, (_, pixel) => raster.data[pixel * 4] === 120).filter(Boolean).length;
     expect(unchanged).toBeGreaterThan(1000);
@@ -99,7 +115,10 @@ describe("simulated image generation", () => {
 
   it("makes a new image and says why when the source cannot be decoded", async () => {
     const gif = "data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACwAAAAAAQABAAACAkQBADs=";
-    const { caption, raster } = await generate([{ type: "text", text: "Invert this" }, { type: "image_url", image_url: { url: gif } }]);
+    const { caption, raster } = await generate([
+      { type: "text", text: "Invert this" },
+      { type: "image_url", image_url: { url: gif } },
+    ]);
     expect(raster.width).toBe(256);
     expect(caption).toMatch(/source image is a GIF.*new image rather than an edit/);
   });

@@ -14,11 +14,14 @@ const personSchema = {
   additionalProperties: false,
 };
 
-const valid = (schema: object, value: unknown) => new Validator(schema as Schema, "2020-12", false).validate(value).valid;
+const valid = (schema: object, value: unknown) =>
+  new Validator(schema as Schema, "2020-12", false).validate(value).valid;
 
 describe("simulated JSON replies", () => {
   it("gives a JSON object under json_object even with no schema in the prompt", async () => {
-    const reply = await chat("beta-4o", [user("Tell me about owls, as JSON.")], { response_format: { type: "json_object" } });
+    const reply = await chat("beta-4o", [user("Tell me about owls, as JSON.")], {
+      response_format: { type: "json_object" },
+    });
     const value: unknown = JSON.parse(reply.content);
     expect(value).toBeTypeOf("object");
     expect(Array.isArray(value)).toBe(false);
@@ -36,16 +39,23 @@ describe("simulated JSON replies", () => {
   it("follows a schema given in the system message", async () => {
     const reply = await chat(
       "gamma-2.5-flash",
-      [{ role: "system", content: `Always answer with JSON matching: ${JSON.stringify(personSchema)}` }, user("Who is a famous chemist?")],
+      [
+        { role: "system", content: `Always answer with JSON matching: ${JSON.stringify(personSchema)}` },
+        user("Who is a famous chemist?"),
+      ],
       { response_format: { type: "json_object" } },
     );
     expect(valid(personSchema, JSON.parse(reply.content))).toBe(true);
   });
 
   it("copies the keys and value types of an example object", async () => {
-    const reply = await chat("beta-4o-mini", [user('Rate this movie. Reply as JSON like {"title": "Alien", "stars": 5, "recommended": true}')], {
-      response_format: { type: "json_object" },
-    });
+    const reply = await chat(
+      "beta-4o-mini",
+      [user('Rate this movie. Reply as JSON like {"title": "Alien", "stars": 5, "recommended": true}')],
+      {
+        response_format: { type: "json_object" },
+      },
+    );
     const value = JSON.parse(reply.content) as Record<string, unknown>;
     expect(Object.keys(value).sort()).toEqual(["recommended", "stars", "title"]);
     expect(typeof value.title).toBe("string");
@@ -54,7 +64,9 @@ describe("simulated JSON replies", () => {
   });
 
   it("uses the keys a prompt lists", async () => {
-    const reply = await chat("beta-4o", [user("Return JSON with keys name, age and tags for Alan Turing.")], { response_format: { type: "json_object" } });
+    const reply = await chat("beta-4o", [user("Return JSON with keys name, age and tags for Alan Turing.")], {
+      response_format: { type: "json_object" },
+    });
     const value = JSON.parse(reply.content) as Record<string, unknown>;
     expect(Object.keys(value).sort()).toEqual(["age", "name", "tags"]);
     expect(value.name).toBe("Alan Turing");
@@ -64,7 +76,11 @@ describe("simulated JSON replies", () => {
   it("follows response_format json_schema exactly", async () => {
     const schema = {
       type: "object",
-      properties: { answer: { type: "string" }, confidence: { type: "number", minimum: 0, maximum: 1 }, label: { enum: ["yes", "no"] } },
+      properties: {
+        answer: { type: "string" },
+        confidence: { type: "number", minimum: 0, maximum: 1 },
+        label: { enum: ["yes", "no"] },
+      },
       required: ["answer", "confidence", "label"],
       additionalProperties: false,
     };
@@ -78,19 +94,27 @@ describe("simulated JSON replies", () => {
 
   it("puts the computed result in a numeric result field", async () => {
     const schema = { type: "object", properties: { result: { type: "number" } }, required: ["result"] };
-    const reply = await chat("beta-4o", [user("What is 6 * 7?")], { response_format: { type: "json_schema", json_schema: { name: "r", schema } } });
+    const reply = await chat("beta-4o", [user("What is 6 * 7?")], {
+      response_format: { type: "json_schema", json_schema: { name: "r", schema } },
+    });
     expect(JSON.parse(reply.content)).toEqual({ result: 42 });
   });
 
   it("wraps a non-object schema under json_object, which promises an object", async () => {
     const schema = { type: "array", items: { type: "string" }, minItems: 3, maxItems: 3 };
-    const reply = await chat("beta-4o", [user(`Three taglines for a lantern. JSON schema: ${JSON.stringify(schema)}`)], { response_format: { type: "json_object" } });
+    const reply = await chat(
+      "beta-4o",
+      [user(`Three taglines for a lantern. JSON schema: ${JSON.stringify(schema)}`)],
+      { response_format: { type: "json_object" } },
+    );
     const value = JSON.parse(reply.content) as { result: unknown };
     expect(valid(schema, value.result)).toBe(true);
   });
 
   it("answers with JSON when the prompt asks for it and shows a schema, even without response_format", async () => {
-    const reply = await chat("alpha-sonnet-4-6", [user(`Give me a person as JSON matching ${JSON.stringify(personSchema)}`)]);
+    const reply = await chat("alpha-sonnet-4-6", [
+      user(`Give me a person as JSON matching ${JSON.stringify(personSchema)}`),
+    ]);
     expect(valid(personSchema, JSON.parse(reply.content))).toBe(true);
   });
 

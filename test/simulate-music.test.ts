@@ -29,7 +29,9 @@ function brightness(samples: Float32Array): number {
 
 describe("synthesized music", () => {
   it("is a playable 16 kHz mono 16-bit WAV of the requested length", () => {
-    const wav = decodeWav(synthesizeMusic("upbeat jingle for a solar lantern", { seed: 1, seconds: 6, instrumental: true }))!;
+    const wav = decodeWav(
+      synthesizeMusic("upbeat jingle for a solar lantern", { seed: 1, seconds: 6, instrumental: true }),
+    )!;
     expect(wav.sampleRate).toBe(16_000);
     expect(wav.channels).toHaveLength(1);
     expect(wav.bitsPerSample).toBe(16);
@@ -84,9 +86,19 @@ describe("synthesized music", () => {
 describe("lyrics", () => {
   it("writes verses, a repeated chorus and a bridge about the prompt's words", () => {
     const lyrics = writeLyrics("a song about summer nights in Lisbon", 1);
-    expect(lyrics.match(/^\[(Verse 1|Verse 2|Chorus|Bridge)\]$/gm)).toEqual(["[Verse 1]", "[Chorus]", "[Verse 2]", "[Chorus]", "[Bridge]", "[Chorus]"]);
+    expect(lyrics.match(/^\[(Verse 1|Verse 2|Chorus|Bridge)\]$/gm)).toEqual([
+      "[Verse 1]",
+      "[Chorus]",
+      "[Verse 2]",
+      "[Chorus]",
+      "[Bridge]",
+      "[Chorus]",
+    ]);
     expect(lyrics).toMatch(/Lisbon|summer/);
-    const choruses = lyrics.split("[Chorus]\n").slice(1).map((part) => part.split("\n\n")[0]!.trim());
+    const choruses = lyrics
+      .split("[Chorus]\n")
+      .slice(1)
+      .map((part) => part.split("\n\n")[0]!.trim());
     expect(new Set(choruses).size).toBe(1);
   });
 

@@ -19,7 +19,10 @@ describe("findSubject", () => {
 
 describe("expressionFromNumbers", () => {
   it.each([
-    ["We launch at 30 yuan; one unit costs 12.5 yuan. The gross margin in percent?", "round((30 - 12.5) / 30 * 100, 1)"],
+    [
+      "We launch at 30 yuan; one unit costs 12.5 yuan. The gross margin in percent?",
+      "round((30 - 12.5) / 30 * 100, 1)",
+    ],
     ["What is the total of 39, 71 and 26 units?", "39 + 71 + 26"],
     ["The average of 4 and 8", "(4 + 8) / 2"],
   ])("builds arithmetic from %j", (prompt, expression) => {
@@ -28,9 +31,13 @@ describe("expressionFromNumbers", () => {
   });
 
   it("gives the calculator an expression from the prompt's numbers when the prompt writes none", async () => {
-    const reply = await chat("alpha-sonnet-4-6", [user("We sell at 30 yuan and one unit costs 12.5 yuan. Use the calculator for the gross margin in percent.")], {
-      tools: [calculatorTool],
-    });
+    const reply = await chat(
+      "alpha-sonnet-4-6",
+      [user("We sell at 30 yuan and one unit costs 12.5 yuan. Use the calculator for the gross margin in percent.")],
+      {
+        tools: [calculatorTool],
+      },
+    );
     expect(JSON.parse(reply.toolCalls[0]!.arguments)).toEqual({ expression: "round((30 - 12.5) / 30 * 100, 1)" });
   });
 });

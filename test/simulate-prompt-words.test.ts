@@ -4,17 +4,43 @@ import { readConversation } from "../src/server/simulate/conversation.js";
 import { wordsOf } from "../src/server/simulate/prompt-words.js";
 
 const WORD_PATTERN = /[\p{L}][\p{L}\p{N}'’-]*/gu;
-const PARTS = ["a", "Zed", "x1", "9", "'", "’", "-", "_", " ", "\n", ".", "don't", "well-known", "é", "東京", "😀", "Ǆ", "٣", "\u0301"];
+const PARTS = [
+  "a",
+  "Zed",
+  "x1",
+  "9",
+  "'",
+  "’",
+  "-",
+  "_",
+  " ",
+  "\n",
+  ".",
+  "don't",
+  "well-known",
+  "é",
+  "東京",
+  "😀",
+  "Ǆ",
+  "٣",
+  "\u0301",
+];
 
 describe("wordsOf", () => {
   it("gives the words the word pattern matches, ASCII text or not", () => {
-    fc.assert(fc.property(fc.array(fc.constantFrom(...PARTS), { maxLength: 30 }), (parts) => {
-      const text = parts.join("");
-      expect(wordsOf(text)).toEqual(text.match(WORD_PATTERN) ?? []);
-    }), { numRuns: 2000 });
-    fc.assert(fc.property(fc.string({ maxLength: 60 }), (text) => {
-      expect(wordsOf(text)).toEqual(text.match(WORD_PATTERN) ?? []);
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...PARTS), { maxLength: 30 }), (parts) => {
+        const text = parts.join("");
+        expect(wordsOf(text)).toEqual(text.match(WORD_PATTERN) ?? []);
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), (text) => {
+        expect(wordsOf(text)).toEqual(text.match(WORD_PATTERN) ?? []);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
@@ -27,7 +53,11 @@ describe("readConversation", () => {
         { role: "user", content: [{ type: "text", text: "Look:" }, image] },
         { role: "developer", content: "Use metric." },
         { role: "user", content: "And this?" },
-        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "look", arguments: "{\"a\":1}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c1", type: "function", function: { name: "look", arguments: '{"a":1}' } }],
+        },
         { role: "tool", tool_call_id: "c1", content: "done" },
       ],
     });
@@ -38,7 +68,7 @@ describe("readConversation", () => {
     expect(conversation.mediaIsNew).toBe(false);
     expect(conversation.lastRole).toBe("tool");
     expect(conversation.toolRounds).toBe(1);
-    expect(conversation.toolResults).toEqual([{ callId: "c1", name: "look", arguments: "{\"a\":1}", content: "done" }]);
+    expect(conversation.toolResults).toEqual([{ callId: "c1", name: "look", arguments: '{"a":1}', content: "done" }]);
     const plain = readConversation({ messages: [{ role: "user", content: "Hi" }] });
     expect([plain.systemText, plain.userText, plain.media.length, plain.mediaIsNew]).toEqual(["", "Hi", 0, false]);
   });

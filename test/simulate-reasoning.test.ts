@@ -17,7 +17,9 @@ describe("simulated reasoning", () => {
 
   it("thinks longer about a harder prompt", async () => {
     const easy = await chat("beta-5", [user("Hi")]);
-    const hard = await chat("beta-5", [user(`Prove step by step and compare the trade-offs: ${"why does the algorithm need this step? ".repeat(20)}`)]);
+    const hard = await chat("beta-5", [
+      user(`Prove step by step and compare the trade-offs: ${"why does the algorithm need this step? ".repeat(20)}`),
+    ]);
     expect(hard.reasoningTokens).toBeGreaterThan(easy.reasoningTokens);
   });
 
@@ -56,7 +58,15 @@ describe("simulated reasoning", () => {
 
   it("reasons before tool calls too, within the same budget", async () => {
     const reply = await chat("beta-5", [user("What is 12 * 7?")], {
-      tools: [{ type: "function", function: { name: "calculator", parameters: { type: "object", properties: { expression: { type: "string" } }, required: ["expression"] } } }],
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "calculator",
+            parameters: { type: "object", properties: { expression: { type: "string" } }, required: ["expression"] },
+          },
+        },
+      ],
     });
     expect(reply.finishReason).toBe("tool_calls");
     expect(reply.reasoningTokens).toBeGreaterThan(0);

@@ -37,7 +37,11 @@ describe("simulated text replies", () => {
   });
 
   it("keeps ordinary replies short: 30 to 120 tokens", async () => {
-    for (const prompt of ["Why do cats purr?", "Ideas for a rainy weekend in Lisbon", "How do vaccines train the immune system?"]) {
+    for (const prompt of [
+      "Why do cats purr?",
+      "Ideas for a rainy weekend in Lisbon",
+      "How do vaccines train the immune system?",
+    ]) {
       const tokens = visibleTokens(await chat("beta-4o-mini", [user(prompt)]));
       expect(tokens).toBeGreaterThanOrEqual(20);
       expect(tokens).toBeLessThanOrEqual(120);

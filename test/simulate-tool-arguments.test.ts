@@ -8,16 +8,44 @@ import { chat, tool, user } from "./simulate-helpers.js";
 
 type JsonSchema = Record<string, unknown>;
 
-const patterns = ["^[A-Z]{3}$", "^\\d{4}-\\d{2}$", "^(draft|final)-[a-z]+$", "^[a-z0-9_]{2,8}$", "^#[0-9a-f]{6}$", "^v\\d+(\\.\\d+)?$"];
+const patterns = [
+  "^[A-Z]{3}$",
+  "^\\d{4}-\\d{2}$",
+  "^(draft|final)-[a-z]+$",
+  "^[a-z0-9_]{2,8}$",
+  "^#[0-9a-f]{6}$",
+  "^v\\d+(\\.\\d+)?$",
+];
 const formats = ["date", "date-time", "email", "uri", "uuid", "ipv4", "hostname"];
-const names = ["city", "query", "path", "count", "amount", "name", "unit", "tags", "email", "when", "url", "x", "options", "expression"];
+const names = [
+  "city",
+  "query",
+  "path",
+  "count",
+  "amount",
+  "name",
+  "unit",
+  "tags",
+  "email",
+  "when",
+  "url",
+  "x",
+  "options",
+  "expression",
+];
 
 const stringSchema = fc.oneof(
   fc.record({ type: fc.constant("string") }),
-  fc.integer({ min: 0, max: 5 }).chain((min) => fc.integer({ min, max: min + 20 }).map((max) => ({ type: "string", minLength: min, maxLength: max }))),
+  fc
+    .integer({ min: 0, max: 5 })
+    .chain((min) =>
+      fc.integer({ min, max: min + 20 }).map((max) => ({ type: "string", minLength: min, maxLength: max })),
+    ),
   fc.constantFrom(...patterns).map((pattern) => ({ type: "string", pattern })),
   fc.constantFrom(...formats).map((format) => ({ type: "string", format })),
-  fc.uniqueArray(fc.string({ minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 4 }).map((values) => ({ type: "string", enum: values })),
+  fc
+    .uniqueArray(fc.string({ minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 4 })
+    .map((values) => ({ type: "string", enum: values })),
 );
 
 const numberSchema = fc
@@ -46,28 +74,42 @@ const leaf = fc.oneof(
   fc.constantFrom("string", "integer", "boolean").map((type) => ({ type: [type, "null"] })),
 );
 
-const { schema } = fc.letrec<{ schema: JsonSchema; object: JsonSchema; array: JsonSchema; union: JsonSchema }>((tie) => ({
-  schema: fc.oneof({ depthSize: "small", withCrossShrink: true }, leaf, tie("object"), tie("array"), tie("union")),
-  object: fc
-    .uniqueArray(fc.tuple(fc.constantFrom(...names), tie("schema"), fc.boolean()), { maxLength: 4, selector: ([name]) => name })
-    .chain((entries) =>
-      fc.record({ closed: fc.boolean() }).map(({ closed }) => ({
-        type: "object",
-        properties: Object.fromEntries(entries.map(([name, sub]) => [name, sub])),
-        required: entries.filter(([, , required]) => required).map(([name]) => name),
-        ...(closed ? { additionalProperties: false } : {}),
-      })),
-    ),
-  array: fc
-    .record({ items: tie("schema"), min: fc.integer({ min: 0, max: 2 }), extra: fc.integer({ min: 0, max: 3 }) })
-    .map(({ items, min, extra }) => ({ type: "array", items, minItems: min, maxItems: min + extra })),
-  union: fc
-    .shuffledSubarray([{ type: "string", minLength: 1 }, { type: "integer" }, { type: "boolean" }, { type: "object", properties: { id: { type: "integer" } }, required: ["id"] }], { minLength: 2 })
-    .chain((branches) => fc.constantFrom("anyOf", "oneOf").map((keyword) => ({ [keyword]: branches }))),
-}));
+const { schema } = fc.letrec<{ schema: JsonSchema; object: JsonSchema; array: JsonSchema; union: JsonSchema }>(
+  (tie) => ({
+    schema: fc.oneof({ depthSize: "small", withCrossShrink: true }, leaf, tie("object"), tie("array"), tie("union")),
+    object: fc
+      .uniqueArray(fc.tuple(fc.constantFrom(...names), tie("schema"), fc.boolean()), {
+        maxLength: 4,
+        selector: ([name]) => name,
+      })
+      .chain((entries) =>
+        fc.record({ closed: fc.boolean() }).map(({ closed }) => ({
+          type: "object",
+          properties: Object.fromEntries(entries.map(([name, sub]) => [name, sub])),
+          required: entries.filter(([, , required]) => required).map(([name]) => name),
+          ...(closed ? { additionalProperties: false } : {}),
+        })),
+      ),
+    array: fc
+      .record({ items: tie("schema"), min: fc.integer({ min: 0, max: 2 }), extra: fc.integer({ min: 0, max: 3 }) })
+      .map(({ items, min, extra }) => ({ type: "array", items, minItems: min, maxItems: min + extra })),
+    union: fc
+      .shuffledSubarray(
+        [
+          { type: "string", minLength: 1 },
+          { type: "integer" },
+          { type: "boolean" },
+          { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+        ],
+        { minLength: 2 },
+      )
+      .chain((branches) => fc.constantFrom("anyOf", "oneOf").map((keyword) => ({ [keyword]: branches }))),
+  }),
+);
 
-const parameters = schema.map((sub): JsonSchema =>
-  sub.type === "object" ? sub : { type: "object", properties: { value: sub }, required: ["value"] },
+const parameters = schema.map(
+  (sub): JsonSchema =>
+    sub.type === "object" ? sub : { type: "object", properties: { value: sub }, required: ["value"] },
 );
 
 function valid(schema: JsonSchema, value: unknown): boolean {
@@ -96,10 +138,15 @@ describe("tool arguments", () => {
     );
     await fc.assert(
       fc.asyncProperty(parameters, prompts, fc.integer({ min: 0, max: 1000 }), async (schema, prompt, seed) => {
-        const reply = await chat("gamma-2.5-flash", [user(prompt || "hi")], {
-          tools: [tool("do_it", "Does the thing", schema)],
-          tool_choice: { type: "function", function: { name: "do_it" } },
-        }, { seed });
+        const reply = await chat(
+          "gamma-2.5-flash",
+          [user(prompt || "hi")],
+          {
+            tools: [tool("do_it", "Does the thing", schema)],
+            tool_choice: { type: "function", function: { name: "do_it" } },
+          },
+          { seed },
+        );
         expect(reply.toolCalls.length).toBeGreaterThanOrEqual(1);
         for (const call of reply.toolCalls) {
           const value: unknown = JSON.parse(call.arguments);
@@ -120,10 +167,46 @@ describe("tool arguments", () => {
   });
 
   it.each([
-    [{ type: "object", properties: { a: { $ref: "#/$defs/point" } }, required: ["a"], $defs: { point: { type: "object", properties: { x: { type: "number" }, y: { type: "number" } }, required: ["x", "y"], additionalProperties: false } } }],
-    [{ type: "object", allOf: [{ properties: { n: { type: "integer", minimum: 10 } }, required: ["n"] }, { properties: { n: { maximum: 12 } } }] }],
-    [{ type: "object", properties: { list: { type: "array", items: { enum: ["a", "b", "c"] }, minItems: 3, uniqueItems: true } }, required: ["list"] }],
-    [{ type: "object", properties: { pair: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }], items: false, minItems: 2 } }, required: ["pair"] }],
+    [
+      {
+        type: "object",
+        properties: { a: { $ref: "#/$defs/point" } },
+        required: ["a"],
+        $defs: {
+          point: {
+            type: "object",
+            properties: { x: { type: "number" }, y: { type: "number" } },
+            required: ["x", "y"],
+            additionalProperties: false,
+          },
+        },
+      },
+    ],
+    [
+      {
+        type: "object",
+        allOf: [
+          { properties: { n: { type: "integer", minimum: 10 } }, required: ["n"] },
+          { properties: { n: { maximum: 12 } } },
+        ],
+      },
+    ],
+    [
+      {
+        type: "object",
+        properties: { list: { type: "array", items: { enum: ["a", "b", "c"] }, minItems: 3, uniqueItems: true } },
+        required: ["list"],
+      },
+    ],
+    [
+      {
+        type: "object",
+        properties: {
+          pair: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }], items: false, minItems: 2 },
+        },
+        required: ["pair"],
+      },
+    ],
     [{ type: "object", minProperties: 2, properties: { only: { type: "string" } } }],
   ])("fill the harder keywords validly: %j", (schema) => {
     const value = generateValue(schema, { random: seededRandom(3) });

@@ -4,7 +4,8 @@ import type { SimulatedReply } from "../src/server/simulate/index.js";
 import { calculatorTool, chat, readFileTool, tool, user, weatherTool, writeFileTool } from "./simulate-helpers.js";
 
 const tools = [weatherTool, calculatorTool, readFileTool, writeFileTool];
-const args = (reply: SimulatedReply, index = 0) => JSON.parse(reply.toolCalls[index]!.arguments) as Record<string, unknown>;
+const args = (reply: SimulatedReply, index = 0) =>
+  JSON.parse(reply.toolCalls[index]!.arguments) as Record<string, unknown>;
 
 /** The conversation after the client ran the calls and sent back the given results. */
 function withResults(messages: Message[], reply: SimulatedReply, results: string[]): Message[] {
@@ -13,9 +14,16 @@ function withResults(messages: Message[], reply: SimulatedReply, results: string
     {
       role: "assistant",
       content: null,
-      tool_calls: reply.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments }, ...call.extra })),
+      tool_calls: reply.toolCalls.map((call) => ({
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments },
+        ...call.extra,
+      })),
     },
-    ...reply.toolCalls.map((call, index): Message => ({ role: "tool", tool_call_id: call.id, content: results[index]! })),
+    ...reply.toolCalls.map(
+      (call, index): Message => ({ role: "tool", tool_call_id: call.id, content: results[index]! }),
+    ),
   ];
 }
 
@@ -30,13 +38,17 @@ describe("simulated tool calling", () => {
   });
 
   it("fills a path mentioned in the prompt and picks the tool by its name, not a sibling", async () => {
-    const reply = await chat("alpha-sonnet-4-6", [user("Please read notes/todo.md and tell me what is left.")], { tools });
+    const reply = await chat("alpha-sonnet-4-6", [user("Please read notes/todo.md and tell me what is left.")], {
+      tools,
+    });
     expect(reply.toolCalls.map((call) => call.name)).toEqual(["read_file"]);
     expect(args(reply)).toEqual({ path: "notes/todo.md" });
   });
 
   it("picks an enum value the prompt names", async () => {
-    const reply = await chat("beta-4o", [user("How warm is it in Oslo right now, in fahrenheit?")], { tools: [weatherTool] });
+    const reply = await chat("beta-4o", [user("How warm is it in Oslo right now, in fahrenheit?")], {
+      tools: [weatherTool],
+    });
     expect(args(reply)).toMatchObject({ city: "Oslo", unit: "fahrenheit" });
   });
 
@@ -91,26 +103,37 @@ describe("simulated tool calling", () => {
   });
 
   it("answers in text under auto when no tool fits", async () => {
-    const reply = await chat("beta-4o", [user("Write a haiku about autumn leaves.")], { tools: [weatherTool, calculatorTool] });
+    const reply = await chat("beta-4o", [user("Write a haiku about autumn leaves.")], {
+      tools: [weatherTool, calculatorTool],
+    });
     expect(reply.toolCalls).toEqual([]);
     expect(reply.finishReason).toBe("stop");
   });
 
   it("calls the best tool under required even when none fits", async () => {
-    const reply = await chat("beta-4o", [user("Write a haiku about autumn leaves.")], { tools: [weatherTool], tool_choice: "required" });
+    const reply = await chat("beta-4o", [user("Write a haiku about autumn leaves.")], {
+      tools: [weatherTool],
+      tool_choice: "required",
+    });
     expect(reply.toolCalls.map((call) => call.name)).toEqual(["get_weather"]);
     expect(typeof args(reply).city).toBe("string");
   });
 
   it("always calls the named function, even one the prompt does not fit", async () => {
-    const reply = await chat("beta-4o", [user("What is 12 * 7?")], { tools, tool_choice: { type: "function", function: { name: "write_file" } } });
+    const reply = await chat("beta-4o", [user("What is 12 * 7?")], {
+      tools,
+      tool_choice: { type: "function", function: { name: "write_file" } },
+    });
     expect(reply.toolCalls.map((call) => call.name)).toEqual(["write_file"]);
     expect(Object.keys(args(reply)).sort()).toEqual(["content", "path"]);
   });
 
   it("stops calling under auto after a bounded number of rounds", async () => {
     let messages: Message[] = [user("What's the weather in Paris?")];
-    let reply = await chat("beta-4o", messages, { tools, tool_choice: { type: "function", function: { name: "calculator" } } });
+    let reply = await chat("beta-4o", messages, {
+      tools,
+      tool_choice: { type: "function", function: { name: "calculator" } },
+    });
     for (let round = 0; round < 5 && reply.toolCalls.length > 0; round++) {
       messages = withResults(messages, reply, ["no data"]);
       reply = await chat("beta-4o", messages, { tools });
@@ -145,7 +168,11 @@ describe("simulated tool calling", () => {
       required: ["to", "subject", "body", "options"],
       additionalProperties: false,
     });
-    const reply = await chat("beta-4o", [user('Send an email to ada@example.org saying "the build is green", high priority.')], { tools: [emailTool] });
+    const reply = await chat(
+      "beta-4o",
+      [user('Send an email to ada@example.org saying "the build is green", high priority.')],
+      { tools: [emailTool] },
+    );
     const value = args(reply);
     expect(value).toMatchObject({ to: "ada@example.org", body: "the build is green", options: { priority: "high" } });
     expect((value.subject as string).length).toBeLessThanOrEqual(40);

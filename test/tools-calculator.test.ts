@@ -104,11 +104,19 @@ describe("calculator tool", () => {
       tree: fc.oneof(
         { depthSize: "small", withCrossShrink: true },
         fc.integer({ min: -1000, max: 1000 }).map((value) => ({ value })),
-        fc.record({ op: fc.constantFrom("+" as const, "-" as const, "*" as const), left: tie("tree"), right: tie("tree") }),
+        fc.record({
+          op: fc.constantFrom("+" as const, "-" as const, "*" as const),
+          left: tie("tree"),
+          right: tie("tree"),
+        }),
       ),
     }));
     const render = (node: Tree): string =>
-      "value" in node ? (node.value < 0 ? `(${node.value})` : String(node.value)) : `(${render(node.left)} ${node.op} ${render(node.right)})`;
+      "value" in node
+        ? node.value < 0
+          ? `(${node.value})`
+          : String(node.value)
+        : `(${render(node.left)} ${node.op} ${render(node.right)})`;
     const compute = (node: Tree): number => {
       if ("value" in node) return node.value;
       const [left, right] = [compute(node.left), compute(node.right)];

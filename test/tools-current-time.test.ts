@@ -56,7 +56,14 @@ describe("current_time tool", () => {
   });
 
   it("gives a local time with offset that parses back to the same instant", () => {
-    const zones = ["UTC", "America/Los_Angeles", "Europe/London", "Asia/Kolkata", "Australia/Lord_Howe", "America/St_Johns"];
+    const zones = [
+      "UTC",
+      "America/Los_Angeles",
+      "Europe/London",
+      "Asia/Kolkata",
+      "Australia/Lord_Howe",
+      "America/St_Johns",
+    ];
     fc.assert(
       fc.property(
         fc.date({ min: new Date("1971-01-01T00:00:00Z"), max: new Date("2099-12-31T00:00:00Z"), noInvalidDate: true }),

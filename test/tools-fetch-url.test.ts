@@ -80,10 +80,14 @@ function handle(request: IncomingMessage, response: ServerResponse) {
       response.writeHead(302, { location: "/loop" }).end();
       return;
     case "/png":
-      response.writeHead(200, { "content-type": "image/png", "content-length": "6" }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]));
+      response
+        .writeHead(200, { "content-type": "image/png", "content-length": "6" })
+        .end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]));
       return;
     case "/latin1":
-      response.writeHead(200, { "content-type": "text/plain; charset=iso-8859-1" }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+      response
+        .writeHead(200, { "content-type": "text/plain; charset=iso-8859-1" })
+        .end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
       return;
     default:
       response.writeHead(404, { "content-type": "text/plain" }).end("no such page");
@@ -121,7 +125,9 @@ describe("fetch_url tool", () => {
   });
 
   it("returns a 404 as a result the model can read, not an error", async () => {
-    expect(await fetchUrl.invoke({ url: `${base}/missing` })).toMatch(/^URL: .*\nStatus: 404 Not Found\n.*\n\nno such page$/);
+    expect(await fetchUrl.invoke({ url: `${base}/missing` })).toMatch(
+      /^URL: .*\nStatus: 404 Not Found\n.*\n\nno such page$/,
+    );
   });
 
   it("stops reading at maxBytes, says so, and closes the connection", async () => {
@@ -174,7 +180,9 @@ describe("fetch_url tool", () => {
   });
 
   it("describes a binary body instead of returning its bytes", async () => {
-    expect(await fetchUrl.invoke({ url: `${base}/png` })).toMatch(/\[The body is binary \(image\/png of 6 B\); fetch_url returns text only\.\]$/);
+    expect(await fetchUrl.invoke({ url: `${base}/png` })).toMatch(
+      /\[The body is binary \(image\/png of 6 B\); fetch_url returns text only\.\]$/,
+    );
   });
 
   it("decodes the charset the server names", async () => {
@@ -263,7 +271,9 @@ describe("fetch_url and private networks", () => {
     expect(error.code).toBe("url_refused");
     expect(error.message).toMatch(/^fetch_url does not fetch private network addresses \(/);
     expect(error.message).toMatch(reason);
-    expect(error.message).toMatch(/\. To allow it, create the tool with allowPrivateNetwork: true \(in a workflow file: .*--allow-private-network\)\.$/);
+    expect(error.message).toMatch(
+      /\. To allow it, create the tool with allowPrivateNetwork: true \(in a workflow file: .*--allow-private-network\)\.$/,
+    );
     expect({ connections, requests: seen.length }).toEqual(before);
   });
 
@@ -284,7 +294,9 @@ describe("fetch_url and private networks", () => {
     const agent = new Agent();
     try {
       const before = seen.length;
-      const error = await rejection(createFetchUrlTool({ dispatcher: agent }).invoke({ url: `http://localhost:${port}/to-loopback` }));
+      const error = await rejection(
+        createFetchUrlTool({ dispatcher: agent }).invoke({ url: `http://localhost:${port}/to-loopback` }),
+      );
       expect(error.message).toContain("(127.0.0.1 is loopback)");
       expect(seen.slice(before)).toEqual(["/to-loopback"]);
     } finally {
@@ -322,12 +334,16 @@ describe("fetch_url and private networks", () => {
   });
 
   it("tells the model private addresses are refused, unless they are allowed", () => {
-    expect(guarded.description).toContain("Private network addresses (localhost, 10.x, 192.168.x, 169.254.x, ...) are refused.");
+    expect(guarded.description).toContain(
+      "Private network addresses (localhost, 10.x, 192.168.x, 169.254.x, ...) are refused.",
+    );
     expect(createFetchUrlTool({ allowPrivateNetwork: true }).description).not.toContain("Private network");
   });
 
   it("names only the host in the refusal, never credentials or query", async () => {
-    const error = await rejection(guarded.invoke({ url: "http://admin:sk-live-abcdef123456@10.0.0.7/?key=sk-live-abcdef123456" }));
+    const error = await rejection(
+      guarded.invoke({ url: "http://admin:sk-live-abcdef123456@10.0.0.7/?key=sk-live-abcdef123456" }),
+    );
     expect(error.message).toContain("(10.0.0.7 is private)");
     expect(error.message).not.toMatch(/admin|sk-live|abcdef/);
   });

@@ -67,7 +67,10 @@ describe("read_file tool", () => {
   });
 
   it("reads JSON as text the caller can parse", async () => {
-    expect(JSON.parse(await read().invoke({ path: "data/config.json" }))).toEqual({ currency: "CNY", items: [1, 2, 3] });
+    expect(JSON.parse(await read().invoke({ path: "data/config.json" }))).toEqual({
+      currency: "CNY",
+      items: [1, 2, 3],
+    });
   });
 
   it("reads a range of lines and says where to continue", async () => {
@@ -76,7 +79,9 @@ describe("read_file tool", () => {
   });
 
   it("says when a range reaches the end of the file", async () => {
-    expect(await read().invoke({ path: "lines.txt", offset: 99 })).toBe('line 99\nline 100\n[Lines 99-100 of "lines.txt"; end of file.]');
+    expect(await read().invoke({ path: "lines.txt", offset: 99 })).toBe(
+      'line 99\nline 100\n[Lines 99-100 of "lines.txt"; end of file.]',
+    );
   });
 
   it("refuses an offset past the end, naming the line count", async () => {
@@ -94,7 +99,9 @@ describe("read_file tool", () => {
 
   it("stops a range at the size limit with a note to continue", async () => {
     const text = await createReadFileTool({ workspace, maxBytes: 30 }).invoke({ path: "lines.txt", offset: 1 });
-    expect(text).toBe('line 1\nline 2\nline 3\nline 4\n[Lines 1-4 of "lines.txt" (the 30 B limit); more follow: continue with offset 5.]');
+    expect(text).toBe(
+      'line 1\nline 2\nline 3\nline 4\n[Lines 1-4 of "lines.txt" (the 30 B limit); more follow: continue with offset 5.]',
+    );
   });
 
   it.each([
@@ -127,14 +134,18 @@ describe("read_file tool", () => {
   });
 
   it("reports a missing workspace folder as a configuration error", async () => {
-    const error = await rejection(createReadFileTool({ workspace: path.join(root, "missing") }).invoke({ path: "a.txt" }));
+    const error = await rejection(
+      createReadFileTool({ workspace: path.join(root, "missing") }).invoke({ path: "a.txt" }),
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect(error.code).toBe("workspace_missing");
   });
 
   it("rejects bad options when the tool is created", () => {
     expect(() => createReadFileTool({ workspace: "" })).toThrow(ConfigError);
-    expect(() => createReadFileTool({ workspace, maxBytes: 0 })).toThrow("Expected maxBytes to be a whole number >= 1, got 0.");
+    expect(() => createReadFileTool({ workspace, maxBytes: 0 })).toThrow(
+      "Expected maxBytes to be a whole number >= 1, got 0.",
+    );
   });
 });
 
@@ -164,7 +175,9 @@ describe("write_file tool", () => {
 
   it("refuses content over the write limit", async () => {
     const tool = createWriteFileTool({ workspace, maxBytes: 8 });
-    expect(await rejection(tool.invoke({ path: "big.txt", content: "123456789" }))).toMatchObject({ code: "content_too_large" });
+    expect(await rejection(tool.invoke({ path: "big.txt", content: "123456789" }))).toMatchObject({
+      code: "content_too_large",
+    });
   });
 
   it("refuses to write over a folder", async () => {
@@ -195,7 +208,9 @@ describe("list_files tool", () => {
   const list = (maxEntries?: number) => createListFilesTool({ workspace, maxEntries });
 
   it("lists one folder, sorted, with file sizes and folders marked", async () => {
-    expect(await list().invoke({ path: "data" })).toBe("data/config.json  (34 B)\ndata/nested/\ndata/sales.csv  (32 B)");
+    expect(await list().invoke({ path: "data" })).toBe(
+      "data/config.json  (34 B)\ndata/nested/\ndata/sales.csv  (32 B)",
+    );
   });
 
   it("lists sub-folders recursively with paths read_file accepts", async () => {
@@ -221,7 +236,9 @@ describe("list_files tool", () => {
     ["is a symlinked folder outside", "escape"],
     ["is absolute outside", "<outside>"],
   ])("refuses a folder that %s", async (_how, requested) => {
-    expect(await rejection(list().invoke({ path: place(requested) }))).toMatchObject({ code: "path_outside_workspace" });
+    expect(await rejection(list().invoke({ path: place(requested) }))).toMatchObject({
+      code: "path_outside_workspace",
+    });
   });
 
   it("refuses a file, pointing to read_file", async () => {
@@ -234,7 +251,18 @@ describe("list_files tool", () => {
 describe("workspace confinement", () => {
   it("resolves any path inside the workspace or refuses it", async () => {
     const realRoot = await realpath(workspace);
-    const segment = fc.constantFrom("..", ".", "data", "nested", "escape", "secret-link", "data-link", "new", "", "x..y");
+    const segment = fc.constantFrom(
+      "..",
+      ".",
+      "data",
+      "nested",
+      "escape",
+      "secret-link",
+      "data-link",
+      "new",
+      "",
+      "x..y",
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 6 }), fc.boolean(), async (segments, absolute) => {
         const requested = absolute ? path.join(workspace, ...segments) : segments.join("/");

@@ -25,18 +25,30 @@ afterAll(async () => {
 async function tool(name: string, files: Record<string, string | Buffer> = {}, on: AgentHarness = harness) {
   const workspace = await on.workspace(files);
   const ledger = new CostLedger();
-  const [created] = createTools([name], { workspace, gateway: on.connection, ledger, musicPollIntervalMs: 10, musicTimeoutMs: 300 });
+  const [created] = createTools([name], {
+    workspace,
+    gateway: on.connection,
+    ledger,
+    musicPollIntervalMs: 10,
+    musicTimeoutMs: 300,
+  });
   return { workspace, ledger, tool: created! };
 }
 
 describe("understand_audio", () => {
   it("lets a gamma-2.5 model listen to a workspace wav and answer", async () => {
-    const { ledger, tool: listen } = await tool("understand_audio", { "clips/tone.wav": sineWav({ hz: 440, seconds: 1 }) });
+    const { ledger, tool: listen } = await tool("understand_audio", {
+      "clips/tone.wav": sineWav({ hz: 440, seconds: 1 }),
+    });
     const answer = (await listen.invoke({ path: "clips/tone.wav", question: "What pitch is this tone?" })) as string;
     expect(answer).toMatch(/440 Hz/);
     expect(ledger.entries()).toHaveLength(1);
     // gamma-2.5-flash has no published price: the spend is recorded as unpriced, never as ¥0.
-    expect(ledger.entries()[0]).toMatchObject({ modelRequested: "gamma-2.5-flash", priceSource: "unpriced", tags: { tool: "understand_audio" } });
+    expect(ledger.entries()[0]).toMatchObject({
+      modelRequested: "gamma-2.5-flash",
+      priceSource: "unpriced",
+      tags: { tool: "understand_audio" },
+    });
     expect(ledger.entries()[0]!.yuan).toBeUndefined();
     expect(ledger.entries()[0]!.promptTokens).toBeGreaterThan(0);
   });
@@ -47,7 +59,10 @@ describe("understand_audio", () => {
   });
 
   it.each([
-    ["voice.m4a", /m4a audio; the gateway takes mp3 or wav only. Convert it first, e.g. `ffmpeg -i voice.m4a voice.mp3`/],
+    [
+      "voice.m4a",
+      /m4a audio; the gateway takes mp3 or wav only. Convert it first, e.g. `ffmpeg -i voice.m4a voice.mp3`/,
+    ],
     ["voice.ogg", /ogg audio; the gateway takes mp3 or wav only/],
     ["fake.mp3", /named .mp3 but its content is not mp3 audio/],
     ["../tone.wav", /climbs out of the workspace/],
@@ -70,7 +85,10 @@ describe("compose_music", () => {
   it("submits one job, waits for both clips and saves them in the workspace", async () => {
     const { workspace, ledger, tool: compose } = await tool("compose_music");
     const text = (await compose.invoke({ prompt: "a calm piano loop", instrumental: true, name: "loop" })) as string;
-    const result = JSON.parse(text) as { clips: Array<{ id: string; path: string; bytes: number }>; instrumental: boolean };
+    const result = JSON.parse(text) as {
+      clips: Array<{ id: string; path: string; bytes: number }>;
+      instrumental: boolean;
+    };
     expect(result.instrumental).toBe(true);
     expect(result.clips.map((clip) => clip.path)).toEqual(["music/loop-1.wav", "music/loop-2.wav"]);
     for (const clip of result.clips) {
@@ -79,7 +97,12 @@ describe("compose_music", () => {
       expect(wavDurationS(audio)).toBeCloseTo(FAST_MUSIC.clipSeconds, 1);
     }
     expect(ledger.entries()).toHaveLength(1);
-    expect(ledger.entries()[0]).toMatchObject({ kind: "music", musicOperation: "generate", yuan: 2, tags: { tool: "compose_music" } });
+    expect(ledger.entries()[0]).toMatchObject({
+      kind: "music",
+      musicOperation: "generate",
+      yuan: 2,
+      tags: { tool: "compose_music" },
+    });
   });
 
   it("names clips after the prompt and never replaces earlier ones", async () => {
@@ -96,7 +119,9 @@ describe("compose_music", () => {
 
   it("reports a failed job as refunded, and the ledger takes the ¥2 back", async () => {
     const { workspace, ledger, tool: compose } = await tool("compose_music", {}, failing);
-    await expect(compose.invoke({ prompt: "a calm piano loop" })).rejects.toThrow(/failed upstream; the gateway refunds it/);
+    await expect(compose.invoke({ prompt: "a calm piano loop" })).rejects.toThrow(
+      /failed upstream; the gateway refunds it/,
+    );
     expect(ledger.entries().map((entry) => entry.status)).toEqual(["ok", "refunded"]);
     expect(ledger.summary().totalYuan).toBe(0);
     expect(await readdir(workspace)).toEqual([".keep"]);

@@ -34,18 +34,38 @@ describe("generate_image", () => {
     const { workspace, ledger, generate } = await setUp();
     const text = (await generate.invoke({ prompt: "a red paper lantern at night" })) as string;
     expect(text).not.toMatch(/base64|data:image/);
-    const result = JSON.parse(text) as { path: string; format: string; width: number; height: number; bytes: number; model: string };
-    expect(result).toMatchObject({ path: "images/red-paper-lantern-at-night.png", format: "png", model: "gamma-2.5-flash-image" });
+    const result = JSON.parse(text) as {
+      path: string;
+      format: string;
+      width: number;
+      height: number;
+      bytes: number;
+      model: string;
+    };
+    expect(result).toMatchObject({
+      path: "images/red-paper-lantern-at-night.png",
+      format: "png",
+      model: "gamma-2.5-flash-image",
+    });
     const saved = await readFile(path.join(workspace, result.path));
     expect(saved.length).toBe(result.bytes);
     expect(probeImage(saved)).toEqual({ format: "png", width: result.width, height: result.height });
     const [entry] = ledger.entries();
-    expect(entry).toMatchObject({ kind: "image", modelRequested: "gamma-2.5-flash-image", images: 1, yuan: 0.42, status: "ok", tags: { tool: "generate_image" } });
+    expect(entry).toMatchObject({
+      kind: "image",
+      modelRequested: "gamma-2.5-flash-image",
+      images: 1,
+      yuan: 0.42,
+      status: "ok",
+      tags: { tool: "generate_image" },
+    });
   });
 
   it("never replaces an existing file: a numbered name is used and reported", async () => {
     const { workspace, generate } = await setUp({ "poster.png": "keep me" });
-    const result = JSON.parse((await generate.invoke({ prompt: "a blue kite", path: "poster.png" })) as string) as { path: string };
+    const result = JSON.parse((await generate.invoke({ prompt: "a blue kite", path: "poster.png" })) as string) as {
+      path: string;
+    };
     expect(result.path).toBe("poster-2.png");
     expect(await readFile(path.join(workspace, "poster.png"), "utf8")).toBe("keep me");
   });
@@ -66,7 +86,9 @@ describe("generate_image", () => {
 describe("edit_image", () => {
   it("edits a workspace image into a new file and leaves the source as it was", async () => {
     const { workspace, ledger, edit } = await setUp({ "photos/lantern.png": fixturePng });
-    const result = JSON.parse((await edit.invoke({ path: "photos/lantern.png", prompt: "make it blue" })) as string) as { path: string; source: string };
+    const result = JSON.parse(
+      (await edit.invoke({ path: "photos/lantern.png", prompt: "make it blue" })) as string,
+    ) as { path: string; source: string };
     expect(result).toMatchObject({ path: "photos/lantern-edited.png", source: "photos/lantern.png" });
     expect(probeImage(await readFile(path.join(workspace, result.path)))?.format).toBe("png");
     expect(await readFile(path.join(workspace, "photos/lantern.png"))).toEqual(fixturePng);
@@ -91,7 +113,12 @@ describe("describe_image", () => {
     const facts = probeImage(fixturePng)!;
     const text = (await describeImage.invoke({ path: "palette.png" })) as string;
     expect(text).toContain(`${facts.width}x${facts.height}`);
-    expect(ledger.entries()[0]).toMatchObject({ kind: "chat", modelRequested: "alpha-sonnet-4-6", status: "ok", tags: { tool: "describe_image" } });
+    expect(ledger.entries()[0]).toMatchObject({
+      kind: "chat",
+      modelRequested: "alpha-sonnet-4-6",
+      status: "ok",
+      tags: { tool: "describe_image" },
+    });
   });
 
   it("describes an image behind an http link", async () => {
@@ -99,31 +126,41 @@ describe("describe_image", () => {
     try {
       const { describe: describeImage } = await setUp();
       const facts = probeImage(fixturePng)!;
-      expect(await describeImage.invoke({ url: `${server.url}/lantern.png` })).toContain(`${facts.width}x${facts.height}`);
+      expect(await describeImage.invoke({ url: `${server.url}/lantern.png` })).toContain(
+        `${facts.width}x${facts.height}`,
+      );
     } finally {
       await server.close();
     }
   });
 
-  it.each(["file:///etc/passwd", "data:image/png;base64,iVBORw0KGgo=", "ftp://example.com/a.png", "javascript:alert(1)"])(
-    "refuses the non-http URL %s before sending anything",
-    async (url) => {
-      const { ledger, describe: describeImage } = await setUp();
-      await expect(describeImage.invoke({ url })).rejects.toThrow(/is refused: describe_image takes http:\/\/ and https:\/\/ links only/);
-      expect(ledger.entries()).toEqual([]);
-    },
-  );
+  it.each([
+    "file:///etc/passwd",
+    "data:image/png;base64,iVBORw0KGgo=",
+    "ftp://example.com/a.png",
+    "javascript:alert(1)",
+  ])("refuses the non-http URL %s before sending anything", async (url) => {
+    const { ledger, describe: describeImage } = await setUp();
+    await expect(describeImage.invoke({ url })).rejects.toThrow(
+      /is refused: describe_image takes http:\/\/ and https:\/\/ links only/,
+    );
+    expect(ledger.entries()).toEqual([]);
+  });
 
   it("asks for exactly one of path or url", async () => {
     const { describe: describeImage } = await setUp({ "palette.png": fixturePng });
     await expect(describeImage.invoke({})).rejects.toThrow(/exactly one of path .* or url/);
-    await expect(describeImage.invoke({ path: "palette.png", url: "https://example.com/a.png" })).rejects.toThrow(/exactly one/);
+    await expect(describeImage.invoke({ path: "palette.png", url: "https://example.com/a.png" })).rejects.toThrow(
+      /exactly one/,
+    );
   });
 });
 
 describe("gateway tools in the registry", () => {
   it("lists the gateway tools beside the others", () => {
-    expect(listToolNames()).toEqual(expect.arrayContaining(["compose_music", "describe_image", "edit_image", "generate_image", "understand_audio"]));
+    expect(listToolNames()).toEqual(
+      expect.arrayContaining(["compose_music", "describe_image", "edit_image", "generate_image", "understand_audio"]),
+    );
   });
 
   it.each([
@@ -134,7 +171,9 @@ describe("gateway tools in the registry", () => {
     ["compose_music", ["prompt"]],
   ])("sends %s's parameters to the model intact, with only %j required", async (name, required) => {
     const [tool] = createTools([name], { workspace: await harness.workspace() });
-    const schema = z.toJSONSchema(tool!.schema as z.ZodType) as { properties: Record<string, { description?: string }> };
+    const schema = z.toJSONSchema(tool!.schema as z.ZodType) as {
+      properties: Record<string, { description?: string }>;
+    };
     const wire = convertToOpenAITool(tool!).function;
     expect(wire.description?.length).toBeGreaterThan(120);
     expect(wire.parameters).toMatchObject({ type: "object", properties: schema.properties });
@@ -143,9 +182,21 @@ describe("gateway tools in the registry", () => {
   });
 
   it.each([
-    ["generate_image", { image: "alpha-sonnet-4-6" }, /generate_image tool cannot use alpha-sonnet-4-6: it does not generate images/],
-    ["describe_image", { vision: "gamma-2.5-flash-image" }, /describe_image tool cannot use gamma-2.5-flash-image: it answers with images, not text/],
-    ["understand_audio", { audio: "beta-4o" }, /understand_audio tool cannot use beta-4o: it does not take audio input. Use a model that does, e.g. gamma-2.5-flash/],
+    [
+      "generate_image",
+      { image: "alpha-sonnet-4-6" },
+      /generate_image tool cannot use alpha-sonnet-4-6: it does not generate images/,
+    ],
+    [
+      "describe_image",
+      { vision: "gamma-2.5-flash-image" },
+      /describe_image tool cannot use gamma-2.5-flash-image: it answers with images, not text/,
+    ],
+    [
+      "understand_audio",
+      { audio: "beta-4o" },
+      /understand_audio tool cannot use beta-4o: it does not take audio input. Use a model that does, e.g. gamma-2.5-flash/,
+    ],
     ["edit_image", { image: "gamma-2.5-flsh-image" }, /Unknown model "gamma-2.5-flsh-image"/],
   ])("refuses %s on a model that cannot do its job, when it is created", async (name, models, message) => {
     const workspace = await harness.workspace();
@@ -174,7 +225,9 @@ describe("gateway tools in the registry", () => {
     const workspace = await harness.workspace();
     await symlink(outside, path.join(workspace, "link"));
     const [generate] = createTools(["generate_image"], { workspace, gateway: harness.connection });
-    await expect(generate!.invoke({ prompt: "a lantern", path: "link/poster.png" })).rejects.toThrow(/leads outside the workspace through a symbolic link/);
+    await expect(generate!.invoke({ prompt: "a lantern", path: "link/poster.png" })).rejects.toThrow(
+      /leads outside the workspace through a symbolic link/,
+    );
     expect(await readdir(outside)).toEqual([".keep"]);
   });
 });

@@ -46,13 +46,20 @@ describe("isPrivateAddress", () => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "93.184.216.34", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "2001:4860:4860::8888", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8"])(
-    "lets the public address %s through",
-    (address) => {
-      expect(privateAddressKind(address)).toBeUndefined();
-      expect(isPrivateAddress(address)).toBe(false);
-    },
-  );
+  it.each([
+    "8.8.8.8",
+    "1.1.1.1",
+    "93.184.216.34",
+    "172.32.0.1",
+    "100.128.0.1",
+    "2606:4700::1111",
+    "2001:4860:4860::8888",
+    "::ffff:8.8.8.8",
+    "64:ff9b::8.8.8.8",
+  ])("lets the public address %s through", (address) => {
+    expect(privateAddressKind(address)).toBeUndefined();
+    expect(isPrivateAddress(address)).toBe(false);
+  });
 
   it("judges an IPv4 address the same in IPv4-mapped, NAT64 and 6to4 form", () => {
     fc.assert(

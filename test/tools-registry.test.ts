@@ -45,8 +45,14 @@ describe("tool registry", () => {
   });
 
   it("passes context settings to the tools", async () => {
-    const [time] = createTools(["current_time"], { now: () => new Date("2030-01-01T00:00:00Z"), timeZone: "Asia/Tokyo" });
-    expect(JSON.parse(await time!.invoke({}))).toMatchObject({ timeZone: "Asia/Tokyo", local: "2030-01-01T09:00:00+09:00" });
+    const [time] = createTools(["current_time"], {
+      now: () => new Date("2030-01-01T00:00:00Z"),
+      timeZone: "Asia/Tokyo",
+    });
+    expect(JSON.parse(await time!.invoke({}))).toMatchObject({
+      timeZone: "Asia/Tokyo",
+      local: "2030-01-01T09:00:00+09:00",
+    });
   });
 
   it("creates a tool listed twice only once", () => {

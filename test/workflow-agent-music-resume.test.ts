@@ -1,7 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
 import type { LocalGateway } from "../src/server/index.js";
 import { resumeWorkflow } from "../src/workflow/index.js";
-import { cutAfterMusicBill, expectCostMatchesGateway, FIRST_FAILS, gatewayWith, musicBills } from "./music-resume-harness.js";
+import {
+  cutAfterMusicBill,
+  expectCostMatchesGateway,
+  FIRST_FAILS,
+  gatewayWith,
+  musicBills,
+} from "./music-resume-harness.js";
 import { gatewayOptions, recordsOf, runText, type TestRun } from "./workflow-harness.js";
 
 // The simulated model calls compose_music once for this task, and answers with what the tool said.
@@ -40,8 +46,12 @@ async function runKilledAfterMusicBill(gateway: LocalGateway, status: "ok" | "re
   return run;
 }
 
-const composed = (output: unknown) => (output as { score: AgentOutput }).score.toolCalls.filter((call) => call.name === "compose_music");
-const clipIds = (output: unknown) => composed(output).flatMap((call) => (JSON.parse(call.result) as { clips: { id: string }[] }).clips.map((clip) => clip.id));
+const composed = (output: unknown) =>
+  (output as { score: AgentOutput }).score.toolCalls.filter((call) => call.name === "compose_music");
+const clipIds = (output: unknown) =>
+  composed(output).flatMap((call) =>
+    (JSON.parse(call.result) as { clips: { id: string }[] }).clips.map((clip) => clip.id),
+  );
 
 describe("resuming an agent step whose compose_music started a music job", () => {
   it("journals the job's clip ids in the line of the generate call's bill", async () => {
@@ -50,7 +60,12 @@ describe("resuming an agent step whose compose_music started a music job", () =>
 
     expect(first.result.status).toBe("done");
     const bill = recordsOf(first.journal, "cost").find((record) => record.entry.kind === "music");
-    expect(bill?.musicJob).toMatchObject({ key: "score", operation: "generate", call: expect.stringMatching(/^generate:/), clipIds: clipIds(first.result.outputs) });
+    expect(bill?.musicJob).toMatchObject({
+      key: "score",
+      operation: "generate",
+      call: expect.stringMatching(/^generate:/),
+      clipIds: clipIds(first.result.outputs),
+    });
   });
 
   it("refunds once, then composes anew, a job that failed after a kill right behind its journaled bill", async () => {

@@ -9,7 +9,10 @@ import { readJson, tempDir, useGateway } from "./workflow-harness.js";
 const gateway = useGateway();
 
 async function cli(argv: string[], cwd: string) {
-  const { code, stdout, stderr } = await runCli(argv, { env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"), cwd });
+  const { code, stdout, stderr } = await runCli(argv, {
+    env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"),
+    cwd,
+  });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
@@ -35,22 +38,33 @@ describe("svc-flow run, resume and validate", () => {
     const folder = await tempDir();
     await writeFile(path.join(folder, "good.yaml"), POSTERS);
     await writeFile(path.join(folder, "bad.yaml"), POSTERS.replace("uses: image", "uses: imagez"));
-    expect(await cli(["validate", "good.yaml"], folder)).toMatchObject({ code: 0, stdout: "good.yaml: ok (good, 3 steps)\n" });
+    expect(await cli(["validate", "good.yaml"], folder)).toMatchObject({
+      code: 0,
+      stdout: "good.yaml: ok (good, 3 steps)\n",
+    });
     const bad = await cli(["validate", "good.yaml", "bad.yaml"], folder);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^bad\.yaml:14:15 steps\[1\]\.steps\[0\]\.uses: Unknown step kind "imagez"\. Did you mean "image"\?/);
+    expect(bad.stderr).toMatch(
+      /^bad\.yaml:14:15 steps\[1\]\.steps\[0\]\.uses: Unknown step kind "imagez"\. Did you mean "image"\?/,
+    );
   });
 
   it("runs with --input and --budget, stops at the budget with exit 1 and the resume command, then resumes with a raised budget", async () => {
     const folder = await tempDir();
     await writeFile(path.join(folder, "posters.yaml"), POSTERS);
-    const stopped = await cli(["run", "posters.yaml", "--input", "subject=a lantern", "--input", "count=3", "--budget", "0.9", "--out", "out"], folder);
+    const stopped = await cli(
+      ["run", "posters.yaml", "--input", "subject=a lantern", "--input", "count=3", "--budget", "0.9", "--out", "out"],
+      folder,
+    );
     expect(stopped.code).toBe(1);
     expect(stopped.stderr).toMatch(/Stopped by the budget \(.*\[budget_exceeded\]\n/);
     expect(stopped.stderr).toContain(`svc-flow resume ${path.join(folder, "out")} --budget YUAN`);
     expect(stopped.stderr).toMatch(/✓ posters\[1\]\.poster/);
     const resumed = await cli(["resume", "out", "--budget", "2"], folder);
-    expect(resumed).toMatchObject({ code: 0, stdout: "Done. Outputs: out/outputs.json. Report: out/report.html. Cost: ¥1.2600.\n" });
+    expect(resumed).toMatchObject({
+      code: 0,
+      stdout: "Done. Outputs: out/outputs.json. Report: out/report.html. Cost: ¥1.2600.\n",
+    });
     expect(resumed.stderr).toMatch(/✓ sizes \(from the journal\)/);
     const outputs = (await readJson(path.join(folder, "out"), "outputs.json")) as { sizes: string; posters: unknown[] };
     expect(outputs.sizes).toBe("768");
@@ -67,12 +81,33 @@ describe("svc-flow run, resume and validate", () => {
 
   it("describes each event on one line", () => {
     const plain = terminalStyle({ isTTY: false }, {});
-    expect(describeEvent({ type: "step-failed", key: "posters[2].poster", id: "poster", error: { code: "timeout", message: "Too slow." } }, plain)).toBe(
-      "✗ posters[2].poster: Too slow. [timeout]",
-    );
-    expect(describeEvent({ type: "map-progress", key: "posters", id: "posters", done: 2, failed: 1, total: 3 }, plain)).toBe("  posters: 2/3 done, 1 failed");
-    expect(describeEvent({ type: "step-retry", key: "ideas", id: "ideas", attempt: 1, errorCode: "rate_limited", delayMs: 800, model: "beta-4o" }, plain)).toBe(
-      "↻ ideas: beta-4o attempt 1 failed (rate_limited); retrying in 0.8s",
-    );
+    expect(
+      describeEvent(
+        {
+          type: "step-failed",
+          key: "posters[2].poster",
+          id: "poster",
+          error: { code: "timeout", message: "Too slow." },
+        },
+        plain,
+      ),
+    ).toBe("✗ posters[2].poster: Too slow. [timeout]");
+    expect(
+      describeEvent({ type: "map-progress", key: "posters", id: "posters", done: 2, failed: 1, total: 3 }, plain),
+    ).toBe("  posters: 2/3 done, 1 failed");
+    expect(
+      describeEvent(
+        {
+          type: "step-retry",
+          key: "ideas",
+          id: "ideas",
+          attempt: 1,
+          errorCode: "rate_limited",
+          delayMs: 800,
+          model: "beta-4o",
+        },
+        plain,
+      ),
+    ).toBe("↻ ideas: beta-4o attempt 1 failed (rate_limited); retrying in 0.8s");
   });
 });

@@ -31,7 +31,11 @@ function offlineEnv(): NodeJS.ProcessEnv {
 }
 
 /** Runs the CLI in a child process; with `killWhen`, SIGKILLs it as soon as that holds. */
-async function cli(argv: string[], cwd: string, killWhen?: (output: string) => Promise<boolean>): Promise<{ code: number | null; killed: boolean; output: string }> {
+async function cli(
+  argv: string[],
+  cwd: string,
+  killWhen?: (output: string) => Promise<boolean>,
+): Promise<{ code: number | null; killed: boolean; output: string }> {
   const child = spawn(process.execPath, [BIN, ...argv], { cwd, env: offlineEnv(), stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -55,7 +59,9 @@ async function journalHas(runDir: string, fragment: string): Promise<boolean> {
 }
 
 describe("resume on the embedded gateway", () => {
-  it("finishes a run killed during its music poll, offline, with the bill of an uninterrupted run", { timeout: 120_000 }, async () => {
+  it("finishes a run killed during its music poll, offline, with the bill of an uninterrupted run", {
+    timeout: 120_000,
+  }, async () => {
     const folder = await tempDir("svc-flow-embedded-");
     const file = path.join(folder, "flow.yaml");
     await writeFile(file, FLOW);
@@ -71,7 +77,10 @@ describe("resume on the embedded gateway", () => {
 
     const resumed = await cli(["resume", runDir], folder);
     expect(resumed.code, resumed.output).toBe(0);
-    const cost = (await readJson(runDir, "cost.json")) as { totalYuan: number; byModel: Record<string, { calls: number }> };
+    const cost = (await readJson(runDir, "cost.json")) as {
+      totalYuan: number;
+      byModel: Record<string, { calls: number }>;
+    };
     const wholeCost = (await readJson(path.join(folder, "whole"), "cost.json")) as { totalYuan: number };
     expect(cost.totalYuan).toBe(wholeCost.totalYuan);
     expect(cost.byModel["music:generate"]?.calls).toBe(1);
@@ -79,9 +88,13 @@ describe("resume on the embedded gateway", () => {
     expect(outputs.jingle).toHaveLength(2);
   });
 
-  it("fetches the clips of an earlier, killed `svc-flow music` with --clips, offline", { timeout: 120_000 }, async () => {
+  it("fetches the clips of an earlier, killed `svc-flow music` with --clips, offline", {
+    timeout: 120_000,
+  }, async () => {
     const folder = await tempDir("svc-flow-clips-");
-    const first = await cli(["music", "A lantern jingle", "--instrumental", "--out", "first"], folder, async (output) => /clips \S+ \S+/.test(output));
+    const first = await cli(["music", "A lantern jingle", "--instrumental", "--out", "first"], folder, async (output) =>
+      /clips \S+ \S+/.test(output),
+    );
     expect(first.killed, first.output).toBe(true);
     const ids = /clips (\S+) (\S+)/.exec(first.output)!.slice(1, 3);
     const fetched = await cli(["music", "--clips", ids.join(","), "--out", "second"], folder);

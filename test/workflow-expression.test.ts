@@ -160,7 +160,10 @@ describe("parse errors", () => {
 
 describe("evaluation errors", () => {
   it.each<[string, string]>([
-    ["input.product", 'Unknown name "input" at column 1 of "input.product". Did you mean "inputs"? Expressions here can read: inputs, steps, run, tagline.'],
+    [
+      "input.product",
+      'Unknown name "input" at column 1 of "input.product". Did you mean "inputs"? Expressions here can read: inputs, steps, run, tagline.',
+    ],
     ["length", "length is a function: call it as length(value)"],
     ["inputs.count > '2'", "Cannot compare a number with a string"],
     ["inputs.count + true", "Cannot add a number and a boolean"],
@@ -209,7 +212,9 @@ describe("templates", () => {
   });
 
   it("says when an unclosed string swallowed the closing }}", () => {
-    expect(errorOf(() => parseTemplate("${{ 'abc }}")).message).toContain("The quote at column 5 starts a string that never ends");
+    expect(errorOf(() => parseTemplate("${{ 'abc }}")).message).toContain(
+      "The quote at column 5 starts a string that never ends",
+    );
   });
 
   it("points parse errors at the column in the whole string", () => {
@@ -217,7 +222,9 @@ describe("templates", () => {
   });
 
   it("renders nested objects and arrays without touching keys or the input", () => {
-    const value = { "${{ key }}": { prompt: "For ${{ inputs.product }}", images: ["${{ steps.ideas.output }}", 7, null] } };
+    const value = {
+      "${{ key }}": { prompt: "For ${{ inputs.product }}", images: ["${{ steps.ideas.output }}", 7, null] },
+    };
     const copy = structuredClone(value);
     expect(renderValue(value, scope)).toEqual({
       "${{ key }}": { prompt: "For solar lantern", images: [["Glow", "Shine"], 7, null] },
@@ -231,12 +238,17 @@ describe("templates", () => {
     expect(error.message).toMatch(/^At steps\[1\]\.with\.images\[0\]: Division by zero/);
   });
 
-  it.each<[unknown, boolean]>([["", false], [0, false], [null, false], [undefined, false], ["x", true], [[], true], [{}, true]])(
-    "treats %j as %s in conditions",
-    (value, expected) => {
-      expect(isTruthy(value)).toBe(expected);
-    },
-  );
+  it.each<[unknown, boolean]>([
+    ["", false],
+    [0, false],
+    [null, false],
+    [undefined, false],
+    ["x", true],
+    [[], true],
+    [{}, true],
+  ])("treats %j as %s in conditions", (value, expected) => {
+    expect(isTruthy(value)).toBe(expected);
+  });
 });
 
 describe("references", () => {
@@ -250,7 +262,12 @@ describe("references", () => {
   };
 
   it("collects every root, literal path and location", () => {
-    const found = collectReferences(step, ["steps", 2]).map(({ root, path, dynamic, location }) => ({ root, path, dynamic, location }));
+    const found = collectReferences(step, ["steps", 2]).map(({ root, path, dynamic, location }) => ({
+      root,
+      path,
+      dynamic,
+      location,
+    }));
     const prompt = ["steps", 2, "with", "prompt"];
     expect(found).toEqual([
       { root: "inputs", path: ["photo"], dynamic: false, location: ["steps", 2, "if"] },
@@ -264,7 +281,10 @@ describe("references", () => {
   });
 
   it("lists the steps a value depends on, once each", () => {
-    const references = collectReferences({ a: "${{ steps.b.output }} ${{ steps.a.output.x }}", c: "${{ steps.b.output }}" });
+    const references = collectReferences({
+      a: "${{ steps.b.output }} ${{ steps.a.output.x }}",
+      c: "${{ steps.b.output }}",
+    });
     expect(referencedStepIds(references)).toEqual(["b", "a"]);
   });
 
@@ -283,13 +303,31 @@ describe("references", () => {
   };
 
   it.each<[string, string]>([
-    ["${{ tagline }}", 'Unknown name "tagline" at column 5 of "${{ tagline }}". Expressions here can read: inputs, steps, run.'],
-    ["${{ inputs.prodcut }}", 'There is no input "prodcut" (inputs.prodcut) at column 5 of "${{ inputs.prodcut }}". Did you mean "product"?'],
-    ["${{ steps.later.output }}", 'Step "later" has not run yet at this point (steps.later.output) at column 5 of "${{ steps.later.output }}". Move this step after "later"'],
+    [
+      "${{ tagline }}",
+      'Unknown name "tagline" at column 5 of "${{ tagline }}". Expressions here can read: inputs, steps, run.',
+    ],
+    [
+      "${{ inputs.prodcut }}",
+      'There is no input "prodcut" (inputs.prodcut) at column 5 of "${{ inputs.prodcut }}". Did you mean "product"?',
+    ],
+    [
+      "${{ steps.later.output }}",
+      'Step "later" has not run yet at this point (steps.later.output) at column 5 of "${{ steps.later.output }}". Move this step after "later"',
+    ],
     ["${{ steps.me.output }}", 'Step "me" cannot read its own output'],
-    ["${{ steps.lok.output }}", 'There is no step "lok" (steps.lok.output) at column 5 of "${{ steps.lok.output }}". Did you mean "look"?'],
-    ["${{ steps.look }}", 'steps.look names a step, not a value at column 5 of "${{ steps.look }}". Write steps.look.output.'],
-    ["${{ steps.look.outputs }}", 'Steps have no field "outputs" (steps.look.outputs) at column 5 of "${{ steps.look.outputs }}". Did you mean "output"?'],
+    [
+      "${{ steps.lok.output }}",
+      'There is no step "lok" (steps.lok.output) at column 5 of "${{ steps.lok.output }}". Did you mean "look"?',
+    ],
+    [
+      "${{ steps.look }}",
+      'steps.look names a step, not a value at column 5 of "${{ steps.look }}". Write steps.look.output.',
+    ],
+    [
+      "${{ steps.look.outputs }}",
+      'Steps have no field "outputs" (steps.look.outputs) at column 5 of "${{ steps.look.outputs }}". Did you mean "output"?',
+    ],
     ["${{ steps[inputs.photo].output }}", "A step must be named literally"],
     ["${{ run.dir }}", 'run has no field "dir"'],
   ])("rejects %s", (text, fragment) => {
@@ -310,35 +348,48 @@ describe("properties", () => {
   const withoutExpressions = fc.jsonValue().filter((value) => !JSON.stringify(value).includes("${{"));
 
   it("renders any JSON value without ${{ to itself", () => {
-    fc.assert(fc.property(withoutExpressions, (value) => {
-      expect(renderValue(value, scope)).toEqual(value);
-      expect(collectReferences(value)).toEqual([]);
-    }));
+    fc.assert(
+      fc.property(withoutExpressions, (value) => {
+        expect(renderValue(value, scope)).toEqual(value);
+        expect(collectReferences(value)).toEqual([]);
+      }),
+    );
   });
 
   it("round-trips any string through a single- or double-quoted literal", () => {
-    fc.assert(fc.property(fc.string({ unit: "binary" }), (text) => {
-      const single = `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
-      expect(renderValue(`\${{ ${single} }}`, scope)).toBe(text);
-      expect(renderValue(`\${{ ${JSON.stringify(text)} }}`, scope)).toBe(text);
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), (text) => {
+        const single = `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
+        expect(renderValue(`\${{ ${single} }}`, scope)).toBe(text);
+        expect(renderValue(`\${{ ${JSON.stringify(text)} }}`, scope)).toBe(text);
+      }),
+    );
   });
 
-  const expressionish = fc.string({ unit: fc.constantFrom(..."ab1.[]()'\"\\ ?:!=<>&|+-*/%,{}$\n".split(""), "${{", "}}", "steps", "length") });
+  const expressionish = fc.string({
+    unit: fc.constantFrom(..."ab1.[]()'\"\\ ?:!=<>&|+-*/%,{}$\n".split(""), "${{", "}}", "steps", "length"),
+  });
 
   it("throws nothing but ExpressionError, with a column inside the text, on arbitrary input", () => {
-    fc.assert(fc.property(fc.oneof(expressionish, fc.string({ unit: "binary" })), (text) => {
-      for (const action of [() => parseExpression(text), () => parseTemplate(`x \${{ ${text} }}`), () => renderValue(text, scope)]) {
-        try {
-          action();
-        } catch (error) {
-          expect(error).toBeInstanceOf(ExpressionError);
-          const { column, source = "" } = error as ExpressionError;
-          expect(column).toBeGreaterThanOrEqual(1);
-          expect(column).toBeLessThanOrEqual(source.length + 1);
+    fc.assert(
+      fc.property(fc.oneof(expressionish, fc.string({ unit: "binary" })), (text) => {
+        for (const action of [
+          () => parseExpression(text),
+          () => parseTemplate(`x \${{ ${text} }}`),
+          () => renderValue(text, scope),
+        ]) {
+          try {
+            action();
+          } catch (error) {
+            expect(error).toBeInstanceOf(ExpressionError);
+            const { column, source = "" } = error as ExpressionError;
+            expect(column).toBeGreaterThanOrEqual(1);
+            expect(column).toBeLessThanOrEqual(source.length + 1);
+          }
         }
-      }
-    }), { numRuns: 500 });
+      }),
+      { numRuns: 500 },
+    );
   });
 
   // The oracle is JavaScript itself: same precedence, same IEEE arithmetic on the same integers.
@@ -346,25 +397,30 @@ describe("properties", () => {
     node: fc.oneof(
       { depthSize: "small", withCrossShrink: true },
       fc.integer({ min: -1000, max: 1000 }).map((value) => (value < 0 ? `(${value})` : `${value}`)),
-      fc.tuple(tie("node"), fc.constantFrom("+", "-", "*", "/", "%"), tie("node")).map(([left, op, right]) => `${left} ${op} ${right}`),
+      fc
+        .tuple(tie("node"), fc.constantFrom("+", "-", "*", "/", "%"), tie("node"))
+        .map(([left, op, right]) => `${left} ${op} ${right}`),
       tie("node").map((inner) => `(${inner})`),
       tie("node").map((inner) => `-(${inner})`),
     ),
   })).node;
 
   it("does integer arithmetic exactly as JavaScript does", () => {
-    fc.assert(fc.property(arithmetic, (text) => {
-      const expected: unknown = new Function(`return ${text};`)();
-      let actual: unknown;
-      try {
-        actual = evaluate(text);
-      } catch (error) {
-        expect(error).toBeInstanceOf(ExpressionError);
-        const message = (error as ExpressionError).message;
-        fc.pre(message.startsWith("Division by zero") || message.includes("is not a finite number"));
-        return;
-      }
-      expect(actual).toBe(expected);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(arithmetic, (text) => {
+        const expected: unknown = new Function(`return ${text};`)();
+        let actual: unknown;
+        try {
+          actual = evaluate(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ExpressionError);
+          const message = (error as ExpressionError).message;
+          fc.pre(message.startsWith("Division by zero") || message.includes("is not a finite number"));
+          return;
+        }
+        expect(actual).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -39,11 +39,20 @@ export interface TestRun {
 
 /** Options that point a run at the suite's gateway with fast music polling. */
 export function gatewayOptions(gateway: LocalGateway, extra: RunWorkflowOptions = {}): RunWorkflowOptions {
-  return { gateway: { baseURL: gateway.baseURL, apiKey: "sk-local-demo" }, music: { pollIntervalMs: 10 }, notice: () => undefined, ...extra };
+  return {
+    gateway: { baseURL: gateway.baseURL, apiKey: "sk-local-demo" },
+    music: { pollIntervalMs: 10 },
+    notice: () => undefined,
+    ...extra,
+  };
 }
 
 /** Loads workflow text and runs it against the gateway in a new temp run directory. */
-export async function runText(gateway: LocalGateway, text: string, extra: RunWorkflowOptions & { baseDir?: string; agentNames?: string[] } = {}): Promise<TestRun> {
+export async function runText(
+  gateway: LocalGateway,
+  text: string,
+  extra: RunWorkflowOptions & { baseDir?: string; agentNames?: string[] } = {},
+): Promise<TestRun> {
   const workflow = parseWorkflow(text, {
     fileName: "test.yaml",
     ...(extra.baseDir === undefined ? {} : { baseDir: extra.baseDir }),
@@ -60,7 +69,10 @@ export async function runText(gateway: LocalGateway, text: string, extra: RunWor
 }
 
 /** The records of one type in a journal. */
-export function recordsOf<T extends JournalRecord["type"]>(journal: readonly JournalRecord[], type: T): Array<Extract<JournalRecord, { type: T }>> {
+export function recordsOf<T extends JournalRecord["type"]>(
+  journal: readonly JournalRecord[],
+  type: T,
+): Array<Extract<JournalRecord, { type: T }>> {
   return journal.filter((record): record is Extract<JournalRecord, { type: T }> => record.type === type);
 }
 

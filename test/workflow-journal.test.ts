@@ -5,7 +5,12 @@ import { readJournal, type JournalRecord } from "../src/workflow/index.js";
 import { RunJournal } from "../src/workflow/run/run-journal.js";
 import { tempDir } from "./workflow-harness.js";
 
-const skipped = (n: number): JournalRecord => ({ type: "step-skipped", key: `s${n}`, id: `s${n}`, at: "2026-01-01T00:00:00.000Z" });
+const skipped = (n: number): JournalRecord => ({
+  type: "step-skipped",
+  key: `s${n}`,
+  id: `s${n}`,
+  at: "2026-01-01T00:00:00.000Z",
+});
 
 async function fileHandlePrototype(file: string): Promise<{ sync(): Promise<void> }> {
   const handle = await open(file, "a");
@@ -38,7 +43,9 @@ describe("run journal", () => {
     await journal.close();
     const { records, tornTail } = await readJournal(file);
     expect(tornTail).toBe(false);
-    expect(records.map((record) => (record as { key: string }).key)).toEqual(Array.from({ length: 201 }, (_, index) => `s${index}`));
+    expect(records.map((record) => (record as { key: string }).key)).toEqual(
+      Array.from({ length: 201 }, (_, index) => `s${index}`),
+    );
   });
 
   it("rejects the lines of a failed write and every append after it", async () => {

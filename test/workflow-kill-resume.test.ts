@@ -41,7 +41,9 @@ outputs:
 
 let gateway: LocalGateway;
 beforeAll(async () => {
-  gateway = await startLocalGateway({ config: { faults: { seed: 1, latencyMs: 250, models: {} }, music: { completeAfterMs: 1500 } } });
+  gateway = await startLocalGateway({
+    config: { faults: { seed: 1, latencyMs: 250, models: {} }, music: { completeAfterMs: 1500 } },
+  });
 });
 afterAll(async () => gateway?.close());
 

@@ -57,7 +57,11 @@ function screen(output: string): string[] {
 /** Runs the CLI under a pseudo-terminal; `type` writes keystrokes (Ctrl-C is "\x03") once `when` shows. */
 function underTerminal(argv: string[], env: NodeJS.ProcessEnv, cwd: string, keys?: { when: RegExp; type: string }) {
   const command = [process.execPath, BIN, ...argv].map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ");
-  const child = spawn("script", ["-qefc", command, "/dev/null"], { cwd, env: { ...process.env, ...env, TERM: "xterm-256color", COLUMNS: "120" }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn("script", ["-qefc", command, "/dev/null"], {
+    cwd,
+    env: { ...process.env, ...env, TERM: "xterm-256color", COLUMNS: "120" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let output = "";
   let typed = false;
   const frames: string[] = [];
@@ -76,15 +80,23 @@ function underTerminal(argv: string[], env: NodeJS.ProcessEnv, cwd: string, keys
 let gateway: LocalGateway;
 let folder: string;
 beforeAll(async () => {
-  gateway = await startLocalGateway({ config: { faults: { seed: 1, latencyMs: 150, models: {} }, music: { completeAfterMs: 1500 } } });
+  gateway = await startLocalGateway({
+    config: { faults: { seed: 1, latencyMs: 150, models: {} }, music: { completeAfterMs: 1500 } },
+  });
   folder = await tempDir("svc-flow-live-");
   await writeFile(path.join(folder, "live.yaml"), FLOW);
 });
 afterAll(async () => gateway?.close());
 
 describe.skipIf(process.platform !== "linux")("the live view on a terminal", () => {
-  it("shows the steps running with their time and the map's progress with an ETA, then clears them", { timeout: 120_000 }, async () => {
-    const run = underTerminal(["run", "live.yaml", "--out", "run-1"], gatewayEnv(gateway.baseURL, "sk-local-demo"), folder);
+  it("shows the steps running with their time and the map's progress with an ETA, then clears them", {
+    timeout: 120_000,
+  }, async () => {
+    const run = underTerminal(
+      ["run", "live.yaml", "--out", "run-1"],
+      gatewayEnv(gateway.baseURL, "sk-local-demo"),
+      folder,
+    );
     expect(await run.exit).toBe(0);
     const seen = run.frames.map((frame) => screen(frame).join("\n"));
     expect(seen.some((text) => new RegExp(`^▶ lines\\[\\d\\]\\.line ${SECONDS}`, "m").test(text))).toBe(true);
@@ -98,8 +110,15 @@ describe.skipIf(process.platform !== "linux")("the live view on a terminal", () 
     expect(run.output()).toContain("\x1b[32m✓\x1b[39m");
   });
 
-  it("stops cleanly on Ctrl-C: says how to resume, logs no retry after it, and is not an error", { timeout: 120_000 }, async () => {
-    const run = underTerminal(["run", "live.yaml", "--out", "run-2"], gatewayEnv(gateway.baseURL, "sk-local-demo"), folder, { when: /lines 2\/6 done/, type: "\x03" });
+  it("stops cleanly on Ctrl-C: says how to resume, logs no retry after it, and is not an error", {
+    timeout: 120_000,
+  }, async () => {
+    const run = underTerminal(
+      ["run", "live.yaml", "--out", "run-2"],
+      gatewayEnv(gateway.baseURL, "sk-local-demo"),
+      folder,
+      { when: /lines 2\/6 done/, type: "\x03" },
+    );
     const code = await run.exit;
     const text = screen(run.output()).join("\n");
     expect(text).toContain("■ Interrupted: the steps in flight stop");
@@ -116,7 +135,15 @@ describe("the live view's colour and plain lines", () => {
     stream.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const print = progressPrinter(stream, { env, refreshMs: 60_000 });
     print({ type: "step-started", key: "ideas", id: "ideas", kind: "chat" });
-    print({ type: "step-finished", key: "ideas", id: "ideas", kind: "chat", durationMs: 1200, costYuan: 0, replayed: false });
+    print({
+      type: "step-finished",
+      key: "ideas",
+      id: "ideas",
+      kind: "chat",
+      durationMs: 1200,
+      costYuan: 0,
+      replayed: false,
+    });
     print({ type: "run-finished", status: "done", runDir: "/tmp/run" });
     return output;
   }
@@ -137,11 +164,19 @@ describe("the live view's colour and plain lines", () => {
   });
 
   it("says a retry is waiting and for how long", { timeout: 60_000 }, async () => {
-    const limited = await startLocalGateway({ config: { faults: { seed: 1, latencyMs: 0, models: { "beta-4o-mini": { rateLimitRate: 1, retryAfterS: 0.3 } } } } });
+    const limited = await startLocalGateway({
+      config: { faults: { seed: 1, latencyMs: 0, models: { "beta-4o-mini": { rateLimitRate: 1, retryAfterS: 0.3 } } } },
+    });
     try {
       const flow = path.join(folder, "retry.yaml");
-      await writeFile(flow, `version: 1\nsteps:\n  - id: ask\n    uses: chat\n    retry: { attempts: 2, minDelayMs: 1, maxDelayMs: 1 }\n    with: { model: beta-4o-mini, prompt: "Hi", maxTokens: 10 }\n`);
-      const result = await runCli(["run", flow, "--out", path.join(folder, "run-3")], { env: gatewayEnv(limited.baseURL, "sk-local-demo"), cwd: folder });
+      await writeFile(
+        flow,
+        `version: 1\nsteps:\n  - id: ask\n    uses: chat\n    retry: { attempts: 2, minDelayMs: 1, maxDelayMs: 1 }\n    with: { model: beta-4o-mini, prompt: "Hi", maxTokens: 10 }\n`,
+      );
+      const result = await runCli(["run", flow, "--out", path.join(folder, "run-3")], {
+        env: gatewayEnv(limited.baseURL, "sk-local-demo"),
+        cwd: folder,
+      });
       expect(result.stderr.text).toMatch(/^↻ ask: beta-4o-mini attempt 1 failed \(\w+\); retrying in 0\.3s$/m);
     } finally {
       await limited.close();

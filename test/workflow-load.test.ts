@@ -51,10 +51,38 @@ outputs:
   });
 
   it.each([
-    ["an unknown step kind", `${HEAD}  - id: a\n    uses: chatt\n    with: { prompt: hi }\n`, 7, 11, "steps[0].uses", /Unknown step kind "chatt"\. Did you mean "chat"\?/],
-    ["an unknown field", `${HEAD}  - id: a\n    uses: chat\n    with: { prompt: hi, modle: beta-4o }\n`, 8, 25, "steps[0].with.modle", /Unknown field "modle"\. Did you mean "model"\?/],
-    ["an unknown model", `${HEAD}  - id: a\n    uses: chat\n    with: { prompt: hi, model: beta-4oo }\n`, 8, 32, "steps[0].with.model", /Unknown model "beta-4oo"\. Did you mean "beta-4o"/],
-    ["an unknown tool", `${HEAD}  - id: a\n    uses: tool\n    with: { tool: calculater }\n`, 8, 19, "steps[0].with.tool", /Unknown tool "calculater"\. Did you mean "calculator"\?/],
+    [
+      "an unknown step kind",
+      `${HEAD}  - id: a\n    uses: chatt\n    with: { prompt: hi }\n`,
+      7,
+      11,
+      "steps[0].uses",
+      /Unknown step kind "chatt"\. Did you mean "chat"\?/,
+    ],
+    [
+      "an unknown field",
+      `${HEAD}  - id: a\n    uses: chat\n    with: { prompt: hi, modle: beta-4o }\n`,
+      8,
+      25,
+      "steps[0].with.modle",
+      /Unknown field "modle"\. Did you mean "model"\?/,
+    ],
+    [
+      "an unknown model",
+      `${HEAD}  - id: a\n    uses: chat\n    with: { prompt: hi, model: beta-4oo }\n`,
+      8,
+      32,
+      "steps[0].with.model",
+      /Unknown model "beta-4oo"\. Did you mean "beta-4o"/,
+    ],
+    [
+      "an unknown tool",
+      `${HEAD}  - id: a\n    uses: tool\n    with: { tool: calculater }\n`,
+      8,
+      19,
+      "steps[0].with.tool",
+      /Unknown tool "calculater"\. Did you mean "calculator"\?/,
+    ],
     [
       "a reference to a step that does not exist",
       `${HEAD}  - id: a\n    uses: chat\n    with: { prompt: "x \${{ steps.nope.output }}" }\n`,
@@ -79,7 +107,14 @@ outputs:
       "steps[0].with.audio",
       /sends audio, but it may go to "beta-4o"\. Model "beta-4o" has no audio input; models with it: gamma-2\.5-pro/,
     ],
-    ["a YAML 1.1 'on:' key (it stays a string key, and is unknown)", `on: push\n${HEAD}  - id: a\n    uses: chat\n    with: { prompt: hi }\n`, 1, 1, "on", /Unknown field "on"/],
+    [
+      "a YAML 1.1 'on:' key (it stays a string key, and is unknown)",
+      `on: push\n${HEAD}  - id: a\n    uses: chat\n    with: { prompt: hi }\n`,
+      1,
+      1,
+      "on",
+      /Unknown field "on"/,
+    ],
   ])("reports %s with file, line, column and path", (_, text, line, column, shownPath, message) => {
     const [issue, ...rest] = issuesOf(text);
     expect(rest).toEqual([]);
@@ -104,20 +139,26 @@ outputs:
   });
 
   it("reports every problem of a file at once, in file order", () => {
-    const issues = issuesOf(`${HEAD}  - id: a\n    uses: tool\n    with: { tool: nope }\n  - id: a\n    uses: chat\n    with: { prompt: "\${{ inputs.missing }}", model: gamma-9 }\n`);
+    const issues = issuesOf(
+      `${HEAD}  - id: a\n    uses: tool\n    with: { tool: nope }\n  - id: a\n    uses: chat\n    with: { prompt: "\${{ inputs.missing }}", model: gamma-9 }\n`,
+    );
     expect(issues.map((issue) => issue.line)).toEqual([8, 9, 11, 11]);
-    expect(issues.map((issue) => issue.message).join("\n")).toMatch(/already used[\s\S]*no input "missing"[\s\S]*Unknown model "gamma-9"/);
+    expect(issues.map((issue) => issue.message).join("\n")).toMatch(
+      /already used[\s\S]*no input "missing"[\s\S]*Unknown model "gamma-9"/,
+    );
   });
 
   it("keeps defaults.fallbacks that cannot take a step's audio out of that step instead of failing", () => {
     const workflow = parseWorkflow(
-      "version: 1\ndefaults: { model: gamma-2.5-flash, fallbacks: [beta-5, gamma-2.5-pro] }\nsteps:\n  - id: a\n    uses: chat\n    with: { prompt: hi, audio: [\"data:audio/wav;base64,UklGRiQAAABXQVZFZm10IA==\"] }\n",
+      'version: 1\ndefaults: { model: gamma-2.5-flash, fallbacks: [beta-5, gamma-2.5-pro] }\nsteps:\n  - id: a\n    uses: chat\n    with: { prompt: hi, audio: ["data:audio/wav;base64,UklGRiQAAABXQVZFZm10IA=="] }\n',
     );
     expect(workflow.graph).toHaveLength(1);
   });
 
   it("refuses literal audio in a format the gateway does not take, naming the conversion", () => {
-    const [issue] = issuesOf(`${HEAD}  - id: a\n    uses: chat\n    with: { model: gamma-2.5-flash, prompt: hi, audio: ["data:audio/ogg;base64,T2dnUw=="] }\n`);
+    const [issue] = issuesOf(
+      `${HEAD}  - id: a\n    uses: chat\n    with: { model: gamma-2.5-flash, prompt: hi, audio: ["data:audio/ogg;base64,T2dnUw=="] }\n`,
+    );
     expect(issue!.message).toMatch(/not mp3 or wav.*ffmpeg -i/);
   });
 
@@ -128,7 +169,9 @@ outputs:
   });
 
   it("refuses an image model in a chat step and a chat model in an image step", () => {
-    const issues = issuesOf(`${HEAD}  - id: a\n    uses: chat\n    with: { prompt: hi, model: gamma-2.5-flash-image }\n  - id: b\n    uses: image\n    with: { prompt: hi, model: beta-4o }\n`);
+    const issues = issuesOf(
+      `${HEAD}  - id: a\n    uses: chat\n    with: { prompt: hi, model: gamma-2.5-flash-image }\n  - id: b\n    uses: image\n    with: { prompt: hi, model: beta-4o }\n`,
+    );
     expect(issues.map((issue) => issue.message)).toEqual([
       expect.stringMatching(/only generates images; use it in a step with uses: image/),
       expect.stringMatching(/generates an image, but it may go to "beta-4o"/),
@@ -136,17 +179,26 @@ outputs:
   });
 
   it("lets a map's nested steps read the map variable but not steps outside read them", () => {
-    const issues = issuesOf(`${HEAD}  - id: m\n    map: [1, 2]\n    steps:\n      - id: inner\n        uses: chat\n        with: { prompt: "\${{ item }}" }\n  - id: after\n    uses: chat\n    with: { prompt: "\${{ steps.inner.output.text }} \${{ item }}" }\n`);
-    expect(issues.map((issue) => issue.message)).toEqual([expect.stringMatching(/Step "inner" has not run yet/), expect.stringMatching(/Unknown name "item"/)]);
+    const issues = issuesOf(
+      `${HEAD}  - id: m\n    map: [1, 2]\n    steps:\n      - id: inner\n        uses: chat\n        with: { prompt: "\${{ item }}" }\n  - id: after\n    uses: chat\n    with: { prompt: "\${{ steps.inner.output.text }} \${{ item }}" }\n`,
+    );
+    expect(issues.map((issue) => issue.message)).toEqual([
+      expect.stringMatching(/Step "inner" has not run yet/),
+      expect.stringMatching(/Unknown name "item"/),
+    ]);
   });
 
   it("keeps children of a parallel from reading each other", () => {
-    const [issue] = issuesOf(`${HEAD}  - id: p\n    parallel:\n      - id: one\n        uses: chat\n        with: { prompt: hi }\n      - id: two\n        uses: chat\n        with: { prompt: "\${{ steps.one.output.text }}" }\n`);
+    const [issue] = issuesOf(
+      `${HEAD}  - id: p\n    parallel:\n      - id: one\n        uses: chat\n        with: { prompt: hi }\n      - id: two\n        uses: chat\n        with: { prompt: "\${{ steps.one.output.text }}" }\n`,
+    );
     expect(issue).toMatchObject({ path: ["steps", 0, "parallel", 1, "with", "prompt"] });
   });
 
   it("names the file that cannot be read", async () => {
-    await expect(loadWorkflow("/nonexistent/flow.yaml")).rejects.toThrow(/Cannot read the workflow \/nonexistent\/flow\.yaml: there is no such file/);
+    await expect(loadWorkflow("/nonexistent/flow.yaml")).rejects.toThrow(
+      /Cannot read the workflow \/nonexistent\/flow\.yaml: there is no such file/,
+    );
   });
 
   it("reads a file and names it relative to the current directory in errors", async () => {

@@ -39,8 +39,14 @@ describe("map steps", () => {
 
   it("with onItemError collect, keeps an { error } entry in place of each failed item", async () => {
     const { result, events } = await runText(gateway.current, mapWorkflow("collect"));
-    expect(result.outputs?.sums).toEqual(["2", { error: { code: "invalid_expression", message: expect.stringContaining("1 /") } }, "6"]);
-    const last = events.filter((event): event is Extract<WorkflowEvent, { type: "map-progress" }> => event.type === "map-progress").at(-1);
+    expect(result.outputs?.sums).toEqual([
+      "2",
+      { error: { code: "invalid_expression", message: expect.stringContaining("1 /") } },
+      "6",
+    ]);
+    const last = events
+      .filter((event): event is Extract<WorkflowEvent, { type: "map-progress" }> => event.type === "map-progress")
+      .at(-1);
     expect(last).toMatchObject({ done: 2, failed: 1, total: 3 });
   });
 
@@ -64,7 +70,15 @@ steps:
     expect(result).toMatchObject({ status: "failed", error: { code: "invalid_expression" } });
     // Only the tool failed; the map's three items finished while it failed, so the map did too.
     expect(recordsOf(journal, "step-failed").map((record) => record.key)).toEqual(["broken"]);
-    expect(recordsOf(journal, "item-finished").map((record) => [record.index, record.error]).sort()).toEqual([[0, undefined], [1, undefined], [2, undefined]]);
+    expect(
+      recordsOf(journal, "item-finished")
+        .map((record) => [record.index, record.error])
+        .sort(),
+    ).toEqual([
+      [0, undefined],
+      [1, undefined],
+      [2, undefined],
+    ]);
     expect(recordsOf(journal, "step-finished").map((record) => record.key)).toContain("lines");
     const calls = billed(gateway.current).length;
     const resumed = await resumeWorkflow(result.runDir, gatewayOptions(gateway.current));
@@ -94,7 +108,14 @@ steps:
     expect(result).toMatchObject({ status: "failed", error: { code: "invalid_expression" } });
     // The two items in flight finished and are journaled; the two waiting never started and are not
     // journaled at all (collect would otherwise have kept "did not start" as their error).
-    expect(recordsOf(journal, "item-finished").map((record) => [record.index, record.error]).sort()).toEqual([[0, undefined], [1, undefined]]);
+    expect(
+      recordsOf(journal, "item-finished")
+        .map((record) => [record.index, record.error])
+        .sort(),
+    ).toEqual([
+      [0, undefined],
+      [1, undefined],
+    ]);
     expect(recordsOf(journal, "step-failed").map((record) => record.key)).toEqual(["broken"]);
     expect(recordsOf(journal, "step-finished").map((record) => record.key)).not.toContain("lines");
     expect(events.some((event) => event.type === "step-failed" && event.key === "lines")).toBe(false);
@@ -105,7 +126,11 @@ steps:
     expect(resumed).toMatchObject({ status: "failed", error: { code: "invalid_expression" } });
     expect(billed(gateway.current).length - calls).toBe(2);
     const { records } = await readJournal(path.join(result.runDir, "journal.jsonl"));
-    expect(recordsOf(records, "item-finished").map((record) => record.index).sort()).toEqual([0, 1, 2, 3]);
+    expect(
+      recordsOf(records, "item-finished")
+        .map((record) => record.index)
+        .sort(),
+    ).toEqual([0, 1, 2, 3]);
     expect(recordsOf(records, "step-finished").map((record) => record.key)).toContain("lines");
   });
 
@@ -158,9 +183,15 @@ steps:
   });
 
   it("starts independent steps at once, under the run's limit", async () => {
-    const steps = [1, 2, 3].map((n) => `  - id: s${n}\n    uses: chat\n    with: { model: beta-4o-mini, prompt: "Say ${n}", maxTokens: 20 }\n`).join("");
+    const steps = [1, 2, 3]
+      .map(
+        (n) => `  - id: s${n}\n    uses: chat\n    with: { model: beta-4o-mini, prompt: "Say ${n}", maxTokens: 20 }\n`,
+      )
+      .join("");
     const { events } = await runText(gateway.current, `version: 1\nconcurrency: 2\nsteps:\n${steps}`);
-    const order = events.filter((event) => event.type === "step-started" || event.type === "step-finished").map((event) => event.type);
+    const order = events
+      .filter((event) => event.type === "step-started" || event.type === "step-finished")
+      .map((event) => event.type);
     expect(order.slice(0, 3)).toEqual(["step-started", "step-started", "step-finished"]);
   });
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { resumeWorkflow } from "../src/workflow/index.js";
-import { cutAfterMusicBill, expectCostMatchesGateway, FIRST_FAILS, gatewayWith, musicBills } from "./music-resume-harness.js";
+import {
+  cutAfterMusicBill,
+  expectCostMatchesGateway,
+  FIRST_FAILS,
+  gatewayWith,
+  musicBills,
+} from "./music-resume-harness.js";
 import { gatewayOptions, runText } from "./workflow-harness.js";
 
 const JINGLE = `version: 1
@@ -38,7 +44,8 @@ describe("resuming a music step", () => {
     const resumed = await resumeWorkflow(first.result.runDir, gatewayOptions(gateway));
 
     expect(resumed.status).toBe("done");
-    const ids = (output: unknown) => (output as { jingle: { clips: { id: string }[] } }).jingle.clips.map((clip) => clip.id);
+    const ids = (output: unknown) =>
+      (output as { jingle: { clips: { id: string }[] } }).jingle.clips.map((clip) => clip.id);
     expect(ids(resumed.outputs)).toEqual(ids(first.result.outputs));
     // Not even a replayed generate: the journaled clip ids were looked up.
     expect(gateway.stats().keys[0]!.requests.replayed).toBe(requests.replayed);

@@ -17,7 +17,11 @@ describe("escapeHtml", () => {
   });
 
   it("leaves no markup character and decodes back to the original text", () => {
-    const decode = (html: string) => html.replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: "<", gt: ">", quot: '"', "#39": "'", amp: "&" })[name]!);
+    const decode = (html: string) =>
+      html.replace(
+        /&(lt|gt|quot|#39|amp);/g,
+        (_, name: string) => ({ lt: "<", gt: ">", quot: '"', "#39": "'", amp: "&" })[name]!,
+      );
     fc.assert(
       fc.property(fc.string({ unit: "binary" }), (text) => {
         const escaped = escapeHtml(text);
@@ -53,22 +57,73 @@ steps:
 const TIME = "2026-01-02T03:04:05.000Z";
 
 function entry(fields: Partial<CostEntry>): CostEntry {
-  return { time: TIME, kind: "chat", promptTokens: 10, completionTokens: 5, reasoningTokens: 0, images: 0, priceSource: "published", status: "ok", tags: {}, ...fields };
+  return {
+    time: TIME,
+    kind: "chat",
+    promptTokens: 10,
+    completionTokens: 5,
+    reasoningTokens: 0,
+    images: 0,
+    priceSource: "published",
+    status: "ok",
+    tags: {},
+    ...fields,
+  };
 }
 
 /** A failed run: `ideas` done (unpriced), a map with one failed item, `summary` failing on a bad key. */
 function failedRun(replyText: string): RunSummary {
   const entries = [
-    entry({ modelRequested: "beta-4o-mini", modelServed: "beta-4o-mini-2024-07-18", priceSource: "unpriced", tags: { step: "ideas" } }),
-    entry({ modelRequested: "alpha-sonnet-4-6", status: "failed", errorCode: "auth", yuan: 0, tags: { step: "summary" } }),
+    entry({
+      modelRequested: "beta-4o-mini",
+      modelServed: "beta-4o-mini-2024-07-18",
+      priceSource: "unpriced",
+      tags: { step: "ideas" },
+    }),
+    entry({
+      modelRequested: "alpha-sonnet-4-6",
+      status: "failed",
+      errorCode: "auth",
+      yuan: 0,
+      tags: { step: "summary" },
+    }),
   ];
-  const finished = { startedAt: TIME, finishedAt: TIME, durationMs: 1500, attempts: 1, fallbacks: [], costYuan: 0, unpriced: true };
+  const finished = {
+    startedAt: TIME,
+    finishedAt: TIME,
+    durationMs: 1500,
+    attempts: 1,
+    fallbacks: [],
+    costYuan: 0,
+    unpriced: true,
+  };
   const error = { code: "auth", message: "Key sk-live-abcdef123456 was refused. Check SVC_API_KEY." };
   const journal: JournalRecord[] = [
-    { type: "step-finished", key: "ideas", id: "ideas", kind: "chat", output: { text: replyText, model: "beta-4o-mini-2024-07-18" }, ...finished },
+    {
+      type: "step-finished",
+      key: "ideas",
+      id: "ideas",
+      kind: "chat",
+      output: { text: replyText, model: "beta-4o-mini-2024-07-18" },
+      ...finished,
+    },
     { type: "item-finished", key: "checks", index: 0, at: TIME, output: "2" },
-    { type: "item-finished", key: "checks", index: 1, at: TIME, error: { code: "invalid_expression", message: "Cannot read <1 />" } },
-    { type: "step-finished", key: "checks", id: "checks", kind: "map", output: ["2", { error: {} }], ...finished, unpriced: false },
+    {
+      type: "item-finished",
+      key: "checks",
+      index: 1,
+      at: TIME,
+      error: { code: "invalid_expression", message: "Cannot read <1 />" },
+    },
+    {
+      type: "step-finished",
+      key: "checks",
+      id: "checks",
+      kind: "map",
+      output: ["2", { error: {} }],
+      ...finished,
+      unpriced: false,
+    },
     { type: "step-failed", key: "summary", id: "summary", at: TIME, error },
   ];
   return {
@@ -76,7 +131,10 @@ function failedRun(replyText: string): RunSummary {
     runId: "run-1",
     workflow: WORKFLOW,
     status: "failed",
-    error: { ...error, message: `${error.message} Finished steps are kept; after fixing the cause, continue with: svc-flow resume /tmp/runs/review` },
+    error: {
+      ...error,
+      message: `${error.message} Finished steps are kept; after fixing the cause, continue with: svc-flow resume /tmp/runs/review`,
+    },
     inputs: { topic: `<img src=x onerror="alert(1)">` },
     cost: summarizeEntries(entries),
     entries,
@@ -91,7 +149,7 @@ describe("renderReport", () => {
     const html = renderReport(failedRun("Three ideas."));
     expect(html).toContain(`<div class="banner failed">`);
     expect(html).toContain(`<code class="command">svc-flow resume /tmp/runs/review</code>`);
-    expect(html).toContain("Items: <strong>1</strong> done, <strong class=\"bad-text\">1</strong> failed of 2.");
+    expect(html).toContain('Items: <strong>1</strong> done, <strong class="bad-text">1</strong> failed of 2.');
     expect(html).toContain("<code>[1]</code> <code>invalid_expression</code> Cannot read &lt;1 /&gt;");
     expect(html).toContain("beta-4o-mini → beta-4o-mini-2024-07-18");
     expect(html).toContain("4.5 s");
@@ -107,7 +165,9 @@ describe("renderReport", () => {
 
   it("shows unpriced usage as unpriced, never as ¥0", () => {
     const html = renderReport(failedRun("Three ideas."));
-    expect(html).toMatch(/<th scope="row">beta-4o-mini<\/th>(<td class="num">[\d,]+<\/td>){5}<td class="num unpriced">unpriced<\/td>/);
+    expect(html).toMatch(
+      /<th scope="row">beta-4o-mini<\/th>(<td class="num">[\d,]+<\/td>){5}<td class="num unpriced">unpriced<\/td>/,
+    );
     expect(html).toContain(`<td class="num" id="cost-total">¥0.0000 + unpriced: 1 call, 15 tokens</td>`);
   });
 
@@ -122,7 +182,24 @@ describe("renderReport", () => {
   });
 
   it("lets no model reply add a script, an element with a handler, an image or a javascript: link", () => {
-    const reply = fc.array(fc.oneof(fc.constantFrom("<script>x()</script>", "<img src=x onerror=y()>", "[a](javascript:y())", "![i](data:image/png;base64,AA)", "<a href='javascript:y()'>", "**b**", "\n\n- ", "`c`", "# h\n", "<iframe src=x>"), fc.string()), { maxLength: 12 });
+    const reply = fc.array(
+      fc.oneof(
+        fc.constantFrom(
+          "<script>x()</script>",
+          "<img src=x onerror=y()>",
+          "[a](javascript:y())",
+          "![i](data:image/png;base64,AA)",
+          "<a href='javascript:y()'>",
+          "**b**",
+          "\n\n- ",
+          "`c`",
+          "# h\n",
+          "<iframe src=x>",
+        ),
+        fc.string(),
+      ),
+      { maxLength: 12 },
+    );
     fc.assert(
       fc.property(reply, (parts) => {
         const html = renderReport(failedRun(parts.join(""))).replace(/<meta http-equiv[^>]*>/, "");
@@ -134,7 +211,9 @@ describe("renderReport", () => {
 
   it("renders a reply's Markdown as elements", () => {
     const html = renderReport(failedRun("## Ideas\n\n- **one**\n- two"));
-    expect(html).toContain(`<div class="markdown"><h2>Ideas</h2>\n<ul>\n<li><strong>one</strong></li>\n<li>two</li>\n</ul>\n</div>`);
+    expect(html).toContain(
+      `<div class="markdown"><h2>Ideas</h2>\n<ul>\n<li><strong>one</strong></li>\n<li>two</li>\n</ul>\n</div>`,
+    );
   });
 
   it("says the failure's cause once and its resume command once in the banner", () => {
@@ -147,12 +226,22 @@ describe("renderReport", () => {
 
   it("says a budget stop once, with what was spent, and the resume command with --budget once", () => {
     const run = failedRun("Three ideas.");
-    const message = "Stopped by the budget (¥7.9000 spent of ¥8.0000): Reserving ¥0.4200 for gamma-2.5-flash-image would pass the cap. Finished steps are kept; resume with a raised budget: svc-flow resume /tmp/runs/review --budget YUAN";
-    const html = renderReport({ ...run, status: "stopped", reason: "budget", error: { code: "budget_exceeded", message } });
+    const message =
+      "Stopped by the budget (¥7.9000 spent of ¥8.0000): Reserving ¥0.4200 for gamma-2.5-flash-image would pass the cap. Finished steps are kept; resume with a raised budget: svc-flow resume /tmp/runs/review --budget YUAN";
+    const html = renderReport({
+      ...run,
+      status: "stopped",
+      reason: "budget",
+      error: { code: "budget_exceeded", message },
+    });
     const banner = /<div class="banner stopped">[\s\S]*?<\/div>/.exec(html)![0];
     expect(banner).toContain("<strong>Stopped by the budget (¥7.9000 spent of ¥8.0000).</strong>");
-    expect(banner).toContain("<code>budget_exceeded</code> Reserving ¥0.4200 for gamma-2.5-flash-image would pass the cap.</p>");
-    expect(banner).toContain(`resume with a raised budget: <code class="command">svc-flow resume /tmp/runs/review --budget YUAN</code>`);
+    expect(banner).toContain(
+      "<code>budget_exceeded</code> Reserving ¥0.4200 for gamma-2.5-flash-image would pass the cap.</p>",
+    );
+    expect(banner).toContain(
+      `resume with a raised budget: <code class="command">svc-flow resume /tmp/runs/review --budget YUAN</code>`,
+    );
     expect(banner.match(/Stopped by the budget/g)).toHaveLength(1);
     expect(banner.match(/svc-flow resume/g)).toHaveLength(1);
   });
@@ -167,9 +256,13 @@ describe("renderReport", () => {
   it("names an agent's calls as turns", () => {
     const run = failedRun("Three ideas.");
     const entries = [1, 2, 3].map(() => entry({ modelRequested: "alpha-sonnet-4-6", tags: { step: "ideas" } }));
-    const journal = run.journal.map((record) => (record.type === "step-finished" && record.key === "ideas" ? { ...record, kind: "agent", attempts: 3 } : record));
+    const journal = run.journal.map((record) =>
+      record.type === "step-finished" && record.key === "ideas" ? { ...record, kind: "agent", attempts: 3 } : record,
+    );
     const html = renderReport({ ...run, entries, journal });
-    expect(html).toMatch(/<a href="#step-ideas">ideas<\/a><\/span><\/th><td>agent<\/td>.*?<td class="num">3 turns<\/td>/);
+    expect(html).toMatch(
+      /<a href="#step-ideas">ideas<\/a><\/span><\/th><td>agent<\/td>.*?<td class="num">3 turns<\/td>/,
+    );
     expect(html).not.toMatch(/retr(y|ies)/);
   });
 });

@@ -12,14 +12,18 @@ import { runText, tempDir, useGateway } from "./workflow-harness.js";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const IN_CI = process.env.CI === "true" || process.env.CI === "1";
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM && !IN_CI) console.warn(`Skipping the report browser tests: no Chromium at ${CHROMIUM}. Install Debian's chromium (.ci/run does) or set CHROMIUM_PATH.`);
+if (!HAVE_CHROMIUM && !IN_CI)
+  console.warn(
+    `Skipping the report browser tests: no Chromium at ${CHROMIUM}. Install Debian's chromium (.ci/run does) or set CHROMIUM_PATH.`,
+  );
 /** Where the screenshots go, to be looked at: the page as a person sees it. */
 const SHOTS = path.join(tmpdir(), "svc-flow-report-screenshots");
 
 const gateway = useGateway({ music: { completeAfterMs: 20 } });
 
 const INJECTION = "<script>document.title = 1</script><b id=injected>bold</b>";
-const MARKDOWN = "## Launch plan\\n\\n**Price** it at *30* yuan, see [the brief](javascript:alert(1)).\\n\\n- one\\n- two <img src=x onerror=alert(1)>";
+const MARKDOWN =
+  "## Launch plan\\n\\n**Price** it at *30* yuan, see [the brief](javascript:alert(1)).\\n\\n- one\\n- two <img src=x onerror=alert(1)>";
 
 // Two map items with the same prompt make equal images: two artifacts' worth of steps, one file.
 const LAUNCH_KIT = `version: 1
@@ -82,8 +86,13 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("report.html in headless Chromium", ()
 
   beforeAll(async () => {
     const folder = await tempDir("svc-flow-report-");
-    await writeFile(path.join(folder, "lantern.png"), await readFile(path.join(import.meta.dirname, "..", "workflows", "media", "lantern.png")));
-    const rows = Array.from({ length: ROWS }, (_, index) => JSON.stringify({ sku: `SL-${100 + index}`, title: `Lantern ${index + 1}` }));
+    await writeFile(
+      path.join(folder, "lantern.png"),
+      await readFile(path.join(import.meta.dirname, "..", "workflows", "media", "lantern.png")),
+    );
+    const rows = Array.from({ length: ROWS }, (_, index) =>
+      JSON.stringify({ sku: `SL-${100 + index}`, title: `Lantern ${index + 1}` }),
+    );
     await writeFile(path.join(folder, "rows.jsonl"), `${rows.join("\n")}\n`);
     await mkdir(SHOTS, { recursive: true });
     const [launched, finished, batched] = await Promise.all([
@@ -91,10 +100,22 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("report.html in headless Chromium", ()
         chromium.launchPersistentContext(userDataDir, {
           executablePath: CHROMIUM,
           viewport: { width: 1200, height: 900 },
-          args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+          args: [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+          ],
         }),
       ),
-      runText(gateway.current, LAUNCH_KIT, { inputs: { product: "paper lantern", photo: "lantern.png" }, baseDir: folder }),
+      runText(gateway.current, LAUNCH_KIT, {
+        inputs: { product: "paper lantern", photo: "lantern.png" },
+        baseDir: folder,
+      }),
       runText(gateway.current, BATCH, { inputs: { product: "rows.jsonl" }, baseDir: folder }),
     ]);
     context = launched;
@@ -121,7 +142,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("report.html in headless Chromium", ()
   it("shows each step's image once, as a captioned thumbnail that opens the full-size file", async () => {
     const page = await open(run.result.runDir);
     await page.screenshot({ path: path.join(SHOTS, "launch-kit.png"), fullPage: true });
-    const tiles = (await page.evaluate(`[...document.querySelectorAll("figure.tile")].filter((tile) => tile.querySelector("img")).map((tile) => {
+    const tiles =
+      (await page.evaluate(`[...document.querySelectorAll("figure.tile")].filter((tile) => tile.querySelector("img")).map((tile) => {
       const image = tile.querySelector("img");
       const caption = tile.querySelector("figcaption");
       return { src: image.getAttribute("src"), href: tile.querySelector("a").getAttribute("href"), width: image.naturalWidth, caption: [caption.querySelector("strong").textContent, caption.querySelector(".detail")?.textContent].filter(Boolean).join(" · ") };
@@ -129,7 +151,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("report.html in headless Chromium", ()
     const images = (await page.evaluate(`document.images.length`)) as number;
     // The product photo, the poster, and one tile per map item although both items made the same file.
     expect(images).toBe(4);
-    expect(tiles.map((tile) => tile.caption)).toEqual(["photo · lantern.png", "poster", "art · variants[0]: same", "art · variants[1]: same"]);
+    expect(tiles.map((tile) => tile.caption)).toEqual([
+      "photo · lantern.png",
+      "poster",
+      "art · variants[0]: same",
+      "art · variants[1]: same",
+    ]);
     expect(tiles[2]!.src).toBe(tiles[3]!.src);
     for (const tile of tiles) {
       expect(tile.src).toMatch(/^artifacts\/[0-9a-f]{64}\.png$/);
@@ -141,8 +168,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("report.html in headless Chromium", ()
 
   it("links the run's outputs to the images instead of showing them again, each map item to its own", async () => {
     const page = await open(run.result.runDir);
-    const links = (await page.evaluate(`[...document.querySelectorAll("#outputs a.chip")].map((chip) => chip.getAttribute("href"))`)) as string[];
-    const targets = (await page.evaluate(`[...document.querySelectorAll("figure.tile")].map((tile) => tile.id)`)) as string[];
+    const links = (await page.evaluate(
+      `[...document.querySelectorAll("#outputs a.chip")].map((chip) => chip.getAttribute("href"))`,
+    )) as string[];
+    const targets = (await page.evaluate(
+      `[...document.querySelectorAll("figure.tile")].map((tile) => tile.id)`,
+    )) as string[];
     expect(links).toHaveLength(3);
     expect(new Set(links).size).toBe(3);
     for (const link of links) expect(targets).toContain(link.slice(1));
@@ -201,10 +232,32 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("report.html in headless Chromium", ()
 
   it("lists the steps in the file's order, map items under their map", async () => {
     const page = await open(run.result.runDir);
-    const rows = (await page.evaluate(`[...document.querySelectorAll("#step-table tbody tr")].map((row) => [...row.children].map((cell) => cell.textContent.trim()))`)) as string[][];
-    expect(rows.map((cells) => cells[0])).toEqual(["poster", "variants", "variants[0] › art", "variants[1] › art", "jingle", "tagline", "plan", "blurb"]);
-    const details = (await page.evaluate(`[...document.querySelectorAll("section.step")].map((section) => section.id)`)) as string[];
-    expect(details).toEqual(["step-poster", "step-variants", "step-variants-0-art", "step-variants-1-art", "step-jingle", "step-tagline", "step-plan", "step-blurb"]);
+    const rows = (await page.evaluate(
+      `[...document.querySelectorAll("#step-table tbody tr")].map((row) => [...row.children].map((cell) => cell.textContent.trim()))`,
+    )) as string[][];
+    expect(rows.map((cells) => cells[0])).toEqual([
+      "poster",
+      "variants",
+      "variants[0] › art",
+      "variants[1] › art",
+      "jingle",
+      "tagline",
+      "plan",
+      "blurb",
+    ]);
+    const details = (await page.evaluate(
+      `[...document.querySelectorAll("section.step")].map((section) => section.id)`,
+    )) as string[];
+    expect(details).toEqual([
+      "step-poster",
+      "step-variants",
+      "step-variants-0-art",
+      "step-variants-1-art",
+      "step-jingle",
+      "step-tagline",
+      "step-plan",
+      "step-blurb",
+    ]);
     const byStep = new Map(rows.map((cells) => [cells[0], cells]));
     expect(byStep.get("poster")!.slice(1, 4)).toEqual(["image", "gamma-2.5-flash-image", "done"]);
     expect(byStep.get("blurb")![7]).toBe("unpriced");
@@ -221,7 +274,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("report.html in headless Chromium", ()
     })()`)) as { rows: string[][]; total: string };
     const cost = run.result.cost;
     expect(cost.complete).toBe(false);
-    expect(table.total).toBe(`${formatYuan(cost.totalYuan)} + unpriced: ${cost.unpriced.calls} call${cost.unpriced.calls === 1 ? "" : "s"}, ${cost.unpriced.promptTokens + cost.unpriced.completionTokens} tokens`);
+    expect(table.total).toBe(
+      `${formatYuan(cost.totalYuan)} + unpriced: ${cost.unpriced.calls} call${cost.unpriced.calls === 1 ? "" : "s"}, ${cost.unpriced.promptTokens + cost.unpriced.completionTokens} tokens`,
+    );
     const byModel = new Map(table.rows.map((cells) => [cells[0], cells.at(-1)]));
     expect([...byModel.keys()].sort()).toEqual(Object.keys(cost.byModel).sort());
     expect(byModel.get("beta-4o-mini")).toBe("unpriced");
@@ -241,7 +296,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("report.html in headless Chromium", ()
     expect(shown.headings).not.toContain("Inputs");
     expect(shown.headings).toContain("Items");
     expect(shown.rows).toHaveLength(100);
-    const outputs = (await readFile(path.join(batch.result.runDir, "outputs.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { index: number; output: { sku: string; blurb: string } });
+    const outputs = (await readFile(path.join(batch.result.runDir, "outputs.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { index: number; output: { sku: string; blurb: string } });
     const first = outputs.find((result) => result.index === 0)!;
     expect(shown.rows[0]!.slice(0, 4)).toEqual(["1", "skuSL-100titleLantern 1", "done", "SL-100"]);
     expect(shown.rows[0]![4]).toBe(first.output.blurb.trim());
@@ -250,7 +308,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("report.html in headless Chromium", ()
     await page.close();
 
     const second = await open(batch.result.runDir, "report-items-2.html");
-    const rest = (await second.evaluate(`[...document.querySelectorAll("#items-table tbody tr")].map((row) => row.children[0].textContent.trim())`)) as string[];
+    const rest = (await second.evaluate(
+      `[...document.querySelectorAll("#items-table tbody tr")].map((row) => row.children[0].textContent.trim())`,
+    )) as string[];
     expect(rest).toEqual(Array.from({ length: ROWS - 100 }, (_, index) => String(101 + index)));
     await second.close();
   });

@@ -41,7 +41,9 @@ describe("resuming a run", () => {
     expect(stopped.result.error?.message).toMatch(/resume with a raised budget: svc-flow resume .* --budget YUAN/);
     expect(images() - before).toBe(2);
     expect(recordsOf(stopped.journal, "item-finished")).toHaveLength(2);
-    expect(recordsOf(stopped.journal, "run-finished")).toEqual([expect.objectContaining({ status: "stopped", reason: "budget" })]);
+    expect(recordsOf(stopped.journal, "run-finished")).toEqual([
+      expect.objectContaining({ status: "stopped", reason: "budget" }),
+    ]);
 
     const again = await resumeWorkflow(stopped.result.runDir, gatewayOptions(gateway.current, { budgetYuan: 2 }));
     expect(again.status).toBe("done");
@@ -72,14 +74,25 @@ steps:
     const journalPath = path.join(done.result.runDir, "journal.jsonl");
     const lines = (await readFile(journalPath, "utf8")).split("\n");
     const cut = lines.findIndex((line) => line.includes('"type":"item-finished"'));
-    await writeFile(journalPath, `${lines.slice(0, cut + 1).join("\n")}\n{"type":"step-finished","key":"each[1].say","id`);
+    await writeFile(
+      journalPath,
+      `${lines.slice(0, cut + 1).join("\n")}\n{"type":"step-finished","key":"each[1].say","id`,
+    );
     const recorder = recordingDispatcher();
-    const resumed = await resumeWorkflow(done.result.runDir, gatewayOptions(gateway.current, { gateway: { baseURL: gateway.current.baseURL, apiKey: "sk-local-demo", dispatcher: recorder.dispatcher } }));
+    const resumed = await resumeWorkflow(
+      done.result.runDir,
+      gatewayOptions(gateway.current, {
+        gateway: { baseURL: gateway.current.baseURL, apiKey: "sk-local-demo", dispatcher: recorder.dispatcher },
+      }),
+    );
     await recorder.close();
     expect(resumed.status).toBe("done");
     expect(resumed.outputs).toEqual(done.result.outputs);
     const runId = done.result.runId;
-    expect(recorder.keys).toEqual([expect.stringMatching(keyOf(runId, "each[1].say")), expect.stringMatching(keyOf(runId, "each[2].say"))]);
+    expect(recorder.keys).toEqual([
+      expect.stringMatching(keyOf(runId, "each[1].say")),
+      expect.stringMatching(keyOf(runId, "each[2].say")),
+    ]);
     const { records, tornTail } = await readJournal(journalPath);
     expect(tornTail).toBe(false);
     expect(recordsOf(records, "run-resumed")).toHaveLength(1);
@@ -97,11 +110,14 @@ steps:
 `);
     const gatewayInstance = await failing;
     const events: WorkflowEvent[] = [];
-    const result = await runWorkflow(workflow, gatewayOptions(gatewayInstance, {
-      outDir: path.join(await tempDir(), "run"),
-      onEvent: (event) => events.push(event),
-      gateway: { baseURL: gatewayInstance.baseURL, apiKey: "sk-local-demo", dispatcher: recorder.dispatcher },
-    }));
+    const result = await runWorkflow(
+      workflow,
+      gatewayOptions(gatewayInstance, {
+        outDir: path.join(await tempDir(), "run"),
+        onEvent: (event) => events.push(event),
+        gateway: { baseURL: gatewayInstance.baseURL, apiKey: "sk-local-demo", dispatcher: recorder.dispatcher },
+      }),
+    );
     await recorder.close();
     await gatewayInstance.close();
     expect(result.status).toBe("done");
@@ -112,10 +128,18 @@ steps:
     expect(fallback).toMatch(keyOf(result.runId, "hello"));
     expect(fallback).not.toBe(first);
     // One retry of alpha-opus-4-8 after its first failure, with the wait its policy gave; the second failure moves to the fallback.
-    expect(events.filter((event) => event.type === "step-retry")).toEqual([expect.objectContaining({ attempt: 1, model: "alpha-opus-4-8", delayMs: expect.any(Number) })]);
-    expect(events.some((event) => event.type === "step-fallback" && /moved to beta-4o-mini/.test(event.message))).toBe(true);
+    expect(events.filter((event) => event.type === "step-retry")).toEqual([
+      expect.objectContaining({ attempt: 1, model: "alpha-opus-4-8", delayMs: expect.any(Number) }),
+    ]);
+    expect(events.some((event) => event.type === "step-fallback" && /moved to beta-4o-mini/.test(event.message))).toBe(
+      true,
+    );
     const { records } = await readJournal(path.join(result.runDir, "journal.jsonl"));
-    expect(recordsOf(records, "step-finished")[0]).toMatchObject({ attempts: 3, fallbacks: ["alpha-opus-4-8"], model: "beta-4o-mini" });
+    expect(recordsOf(records, "step-finished")[0]).toMatchObject({
+      attempts: 3,
+      fallbacks: ["alpha-opus-4-8"],
+      model: "beta-4o-mini",
+    });
   });
 
   it("stops resumably when its signal aborts, and a resume finishes without redoing finished steps", async () => {
@@ -145,7 +169,10 @@ steps:
   });
 
   it("stops at the first call to an unpriced model under a budget, saying how to price it", async () => {
-    const { result } = await runText(gateway.current, `version: 1\nbudget: { maxYuan: 5 }\nsteps:\n  - id: a\n    uses: chat\n    with: { model: beta-4o-mini, prompt: hi, maxTokens: 10 }\n`);
+    const { result } = await runText(
+      gateway.current,
+      `version: 1\nbudget: { maxYuan: 5 }\nsteps:\n  - id: a\n    uses: chat\n    with: { model: beta-4o-mini, prompt: hi, maxTokens: 10 }\n`,
+    );
     expect(result).toMatchObject({ status: "stopped", reason: "budget" });
     expect(result.error?.message).toMatch(/has no price.*--prices FILE\) or with --allow-unpriced/);
   });
@@ -153,22 +180,31 @@ steps:
   it("refuses to resume with a workflow that changed since the run started", async () => {
     const folder = await tempDir();
     const file = path.join(folder, "flow.yaml");
-    await writeFile(file, "version: 1\nsteps:\n  - id: a\n    uses: tool\n    with: { tool: calculator, input: { expression: \"1\" } }\n");
+    await writeFile(
+      file,
+      'version: 1\nsteps:\n  - id: a\n    uses: tool\n    with: { tool: calculator, input: { expression: "1" } }\n',
+    );
     const first = await runText(gateway.current, await readFile(file, "utf8"));
-    await appendFile(file, "  - id: b\n    uses: tool\n    with: { tool: calculator, input: { expression: \"2\" } }\n");
-    await expect(resumeWorkflow(first.result.runDir, { ...gatewayOptions(gateway.current), workflow: file })).rejects.toMatchObject({
+    await appendFile(file, '  - id: b\n    uses: tool\n    with: { tool: calculator, input: { expression: "2" } }\n');
+    await expect(
+      resumeWorkflow(first.result.runDir, { ...gatewayOptions(gateway.current), workflow: file }),
+    ).rejects.toMatchObject({
       code: "workflow_changed",
       message: expect.stringMatching(/different version of the workflow.*start a new run/),
     });
   });
 
   it("after a kill -9 during polling, polls the journaled music job instead of submitting it again", async () => {
-    const slow = await import("../src/server/index.js").then(({ startLocalGateway }) => startLocalGateway({ config: { music: { completeAfterMs: 1500 } } }));
+    const slow = await import("../src/server/index.js").then(({ startLocalGateway }) =>
+      startLocalGateway({ config: { music: { completeAfterMs: 1500 } } }),
+    );
     try {
       const folder = await tempDir();
       const file = path.join(folder, "flow.yaml");
       const runDir = path.join(folder, "run");
-      await writeFile(file, `version: 1
+      await writeFile(
+        file,
+        `version: 1
 steps:
   - id: words
     uses: music
@@ -177,13 +213,20 @@ steps:
     uses: music
     needs: [words]
     with: { prompt: "Upbeat jingle", instrumental: true }
-`);
-      const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "workflow-child-run.ts"), file, runDir], {
-        env: { ...process.env, SVC_BASE_URL: slow.baseURL, SVC_API_KEY: "sk-local-demo" },
-        stdio: "ignore",
-      });
+`,
+      );
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", path.join(import.meta.dirname, "workflow-child-run.ts"), file, runDir],
+        {
+          env: { ...process.env, SVC_BASE_URL: slow.baseURL, SVC_API_KEY: "sk-local-demo" },
+          stdio: "ignore",
+        },
+      );
       const exited = new Promise((resolve) => child.once("exit", resolve));
-      await waitFor(async () => (await readFile(path.join(runDir, "journal.jsonl"), "utf8").catch(() => "")).includes('"musicJob"'));
+      await waitFor(async () =>
+        (await readFile(path.join(runDir, "journal.jsonl"), "utf8").catch(() => "")).includes('"musicJob"'),
+      );
       child.kill("SIGKILL");
       await exited;
       const billedBefore = slow.stats().keys[0]!.billed.map((entry) => entry.operation);
@@ -206,7 +249,9 @@ function keyOf(runId: string, stepKey: string): RegExp {
 
 function useGatewayConfigured() {
   return import("../src/server/index.js").then(({ startLocalGateway }) =>
-    startLocalGateway({ config: { faults: { seed: 1, latencyMs: 0, models: { "alpha-opus-4-8": { errorRate: 1, status: 503 } } } } }),
+    startLocalGateway({
+      config: { faults: { seed: 1, latencyMs: 0, models: { "alpha-opus-4-8": { errorRate: 1, status: 503 } } } },
+    }),
   );
 }
 

@@ -9,9 +9,15 @@ describe("workflow.schema.json", () => {
   });
 
   it("describes every step kind and the containers, recursively", () => {
-    const schema = JSON.parse(workflowSchemaFileText()) as { $defs: Record<string, { anyOf?: Array<{ properties?: Record<string, { const?: string }> }> }> };
+    const schema = JSON.parse(workflowSchemaFileText()) as {
+      $defs: Record<string, { anyOf?: Array<{ properties?: Record<string, { const?: string }> }> }>;
+    };
     const variants = schema.$defs.step!.anyOf!;
-    const kinds = variants.map((variant) => variant.properties?.uses?.const ?? Object.keys(variant.properties ?? {}).find((key) => key === "map" || key === "parallel"));
+    const kinds = variants.map(
+      (variant) =>
+        variant.properties?.uses?.const ??
+        Object.keys(variant.properties ?? {}).find((key) => key === "map" || key === "parallel"),
+    );
     expect(kinds).toEqual(["chat", "image", "music", "agent", "tool", "approval", "map", "parallel"]);
     expect(JSON.stringify(variants[6])).toContain('"$ref":"#/$defs/step"');
   });

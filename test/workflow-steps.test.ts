@@ -14,7 +14,10 @@ const HEAD = "version: 1\ndefaults:\n  model: alpha-sonnet-4-6\n  maxTokens: 300
 
 describe("workflow step kinds against the local gateway", () => {
   it("runs a chat step and journals its output, attempts and cost", async () => {
-    const { result, journal } = await runText(gateway.current, `${HEAD}  - id: hello\n    uses: chat\n    with: { system: "Be brief.", prompt: "Say hello to a lantern maker." }\n`);
+    const { result, journal } = await runText(
+      gateway.current,
+      `${HEAD}  - id: hello\n    uses: chat\n    with: { system: "Be brief.", prompt: "Say hello to a lantern maker." }\n`,
+    );
     expect(result.status).toBe("done");
     const output = result.outputs?.hello as { text: string; model: string };
     expect(output.text.length).toBeGreaterThan(0);
@@ -60,12 +63,18 @@ describe("workflow step kinds against the local gateway", () => {
       `version: 1\ninputs: { clip: { type: string } }\nsteps:\n  - id: listen\n    uses: chat\n    with: { model: gamma-2.5-flash, prompt: "What is this?", audio: ["\${{ inputs.clip }}"] }\n`,
       { baseDir: folder, inputs: { clip: "clip.ogg" } },
     );
-    await expect(run).rejects.toMatchObject({ code: "invalid_workflow", message: expect.stringMatching(/not mp3 or wav.*ffmpeg -i clip\.ogg clip\.mp3/) });
+    await expect(run).rejects.toMatchObject({
+      code: "invalid_workflow",
+      message: expect.stringMatching(/not mp3 or wav.*ffmpeg -i clip\.ogg clip\.mp3/),
+    });
     expect(billed(gateway.current)).toHaveLength(before);
   });
 
   it("lets a chat step call tools and lists the calls in its output", async () => {
-    const { result } = await runText(gateway.current, `${HEAD}  - id: sum\n    uses: chat\n    with: { prompt: "Use the calculator: what is 12.5 * 4?", tools: [calculator] }\n`);
+    const { result } = await runText(
+      gateway.current,
+      `${HEAD}  - id: sum\n    uses: chat\n    with: { prompt: "Use the calculator: what is 12.5 * 4?", tools: [calculator] }\n`,
+    );
     const output = result.outputs?.sum as { text: string; toolCalls: Array<{ name: string; result: string }> };
     expect(output.toolCalls).toEqual([expect.objectContaining({ name: "calculator", result: "50" })]);
     expect(output.text).toContain("50");
@@ -90,43 +99,71 @@ describe("workflow step kinds against the local gateway", () => {
 
   it("submits a music job once, journals the clip ids with its bill before polling, and downloads the clips", async () => {
     const before = billed(gateway.current).filter((entry) => entry.kind === "music").length;
-    const { result, journal } = await runText(gateway.current, `${HEAD}  - id: jingle\n    uses: music\n    with: { prompt: "Upbeat jingle", instrumental: true }\n`);
+    const { result, journal } = await runText(
+      gateway.current,
+      `${HEAD}  - id: jingle\n    uses: music\n    with: { prompt: "Upbeat jingle", instrumental: true }\n`,
+    );
     const clips = (result.outputs?.jingle as { clips: Array<{ id: string; artifact: string; mime: string }> }).clips;
     expect(clips).toHaveLength(2);
     for (const clip of clips) await access(path.join(result.runDir, clip.artifact));
     const bill = journal.findIndex((record) => record.type === "cost" && record.entry.kind === "music");
     expect(bill).toBeGreaterThan(0);
     expect(bill).toBeLessThan(journal.findIndex((record) => record.type === "step-finished"));
-    expect(journal[bill]).toMatchObject({ entry: { yuan: 2 }, musicJob: { key: "jingle", operation: "generate", clipIds: clips.map((clip) => clip.id) } });
+    expect(journal[bill]).toMatchObject({
+      entry: { yuan: 2 },
+      musicJob: { key: "jingle", operation: "generate", clipIds: clips.map((clip) => clip.id) },
+    });
     expect(billed(gateway.current).filter((entry) => entry.kind === "music").length - before).toBe(1);
   });
 
   it("writes lyrics with the lyrics operation", async () => {
-    const { result } = await runText(gateway.current, `${HEAD}  - id: words\n    uses: music\n    with: { operation: lyrics, prompt: "A song about lanterns" }\n`);
+    const { result } = await runText(
+      gateway.current,
+      `${HEAD}  - id: words\n    uses: music\n    with: { operation: lyrics, prompt: "A song about lanterns" }\n`,
+    );
     expect((result.outputs?.words as { text: string }).text.length).toBeGreaterThan(0);
   });
 
   it("runs an agent made of inline tools", async () => {
-    const { result } = await runText(gateway.current, `${HEAD}  - id: review\n    uses: agent\n    with: { tools: [calculator], prompt: "Price a bundle: what is 19.99 * 3?" }\n`);
+    const { result } = await runText(
+      gateway.current,
+      `${HEAD}  - id: review\n    uses: agent\n    with: { tools: [calculator], prompt: "Price a bundle: what is 19.99 * 3?" }\n`,
+    );
     const output = result.outputs?.review as { text: string; toolCalls: Array<{ name: string }> };
     expect(output.toolCalls.map((call) => call.name)).toContain("calculator");
     expect(output.text).toContain("59.97");
   });
 
   it("runs an agent named from the agents given to the run, billing its turns to the step", async () => {
-    const pricer = defineAgent({ name: "pricer", description: "Prices things", system: "You price things with the calculator.", tools: ["calculator"], model: "beta-4o" });
-    const { result, journal } = await runText(gateway.current, `${HEAD}  - id: review\n    uses: agent\n    with: { agent: pricer, prompt: "What is 2 * 21?" }\n`, {
-      agents: [pricer],
-      agentNames: ["pricer"],
+    const pricer = defineAgent({
+      name: "pricer",
+      description: "Prices things",
+      system: "You price things with the calculator.",
+      tools: ["calculator"],
+      model: "beta-4o",
     });
-    expect(result.outputs?.review).toMatchObject({ text: expect.stringContaining("42"), model: "beta-4o", toolCalls: [expect.objectContaining({ name: "calculator", result: "42" })] });
+    const { result, journal } = await runText(
+      gateway.current,
+      `${HEAD}  - id: review\n    uses: agent\n    with: { agent: pricer, prompt: "What is 2 * 21?" }\n`,
+      {
+        agents: [pricer],
+        agentNames: ["pricer"],
+      },
+    );
+    expect(result.outputs?.review).toMatchObject({
+      text: expect.stringContaining("42"),
+      model: "beta-4o",
+      toolCalls: [expect.objectContaining({ name: "calculator", result: "42" })],
+    });
     const costs = recordsOf(journal, "cost").map((record) => record.entry);
     expect(costs.length).toBeGreaterThanOrEqual(2);
     expect(costs.every((entry) => entry.tags.step === "review" && entry.modelRequested === "beta-4o")).toBe(true);
   });
 
   it("checks agent names against the ready agents in agents/ when the file loads", () => {
-    expect(() => parseWorkflow(`${HEAD}  - id: a\n    uses: agent\n    with: { agent: data-analystt, prompt: hi }\n`)).toThrow(/Unknown agent "data-analystt"\. Did you mean "data-analyst"\?/);
+    expect(() =>
+      parseWorkflow(`${HEAD}  - id: a\n    uses: agent\n    with: { agent: data-analystt, prompt: hi }\n`),
+    ).toThrow(/Unknown agent "data-analystt"\. Did you mean "data-analyst"\?/);
   });
 
   it("calls one tool with rendered input and parses JSON text it returns", async () => {

@@ -29,8 +29,10 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const fetchStep = () => `steps:\n  - id: page\n    uses: tool\n    with: { tool: fetch_url, input: { url: "${url}" } }\n`;
-const agentStep = (what: string) => `steps:\n  - id: research\n    uses: agent\n    with: { ${what}, prompt: "Fetch ${url} and tell me the price." }\n`;
+const fetchStep = () =>
+  `steps:\n  - id: page\n    uses: tool\n    with: { tool: fetch_url, input: { url: "${url}" } }\n`;
+const agentStep = (what: string) =>
+  `steps:\n  - id: research\n    uses: agent\n    with: { ${what}, prompt: "Fetch ${url} and tell me the price." }\n`;
 const HEAD = "version: 1\ndefaults:\n  model: alpha-sonnet-4-6\n  maxTokens: 300\n";
 
 interface AgentOutput {
@@ -40,12 +42,24 @@ interface AgentOutput {
 
 describe("the workflow's tools: section, when the file loads", () => {
   it.each([
-    ["fetch_url: { allowPrivateNetwork: true }", 'tools.fetch_url: Unknown field "fetch_url". Did you mean "fetchUrl"? Fields here: fetchUrl.'],
-    ["fetchUrl: { allowPrivate: true }", 'tools.fetchUrl.allowPrivate: Unknown field "allowPrivate". Fields here: allowPrivateNetwork, maxBytes, timeoutMs.'],
+    [
+      "fetch_url: { allowPrivateNetwork: true }",
+      'tools.fetch_url: Unknown field "fetch_url". Did you mean "fetchUrl"? Fields here: fetchUrl.',
+    ],
+    [
+      "fetchUrl: { allowPrivate: true }",
+      'tools.fetchUrl.allowPrivate: Unknown field "allowPrivate". Fields here: allowPrivateNetwork, maxBytes, timeoutMs.',
+    ],
     ["fetchUrl: { allowPrivateNetwork: yes }", "tools.fetchUrl.allowPrivateNetwork: Expected true or false."],
     ["fetchUrl: { maxBytes: 0 }", "tools.fetchUrl.maxBytes: Expected a whole number of bytes above 0, e.g. 524288."],
-    ["fetchUrl: { timeoutMs: 1.5 }", "tools.fetchUrl.timeoutMs: Expected a whole number of milliseconds above 0, e.g. 30000."],
-    ['fetchUrl: { maxBytes: "1024" }', "tools.fetchUrl.maxBytes: Expected a whole number of bytes above 0, e.g. 524288."],
+    [
+      "fetchUrl: { timeoutMs: 1.5 }",
+      "tools.fetchUrl.timeoutMs: Expected a whole number of milliseconds above 0, e.g. 30000.",
+    ],
+    [
+      'fetchUrl: { maxBytes: "1024" }',
+      "tools.fetchUrl.maxBytes: Expected a whole number of bytes above 0, e.g. 524288.",
+    ],
   ])("refuses tools: { %s } naming the key", (section, message) => {
     const text = `${HEAD}tools: { ${section} }\n${agentStep("tools: [fetch_url]")}`;
     let caught: unknown;
@@ -55,13 +69,19 @@ describe("the workflow's tools: section, when the file loads", () => {
       caught = error;
     }
     expect(caught).toBeInstanceOf(WorkflowError);
-    expect((caught as WorkflowError).message).toMatch(new RegExp(`^intranet\\.yaml:5:\\d+ ${message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`));
+    expect((caught as WorkflowError).message).toMatch(
+      new RegExp(`^intranet\\.yaml:5:\\d+ ${message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`),
+    );
   });
 
   it("accepts every setting, and leaves them out of the workflow's hash so a run can be resumed with them changed", () => {
     const plain = parseWorkflow(`${HEAD}${fetchStep()}`);
-    const set = parseWorkflow(`${HEAD}tools:\n  fetchUrl: { allowPrivateNetwork: true, maxBytes: 524288, timeoutMs: 30000 }\n${fetchStep()}`);
-    expect(set.definition.tools).toEqual({ fetchUrl: { allowPrivateNetwork: true, maxBytes: 524288, timeoutMs: 30000 } });
+    const set = parseWorkflow(
+      `${HEAD}tools:\n  fetchUrl: { allowPrivateNetwork: true, maxBytes: 524288, timeoutMs: 30000 }\n${fetchStep()}`,
+    );
+    expect(set.definition.tools).toEqual({
+      fetchUrl: { allowPrivateNetwork: true, maxBytes: 524288, timeoutMs: 30000 },
+    });
     expect(set.hash).toBe(plain.hash);
     expect(parseWorkflow(`${HEAD}${fetchStep().replace("page", "other")}`).hash).not.toBe(plain.hash);
   });
@@ -73,7 +93,9 @@ describe("the workflow's tools: section, when the run calls fetch_url", () => {
     const { result } = await runText(gateway.current, `${HEAD}${fetchStep()}`);
     expect(result.status).toBe("failed");
     expect(result.error?.code).toBe("url_refused");
-    expect(result.error?.message).toContain("fetch_url does not fetch private network addresses (127.0.0.1 is loopback)");
+    expect(result.error?.message).toContain(
+      "fetch_url does not fetch private network addresses (127.0.0.1 is loopback)",
+    );
     expect(result.error?.message).toContain("in a workflow file: tools: { fetchUrl: { allowPrivateNetwork: true } }");
     expect(requests).toBe(before);
   });
@@ -86,13 +108,21 @@ describe("the workflow's tools: section, when the run calls fetch_url", () => {
   });
 
   it("applies maxBytes to the fetched body", async () => {
-    const { result } = await runText(gateway.current, `${HEAD}tools: { fetchUrl: { allowPrivateNetwork: true, maxBytes: 10 } }\n${fetchStep()}`);
+    const { result } = await runText(
+      gateway.current,
+      `${HEAD}tools: { fetchUrl: { allowPrivateNetwork: true, maxBytes: 10 } }\n${fetchStep()}`,
+    );
     expect(result.outputs?.page).toContain(`\n${PAGE.slice(0, 10)}\n[Truncated: only the first 10 B were read.]`);
   });
 
   it("applies timeoutMs to the whole fetch", async () => {
-    const slow = fetchStep().replace("/lumo.json", "/slow").replace("    uses: tool", "    retry: { attempts: 1 }\n    uses: tool");
-    const { result } = await runText(gateway.current, `${HEAD}tools: { fetchUrl: { allowPrivateNetwork: true, timeoutMs: 100 } }\n${slow}`);
+    const slow = fetchStep()
+      .replace("/lumo.json", "/slow")
+      .replace("    uses: tool", "    retry: { attempts: 1 }\n    uses: tool");
+    const { result } = await runText(
+      gateway.current,
+      `${HEAD}tools: { fetchUrl: { allowPrivateNetwork: true, timeoutMs: 100 } }\n${slow}`,
+    );
     expect(result.status).toBe("failed");
     expect(result.error?.message).toContain("took longer than 100 ms and was stopped");
   });
@@ -103,7 +133,9 @@ describe("the workflow's tools: section, when the run calls fetch_url", () => {
     const output = result.outputs?.research as AgentOutput;
     expect(output.toolCalls).toHaveLength(1);
     expect(output.toolCalls[0]).toMatchObject({ name: "fetch_url", failed: true });
-    expect(output.toolCalls[0]!.result).toMatch(/^Error \(url_refused\): fetch_url does not fetch private network addresses \(127\.0\.0\.1 is loopback\)\. .*tools: \{ fetchUrl: \{ allowPrivateNetwork: true \} \}/);
+    expect(output.toolCalls[0]!.result).toMatch(
+      /^Error \(url_refused\): fetch_url does not fetch private network addresses \(127\.0\.0\.1 is loopback\)\. .*tools: \{ fetchUrl: \{ allowPrivateNetwork: true \} \}/,
+    );
     expect(output.text).not.toContain("24.90 yuan");
     expect(requests).toBe(before);
   });
@@ -115,7 +147,9 @@ describe("the workflow's tools: section, when the run calls fetch_url", () => {
     const { result } = await runText(gateway.current, `${HEAD}${ALLOW}${agentStep(what)}`);
     expect(result.status).toBe("done");
     const output = result.outputs?.research as AgentOutput;
-    expect(output.toolCalls.map((call) => ({ name: call.name, failed: call.failed }))).toEqual([{ name: "fetch_url", failed: false }]);
+    expect(output.toolCalls.map((call) => ({ name: call.name, failed: call.failed }))).toEqual([
+      { name: "fetch_url", failed: false },
+    ]);
     expect(output.toolCalls[0]!.result).toContain("Status: 200 OK");
     expect(output.text).toContain("24.90 yuan");
   });
@@ -147,7 +181,8 @@ describe("the workflow's tools: section, when the run calls fetch_url", () => {
 
 describe("the workflow's tools: section, in an estimate", () => {
   it("counts fetch_url's description as the run would send it", async () => {
-    const estimate = async (tools: string) => (await estimateWorkflow(parseWorkflow(`${HEAD}${tools}${agentStep("tools: [fetch_url]")}`))).maxYuan;
+    const estimate = async (tools: string) =>
+      (await estimateWorkflow(parseWorkflow(`${HEAD}${tools}${agentStep("tools: [fetch_url]")}`))).maxYuan;
     // Allowed, the description loses its sentence about refused addresses: fewer prompt tokens every turn.
     expect(await estimate(ALLOW)).toBeLessThan(await estimate(""));
   });

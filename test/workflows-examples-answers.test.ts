@@ -9,13 +9,30 @@ import { gatewayOptions, readJson, tempDir, useGateway } from "./workflow-harnes
 
 const FOLDER = path.join(import.meta.dirname, "..", "workflows");
 // A workflow with an approval step waits for a person (exit 3); its outputs come after `svc-flow approve`.
-const FILES = (await Promise.all((await readdir(FOLDER)).filter((name) => name.endsWith(".yaml")).sort().map(async (name) => ({ name, text: await readFile(path.join(FOLDER, name), "utf8") }))))
+const FILES = (
+  await Promise.all(
+    (
+      await readdir(FOLDER)
+    )
+      .filter((name) => name.endsWith(".yaml"))
+      .sort()
+      .map(async (name) => ({ name, text: await readFile(path.join(FOLDER, name), "utf8") })),
+  )
+)
   .filter((file) => !/uses:\s*approval/.test(file.text))
   .map((file) => file.name);
 const gateway = useGateway();
 
 // What the simulator used to fill fields with when it read nothing from the prompt.
-const PLACEHOLDERS = [/^example$/i, /example\.com/, /^A Short Title$/, /^A short description\.$/, /^notes\.txt$/, /Listen Voice Memo Title/, /\b[A-Z]{2}-(?!\d)/];
+const PLACEHOLDERS = [
+  /^example$/i,
+  /example\.com/,
+  /^A Short Title$/,
+  /^A short description\.$/,
+  /^notes\.txt$/,
+  /Listen Voice Memo Title/,
+  /\b[A-Z]{2}-(?!\d)/,
+];
 
 async function outputsOf(name: string): Promise<{ outputs: unknown; runDir: string }> {
   const workflow = await loadWorkflow(path.join(FOLDER, name));
@@ -27,7 +44,10 @@ async function outputsOf(name: string): Promise<{ outputs: unknown; runDir: stri
   // A batch keeps one line per row beside a summary.
   const file = (outputs as { items?: { file?: string } }).items?.file;
   if (file === undefined) return { outputs, runDir };
-  const rows = (await readFile(path.join(runDir, file), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { output: unknown });
+  const rows = (await readFile(path.join(runDir, file), "utf8"))
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { output: unknown });
   return { outputs: rows.map((row) => row.output), runDir };
 }
 
@@ -51,9 +71,12 @@ function stringLists(value: unknown, into: string[][] = []): string[][] {
 describe("the example workflows' outputs", () => {
   it.each(FILES)("%s holds no placeholder strings and no list that repeats an item", async (name) => {
     const { outputs } = await outputsOf(name);
-    const texts = strings(outputs).filter((text) => !text.startsWith("artifacts/") && !/^https?:\/\/127\.0\.0\.1/.test(text));
+    const texts = strings(outputs).filter(
+      (text) => !text.startsWith("artifacts/") && !/^https?:\/\/127\.0\.0\.1/.test(text),
+    );
     expect(texts.length, name).toBeGreaterThan(0);
-    for (const text of texts) for (const pattern of PLACEHOLDERS) expect(text, `${name}: ${pattern}`).not.toMatch(pattern);
+    for (const text of texts)
+      for (const pattern of PLACEHOLDERS) expect(text, `${name}: ${pattern}`).not.toMatch(pattern);
     for (const list of stringLists(outputs)) expect(new Set(list).size, JSON.stringify(list)).toBe(list.length);
   });
 
@@ -63,8 +86,13 @@ describe("the example workflows' outputs", () => {
     expect(taglines).toHaveLength(3);
     for (const tagline of taglines) expect(tagline).toMatch(/solar lantern/i);
     expect(new Set(posters.map((entry) => entry.poster.artifact)).size).toBe(3);
-    const journal = (await readFile(path.join(runDir, "journal.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    const review = journal.find((record) => record.type === "step-finished" && record.id === "review") as { output: { toolCalls: Array<{ name: string; failed: boolean; result: string }> } };
+    const journal = (await readFile(path.join(runDir, "journal.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const review = journal.find((record) => record.type === "step-finished" && record.id === "review") as {
+      output: { toolCalls: Array<{ name: string; failed: boolean; result: string }> };
+    };
     const calls = review.output.toolCalls.filter((call) => call.name === "calculator");
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((call) => !call.failed)).toBe(true);
@@ -74,7 +102,8 @@ describe("the example workflows' outputs", () => {
 
   it("photo-catalogue captions each photo by what its pixels show", async () => {
     const { outputs } = await outputsOf("photo-catalogue.yaml");
-    const entries = (outputs as { entries: Array<{ file: string; entry: { caption: string; colours: string[] } }> }).entries;
+    const entries = (outputs as { entries: Array<{ file: string; entry: { caption: string; colours: string[] } }> })
+      .entries;
     const forest = entries.find((entry) => entry.file.endsWith("forest.png"))!.entry;
     expect(forest.colours[0]).toBe("green");
     expect(forest.caption).toMatch(/green/);
@@ -95,10 +124,16 @@ describe("the simulated image model", () => {
         const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
         return /data:image\/png;base64,([^)]+)/.exec(body.choices[0]!.message.content)![1]!;
       };
-      const first = await draw("A bold launch poster for a solar lantern with the headline: Take the solar lantern anywhere.");
-      const second = await draw("A bold launch poster for a solar lantern with the headline: Your day, powered by a solar lantern.");
+      const first = await draw(
+        "A bold launch poster for a solar lantern with the headline: Take the solar lantern anywhere.",
+      );
+      const second = await draw(
+        "A bold launch poster for a solar lantern with the headline: Your day, powered by a solar lantern.",
+      );
       expect(second).not.toBe(first);
-      expect(await draw("A bold launch poster for a solar lantern with the headline: Take the solar lantern anywhere.")).toBe(first);
+      expect(
+        await draw("A bold launch poster for a solar lantern with the headline: Take the solar lantern anywhere."),
+      ).toBe(first);
     } finally {
       await local.close();
     }

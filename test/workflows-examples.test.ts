@@ -20,7 +20,8 @@ function kindsOf(steps: WorkflowDefinition["steps"], into = new Set<string>()): 
     if ("parallel" in step) kindsOf(step.parallel, into.add("parallel"));
     if (step.if !== undefined) into.add("if");
     if ("with" in step) {
-      for (const field of ["images", "audio", "schema", "source", "tools"] as const) if (field in step.with) into.add(`${step.uses}.${field}`);
+      for (const field of ["images", "audio", "schema", "source", "tools"] as const)
+        if (field in step.with) into.add(`${step.uses}.${field}`);
     }
   }
   return into;
@@ -29,7 +30,9 @@ function kindsOf(steps: WorkflowDefinition["steps"], into = new Set<string>()): 
 describe("the example workflows", () => {
   it("all load (the checks `svc-flow validate` runs), set a budget and maxTokens, and together use every step kind", async () => {
     const files = await exampleFiles();
-    expect(files).toEqual(expect.arrayContaining(["launch-kit.yaml", "photo-catalogue.yaml", "voice-memo-digest.yaml"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["launch-kit.yaml", "photo-catalogue.yaml", "voice-memo-digest.yaml"]),
+    );
     const kinds = new Set<string>();
     for (const file of files) {
       const workflow = await loadWorkflow(path.join(FOLDER, file));
@@ -37,7 +40,21 @@ describe("the example workflows", () => {
       expect(workflow.definition.defaults?.maxTokens, file).toBeGreaterThan(0);
       kindsOf(workflow.definition.steps, kinds);
     }
-    for (const kind of ["chat", "chat.images", "chat.audio", "chat.schema", "image", "image.source", "music", "agent", "agent.tools", "tool", "map", "parallel", "if"]) {
+    for (const kind of [
+      "chat",
+      "chat.images",
+      "chat.audio",
+      "chat.schema",
+      "image",
+      "image.source",
+      "music",
+      "agent",
+      "agent.tools",
+      "tool",
+      "map",
+      "parallel",
+      "if",
+    ]) {
       expect(kinds, kind).toContain(kind);
     }
   });
@@ -74,7 +91,10 @@ describe("the example workflows", () => {
     expect(outputs.price).toBe("30");
     expect(outputs.review.length).toBeGreaterThan(0);
     // Two image calls per poster, one music job: the money is where the workflow says it is.
-    const cost = (await readJson(outDir, "cost.json")) as { totalYuan: number; byModel: Record<string, { calls: number }> };
+    const cost = (await readJson(outDir, "cost.json")) as {
+      totalYuan: number;
+      byModel: Record<string, { calls: number }>;
+    };
     expect(cost.byModel["gamma-2.5-flash-image"]?.calls).toBe(2 * outputs.taglines.length);
     expect(cost.byModel["music:generate"]?.calls).toBe(1);
     expect(cost.totalYuan).toBeLessThanOrEqual(workflow.definition.budget!.maxYuan);

@@ -35,14 +35,18 @@ export const composeMusicSchema = z.object({
     .string()
     .min(1)
     .max(3000)
-    .describe('The music wanted: genre, mood, tempo, instruments, length, e.g. "an upbeat ukulele jingle, 15 seconds".'),
+    .describe(
+      'The music wanted: genre, mood, tempo, instruments, length, e.g. "an upbeat ukulele jingle, 15 seconds".',
+    ),
   instrumental: z.boolean().optional().describe("true for music without vocals. Default false."),
   name: z
     .string()
     .min(1)
     .max(80)
     .optional()
-    .describe('File-name stem for the clips: "jingle" saves music/jingle-1.wav and music/jingle-2.wav (a later job goes on with -3, -4). Default: words of the prompt.'),
+    .describe(
+      'File-name stem for the clips: "jingle" saves music/jingle-1.wav and music/jingle-2.wav (a later job goes on with -3, -4). Default: words of the prompt.',
+    ),
 });
 
 const AUDIO_EXTENSIONS = new Set(["mp3", "wav", "m4a", "ogg", "flac", "aac"]);
@@ -54,11 +58,20 @@ function extensionOf(clip: Clip): string {
 }
 
 function jobOf({ clips, ids }: MusicClipsResult): LoggedMusicJob {
-  return { clipIds: clips.map((clip) => clip.id), ...(ids.requestId === undefined ? {} : { requestId: ids.requestId }) };
+  return {
+    clipIds: clips.map((clip) => clip.id),
+    ...(ids.requestId === undefined ? {} : { requestId: ids.requestId }),
+  };
 }
 
 /** What the model hears when the clips of `job` did not come: a timeout says what calling again costs; a failed job is refunded. */
-function failure(error: unknown, job: LoggedMusicJob, signal: AbortSignal | undefined, timeoutMs: number, refund: ((requestId: string) => void) | undefined): unknown {
+function failure(
+  error: unknown,
+  job: LoggedMusicJob,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+  refund: ((requestId: string) => void) | undefined,
+): unknown {
   if (error instanceof TimeoutError && signal?.aborted !== true) {
     // waitForClips says to wait again; the model has no tool for that, so it hears what calling again costs.
     return new TimeoutError(
@@ -90,7 +103,8 @@ export function createComposeMusicTool(options: ComposeMusicToolOptions) {
         const polling = { timeoutMs, pollIntervalMs, ...(signal === undefined ? {} : { signal }) };
         const clipsOf = async (job: LoggedMusicJob, onPoll?: () => void): Promise<Clip[]> => {
           try {
-            return (await music.waitForClips(job.clipIds, { ...polling, ...(onPoll === undefined ? {} : { onPoll }) })).clips;
+            return (await music.waitForClips(job.clipIds, { ...polling, ...(onPoll === undefined ? {} : { onPoll }) }))
+              .clips;
           } catch (error) {
             throw failure(error, job, signal, timeoutMs, refund);
           }
@@ -101,10 +115,13 @@ export function createComposeMusicTool(options: ComposeMusicToolOptions) {
         // request id) and the call submits anew, a new job the gateway bills anew.
         const call = musicCallName("generate", { prompt, instrumental });
         const earlier = options.jobs?.find(call);
-        let finished = earlier === undefined ? undefined : await clipsOfEarlierJob((onPoll) => clipsOf(earlier, onPoll));
+        let finished =
+          earlier === undefined ? undefined : await clipsOfEarlierJob((onPoll) => clipsOf(earlier, onPoll));
         if (finished === undefined) {
-          const start = (client: MusicClient) => client.generate({ prompt, instrumental, ...(signal === undefined ? {} : { signal }) });
-          const job = options.jobs === undefined ? jobOf(await start(music)) : await options.jobs.submit("generate", call, start);
+          const start = (client: MusicClient) =>
+            client.generate({ prompt, instrumental, ...(signal === undefined ? {} : { signal }) });
+          const job =
+            options.jobs === undefined ? jobOf(await start(music)) : await options.jobs.submit("generate", call, start);
           finished = await clipsOf(job);
         }
         const saved = [];
@@ -112,10 +129,14 @@ export function createComposeMusicTool(options: ComposeMusicToolOptions) {
         for (const clip of finished) {
           // Clips are numbered on from what is there: a second job's clips follow the first's.
           let target = await resolveWorkspacePath(workspace, `music/${stem}-${number}.${extensionOf(clip)}`);
-          while (target.exists) target = await resolveWorkspacePath(workspace, `music/${stem}-${++number}.${extensionOf(clip)}`);
+          while (target.exists)
+            target = await resolveWorkspacePath(workspace, `music/${stem}-${++number}.${extensionOf(clip)}`);
           number++;
           await mkdir(path.dirname(target.absolute), { recursive: true });
-          const audio = await music.download(clip, { path: target.absolute, ...(signal === undefined ? {} : { signal }) });
+          const audio = await music.download(clip, {
+            path: target.absolute,
+            ...(signal === undefined ? {} : { signal }),
+          });
           saved.push({
             id: clip.id,
             path: target.relative,

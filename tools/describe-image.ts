@@ -18,8 +18,12 @@ export interface DescribeImageToolOptions extends GatewayAccess {
 
 /** Input of the describe_image tool. */
 export const describeImageSchema = z.object({
-  path: z.string().min(1).optional().describe('An image in the workspace, e.g. "images/lantern.png". Give this or url.'),
-  url: z.string().min(1).max(8192).optional().describe('An http:// or https:// link to an image. Give this or path.'),
+  path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('An image in the workspace, e.g. "images/lantern.png". Give this or url.'),
+  url: z.string().min(1).max(8192).optional().describe("An http:// or https:// link to an image. Give this or path."),
   question: z
     .string()
     .min(1)
@@ -34,26 +38,44 @@ export function checkImageUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new ToolInputError(`"${redactSecrets(text)}" is not a valid URL. Give an absolute http:// or https:// link, or a workspace path as path.`, {
-      code: "invalid_url",
-    });
+    throw new ToolInputError(
+      `"${redactSecrets(text)}" is not a valid URL. Give an absolute http:// or https:// link, or a workspace path as path.`,
+      {
+        code: "invalid_url",
+      },
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    const hint = url.protocol === "file:" || url.protocol === "data:" ? " For a local image, pass its workspace path as path instead." : "";
-    throw new ToolInputError(`The URL scheme "${url.protocol}" is refused: describe_image takes http:// and https:// links only.${hint}`, {
-      code: "url_refused",
-    });
+    const hint =
+      url.protocol === "file:" || url.protocol === "data:"
+        ? " For a local image, pass its workspace path as path instead."
+        : "";
+    throw new ToolInputError(
+      `The URL scheme "${url.protocol}" is refused: describe_image takes http:// and https:// links only.${hint}`,
+      {
+        code: "url_refused",
+      },
+    );
   }
   return url;
 }
 
 async function imageBlock(workspace: string, path: string | undefined, url: string | undefined) {
   if ((path === undefined) === (url === undefined)) {
-    throw new ToolInputError("Give exactly one of path (an image in the workspace) or url (an http(s) link).", { code: "invalid_tool_input" });
+    throw new ToolInputError("Give exactly one of path (an image in the workspace) or url (an http(s) link).", {
+      code: "invalid_tool_input",
+    });
   }
-  if (url !== undefined) return { block: { type: "image_url" as const, image_url: { url: checkImageUrl(url).href } }, source: url };
+  if (url !== undefined)
+    return { block: { type: "image_url" as const, image_url: { url: checkImageUrl(url).href } }, source: url };
   const image = await readWorkspaceImage(workspace, path!);
-  return { block: { type: "image_url" as const, image_url: { url: `data:${image.mimeType};base64,${image.bytes.toString("base64")}` } }, source: image.relative };
+  return {
+    block: {
+      type: "image_url" as const,
+      image_url: { url: `data:${image.mimeType};base64,${image.bytes.toString("base64")}` },
+    },
+    source: image.relative,
+  };
 }
 
 /** Creates the `describe_image` tool: a vision model looks at a workspace image or a link and answers. */
@@ -65,7 +87,11 @@ export function createDescribeImageTool(options: DescribeImageToolOptions) {
       const { block } = await imageBlock(workspace, path, url);
       const text = question ?? "Describe this image: subject, colours, composition and any text in it.";
       const messages = [{ role: "user" as const, content: [{ type: "text" as const, text }, block] }];
-      const reply = await toolChat(options, { model, tool: "describe_image", messages, max_tokens: TOOL_REPLY_MAX_TOKENS }, config?.signal);
+      const reply = await toolChat(
+        options,
+        { model, tool: "describe_image", messages, max_tokens: TOOL_REPLY_MAX_TOKENS },
+        config?.signal,
+      );
       return reply.content;
     },
     {

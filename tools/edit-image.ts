@@ -21,7 +21,10 @@ export interface EditImageToolOptions extends GatewayAccess {
 
 /** Input of the edit_image tool. */
 export const editImageSchema = z.object({
-  path: z.string().min(1).describe('The image to edit (PNG, JPEG, GIF or WebP), relative to the workspace, e.g. "images/lantern.png".'),
+  path: z
+    .string()
+    .min(1)
+    .describe('The image to edit (PNG, JPEG, GIF or WebP), relative to the workspace, e.g. "images/lantern.png".'),
   prompt: z
     .string()
     .min(1)
@@ -31,7 +34,9 @@ export const editImageSchema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe('Where to save the edited PNG, relative to the workspace. Default: beside the source, named "<source>-edited.png".'),
+    .describe(
+      'Where to save the edited PNG, relative to the workspace. Default: beside the source, named "<source>-edited.png".',
+    ),
 });
 
 /** Reads an image from the workspace and says what it is; anything else is refused before paying. */
@@ -39,9 +44,12 @@ export async function readWorkspaceImage(workspace: string, requested: string) {
   const media = await readWorkspaceMedia(workspace, requested, MAX_IMAGE_BYTES);
   const facts = probeImage(media.bytes);
   if (facts === undefined) {
-    throw new ToolInputError(`"${media.relative}" is not a PNG, JPEG, GIF or WebP image. Give the path of an image file.`, {
-      code: "not_an_image",
-    });
+    throw new ToolInputError(
+      `"${media.relative}" is not a PNG, JPEG, GIF or WebP image. Give the path of an image file.`,
+      {
+        code: "not_an_image",
+      },
+    );
   }
   return { ...media, facts, mimeType: `image/${facts.format}` };
 }
@@ -49,7 +57,12 @@ export async function readWorkspaceImage(workspace: string, requested: string) {
 /** Creates the `edit_image` tool: changes a workspace image as instructed and saves the result beside it. */
 export function createEditImageTool(options: EditImageToolOptions) {
   const workspace = requireWorkspace(options.workspace, "edit_image");
-  const model = checkToolModel(options.model ?? DEFAULT_IMAGE_MODEL, "imageGeneration", "edit_image", DEFAULT_IMAGE_MODEL);
+  const model = checkToolModel(
+    options.model ?? DEFAULT_IMAGE_MODEL,
+    "imageGeneration",
+    "edit_image",
+    DEFAULT_IMAGE_MODEL,
+  );
   return tool(
     async ({ path, prompt, output_path: outputPath }, config) => {
       const source = await readWorkspaceImage(workspace, path);
@@ -58,9 +71,16 @@ export function createEditImageTool(options: EditImageToolOptions) {
       await chooseOutputPath(workspace, outputPath, { folder, stem }, "png");
       const content = [
         { type: "text" as const, text: prompt },
-        { type: "image_url" as const, image_url: { url: `data:${source.mimeType};base64,${source.bytes.toString("base64")}` } },
+        {
+          type: "image_url" as const,
+          image_url: { url: `data:${source.mimeType};base64,${source.bytes.toString("base64")}` },
+        },
       ];
-      const reply = await toolChat(options, { model, tool: "edit_image", messages: [{ role: "user", content }] }, config?.signal);
+      const reply = await toolChat(
+        options,
+        { model, tool: "edit_image", messages: [{ role: "user", content }] },
+        config?.signal,
+      );
       const saved = await saveImageReply(reply, { workspace, requested: outputPath, folder, stem, model });
       return JSON.stringify({ ...saved, source: source.relative });
     },

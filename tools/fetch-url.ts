@@ -2,7 +2,14 @@ import { STATUS_CODES } from "node:http";
 import { tool } from "@langchain/core/tools";
 import type { Dispatcher } from "undici";
 import { z } from "zod";
-import { AbortedError, PrivateAddressError, ToolInputError, TimeoutError, UpstreamError, redactSecrets } from "../src/errors.js";
+import {
+  AbortedError,
+  PrivateAddressError,
+  ToolInputError,
+  TimeoutError,
+  UpstreamError,
+  redactSecrets,
+} from "../src/errors.js";
 import { positiveInteger } from "./support/check-option.js";
 import { decodeBody, isTextType, mediaType } from "./support/decode-body.js";
 import { errorCode } from "./support/error-code.js";
@@ -120,7 +127,10 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}) {
 
   async function fetchUrl(text: string, signal: AbortSignal): Promise<string> {
     // undici and the public-only Agent load with the first fetch, not with the list of tools.
-    const [{ request }, { publicOnlyAgent }] = await Promise.all([import("undici"), import("../src/net/public-only-agent.js")]);
+    const [{ request }, { publicOnlyAgent }] = await Promise.all([
+      import("undici"),
+      import("../src/net/public-only-agent.js"),
+    ]);
     const dispatcher = options.dispatcher ?? (allowPrivateNetwork ? undefined : publicOnlyAgent());
     let url = checkUrl(text);
     for (let redirects = 0; ; redirects++) {
@@ -185,10 +195,13 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}) {
             { cause: error },
           );
         }
-        throw new UpstreamError(`Could not fetch ${shown}: ${networkReason(error)}. Check the URL, or try again later.`, {
-          code: "fetch_failed",
-          cause: error,
-        });
+        throw new UpstreamError(
+          `Could not fetch ${shown}: ${networkReason(error)}. Check the URL, or try again later.`,
+          {
+            code: "fetch_failed",
+            cause: error,
+          },
+        );
       }
     },
     {
@@ -198,7 +211,9 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}) {
         `as text (HTML is returned raw). http:// and https:// only. Bodies are cut at ${formatBytes(maxBytes)} ` +
         `(with a note); the whole fetch must finish within ${timeoutMs / 1000} s. Binary bodies are not shown. ` +
         "A non-2xx status is returned, not raised." +
-        (allowPrivateNetwork ? "" : " Private network addresses (localhost, 10.x, 192.168.x, 169.254.x, ...) are refused."),
+        (allowPrivateNetwork
+          ? ""
+          : " Private network addresses (localhost, 10.x, 192.168.x, 169.254.x, ...) are refused."),
       schema: fetchUrlSchema,
     },
   );

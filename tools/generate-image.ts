@@ -27,19 +27,30 @@ export const generateImageSchema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe('Where to save the PNG, relative to the workspace, e.g. "posters/lantern.png". Default: images/<words of the prompt>.png.'),
+    .describe(
+      'Where to save the PNG, relative to the workspace, e.g. "posters/lantern.png". Default: images/<words of the prompt>.png.',
+    ),
 });
 
 /** Creates the `generate_image` tool: draws an image with the gateway's image model and saves the PNG in the workspace. */
 export function createGenerateImageTool(options: GenerateImageToolOptions) {
   const workspace = requireWorkspace(options.workspace, "generate_image");
-  const model = checkToolModel(options.model ?? DEFAULT_IMAGE_MODEL, "imageGeneration", "generate_image", DEFAULT_IMAGE_MODEL);
+  const model = checkToolModel(
+    options.model ?? DEFAULT_IMAGE_MODEL,
+    "imageGeneration",
+    "generate_image",
+    DEFAULT_IMAGE_MODEL,
+  );
   return tool(
     async ({ prompt, path }, config) => {
       const stem = slugFromText(prompt, "image");
       // Checked before paying for the image: a refused path costs nothing.
       await chooseOutputPath(workspace, path, { folder: "images", stem }, "png");
-      const reply = await toolChat(options, { model, tool: "generate_image", messages: [{ role: "user", content: prompt }] }, config?.signal);
+      const reply = await toolChat(
+        options,
+        { model, tool: "generate_image", messages: [{ role: "user", content: prompt }] },
+        config?.signal,
+      );
       const saved = await saveImageReply(reply, { workspace, requested: path, folder: "images", stem, model });
       return JSON.stringify(saved);
     },

@@ -89,9 +89,17 @@ const FACTORIES = {
     }),
   current_time: (context: ToolContext) => createCurrentTimeTool({ timeZone: context.timeZone, now: context.now }),
   describe_image: (context: ToolContext) =>
-    createDescribeImageTool({ ...gatewayAccess(context), workspace: requireWorkspace(context.workspace, "describe_image"), model: context.models?.vision }),
+    createDescribeImageTool({
+      ...gatewayAccess(context),
+      workspace: requireWorkspace(context.workspace, "describe_image"),
+      model: context.models?.vision,
+    }),
   edit_image: (context: ToolContext) =>
-    createEditImageTool({ ...gatewayAccess(context), workspace: requireWorkspace(context.workspace, "edit_image"), model: context.models?.image }),
+    createEditImageTool({
+      ...gatewayAccess(context),
+      workspace: requireWorkspace(context.workspace, "edit_image"),
+      model: context.models?.image,
+    }),
   fetch_url: (context: ToolContext) =>
     createFetchUrlTool({
       maxBytes: context.fetchMaxBytes,
@@ -100,7 +108,11 @@ const FACTORIES = {
       dispatcher: context.dispatcher,
     }),
   generate_image: (context: ToolContext) =>
-    createGenerateImageTool({ ...gatewayAccess(context), workspace: requireWorkspace(context.workspace, "generate_image"), model: context.models?.image }),
+    createGenerateImageTool({
+      ...gatewayAccess(context),
+      workspace: requireWorkspace(context.workspace, "generate_image"),
+      model: context.models?.image,
+    }),
   list_files: (context: ToolContext) =>
     createListFilesTool({ workspace: requireWorkspace(context.workspace, "list_files") }),
   read_file: (context: ToolContext) =>
@@ -109,7 +121,11 @@ const FACTORIES = {
       maxBytes: context.maxReadBytes,
     }),
   understand_audio: (context: ToolContext) =>
-    createUnderstandAudioTool({ ...gatewayAccess(context), workspace: requireWorkspace(context.workspace, "understand_audio"), model: context.models?.audio }),
+    createUnderstandAudioTool({
+      ...gatewayAccess(context),
+      workspace: requireWorkspace(context.workspace, "understand_audio"),
+      model: context.models?.audio,
+    }),
   write_file: (context: ToolContext) =>
     createWriteFileTool({
       workspace: requireWorkspace(context.workspace, "write_file"),

@@ -67,7 +67,10 @@ async function readLines(target: WorkspacePath, first: number, count: number, ma
   let bytes = 0;
   let lineNumber = 0;
   let stoppedBy: "limit" | "size" | "end" = "end";
-  const reader = createInterface({ input: createReadStream(target.absolute, { encoding: "utf8" }), crlfDelay: Infinity });
+  const reader = createInterface({
+    input: createReadStream(target.absolute, { encoding: "utf8" }),
+    crlfDelay: Infinity,
+  });
   try {
     for await (const line of reader) {
       lineNumber++;

@@ -30,7 +30,9 @@ export const understandAudioSchema = z.object({
     .min(1)
     .max(2000)
     .optional()
-    .describe('What to find out, e.g. "Transcribe the speech" or "What instruments play?". Default: a description of the audio.'),
+    .describe(
+      'What to find out, e.g. "Transcribe the speech" or "What instruments play?". Default: a description of the audio.',
+    ),
 });
 
 // The gateway takes mp3 and wav only: the name is checked before reading, the content after, so a
@@ -65,10 +67,17 @@ export function createUnderstandAudioTool(options: UnderstandAudioToolOptions) {
       const audio = await readWorkspaceMedia(workspace, requested, MAX_AUDIO_BYTES);
       checkContent(audio.relative, format, audio.bytes);
       const content = [
-        { type: "text" as const, text: question ?? "Describe this audio: what it is, how long it is, and what can be heard." },
+        {
+          type: "text" as const,
+          text: question ?? "Describe this audio: what it is, how long it is, and what can be heard.",
+        },
         { type: "input_audio" as const, input_audio: { data: audio.bytes.toString("base64"), format } },
       ];
-      const reply = await toolChat(options, { model, tool: "understand_audio", messages: [{ role: "user", content }], max_tokens: TOOL_REPLY_MAX_TOKENS }, config?.signal);
+      const reply = await toolChat(
+        options,
+        { model, tool: "understand_audio", messages: [{ role: "user", content }], max_tokens: TOOL_REPLY_MAX_TOKENS },
+        config?.signal,
+      );
       return reply.content;
     },
     {

@@ -9,20 +9,37 @@ export interface ToolCallRecord {
 
 /** What a run reports as it goes, in order: for live display and the transcript. */
 export type AgentEvent =
-  | { readonly type: "start"; readonly agent: string; readonly model: string; readonly task: string; readonly maxSteps: number; readonly workspace: string }
+  | {
+      readonly type: "start";
+      readonly agent: string;
+      readonly model: string;
+      readonly task: string;
+      readonly maxSteps: number;
+      readonly workspace: string;
+    }
   | {
       readonly type: "model";
       /** 1-based model turn. */
       readonly step: number;
       /** The visible text of the turn ("" when it only called tools). */
       readonly text: string;
-      readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly arguments: Record<string, unknown> }[];
+      readonly toolCalls: readonly {
+        readonly id: string;
+        readonly name: string;
+        readonly arguments: Record<string, unknown>;
+      }[];
       /** The model that served (after any fallback), when the reply says. */
       readonly model?: string;
       readonly inputTokens?: number;
       readonly outputTokens?: number;
     }
-  | { readonly type: "tool-call"; readonly step: number; readonly id: string; readonly name: string; readonly arguments: Record<string, unknown> }
+  | {
+      readonly type: "tool-call";
+      readonly step: number;
+      readonly id: string;
+      readonly name: string;
+      readonly arguments: Record<string, unknown>;
+    }
   | {
       readonly type: "tool-result";
       readonly step: number;

@@ -152,14 +152,28 @@ export class AgentRunner {
       const answer = finalText(state.messages, state.structuredResponse);
       const structured = state.structuredResponse === undefined ? {} : { structuredResponse: state.structuredResponse };
       emit({ type: "answer", step: tracker.steps, text: answer, ...structured });
-      return { status: "answered", ...base, answer, ...structured, steps: tracker.steps, toolCalls: [...tracker.toolCalls] };
+      return {
+        status: "answered",
+        ...base,
+        answer,
+        ...structured,
+        steps: tracker.steps,
+        toolCalls: [...tracker.toolCalls],
+      };
     } catch (thrown) {
       // A cancelled run throws the signal's reason as it is; callers get the typed error.
-      const error = signal?.aborted === true ? toAbortedError(signal.reason) : unwrapMiddlewareError(thrown, MiddlewareError);
+      const error =
+        signal?.aborted === true ? toAbortedError(signal.reason) : unwrapMiddlewareError(thrown, MiddlewareError);
       const limited = stepLimitMessage(error, tracker.steps, this.maxSteps);
       if (limited !== undefined && signal?.aborted !== true) {
         emit({ type: "stopped", reason: "step_limit", steps: tracker.steps, message: limited });
-        return { status: "step_limit", ...base, message: limited, steps: tracker.steps, toolCalls: [...tracker.toolCalls] };
+        return {
+          status: "step_limit",
+          ...base,
+          message: limited,
+          steps: tracker.steps,
+          toolCalls: [...tracker.toolCalls],
+        };
       }
       emit({
         type: "failed",
@@ -185,7 +199,9 @@ export class AgentRunner {
       ...(this.#context.signal === undefined ? {} : { signal: this.#context.signal }),
     });
     try {
-      const named = this.definition.tools.filter((tool): tool is `${string}/${string}` => typeof tool === "string" && tool.includes("/"));
+      const named = this.definition.tools.filter(
+        (tool): tool is `${string}/${string}` => typeof tool === "string" && tool.includes("/"),
+      );
       const all = Object.keys(this.#context.mcp ?? {}).map((server) => `${server}/*`);
       return { servers, tools: mcpLangChainTools(servers, [...named, ...all]) };
     } catch (error) {
@@ -203,7 +219,10 @@ export class AgentRunner {
 }
 
 // LangChain wraps whatever passes through a middleware hook (ours wraps every call), hiding the typed error.
-function unwrapMiddlewareError(error: unknown, wrapper: { isInstance(value: unknown): value is { cause?: unknown } }): unknown {
+function unwrapMiddlewareError(
+  error: unknown,
+  wrapper: { isInstance(value: unknown): value is { cause?: unknown } },
+): unknown {
   let current = error;
   while (wrapper.isInstance(current) && current.cause !== undefined) current = current.cause;
   return current;

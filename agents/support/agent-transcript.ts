@@ -27,9 +27,11 @@ export class AgentTranscript {
     const time = new Date().toISOString();
     this.#events.push({ time, event });
     const line = `${redactSecrets(JSON.stringify({ time, ...event }))}\n`;
-    this.#writes = this.#writes.then(() => appendFile(path.join(this.dir, "transcript.jsonl"), line)).catch((error: unknown) => {
-      this.#failure ??= error;
-    });
+    this.#writes = this.#writes
+      .then(() => appendFile(path.join(this.dir, "transcript.jsonl"), line))
+      .catch((error: unknown) => {
+        this.#failure ??= error;
+      });
   }
 
   /** Waits for the event lines, then writes `transcript.md` and `cost.json`; throws if any write failed. */
@@ -46,7 +48,19 @@ function renderMarkdown(events: ReadonlyArray<{ time: string; event: AgentEvent 
   for (const { time, event } of events) {
     switch (event.type) {
       case "start":
-        lines.push(`# Agent ${event.agent}`, "", `- model: ${event.model}`, `- step limit: ${event.maxSteps}`, `- workspace: ${event.workspace}`, `- started: ${time}`, "", "## Task", "", event.task, "");
+        lines.push(
+          `# Agent ${event.agent}`,
+          "",
+          `- model: ${event.model}`,
+          `- step limit: ${event.maxSteps}`,
+          `- workspace: ${event.workspace}`,
+          `- started: ${time}`,
+          "",
+          "## Task",
+          "",
+          event.task,
+          "",
+        );
         break;
       case "model":
         // A turn without tool calls is the answer, written under its own heading below.
@@ -58,11 +72,17 @@ function renderMarkdown(events: ReadonlyArray<{ time: string; event: AgentEvent 
         lines.push(`- **${event.name}** \`${JSON.stringify(event.arguments)}\``);
         break;
       case "tool-result":
-        lines.push(`  - ${event.failed ? "failed" : "result"} (${event.durationMs} ms):`, "", fence(preview(event.result), "    "), "");
+        lines.push(
+          `  - ${event.failed ? "failed" : "result"} (${event.durationMs} ms):`,
+          "",
+          fence(preview(event.result), "    "),
+          "",
+        );
         break;
       case "answer":
         lines.push("## Answer", "", event.text, "");
-        if (event.structuredResponse !== undefined) lines.push("```json", JSON.stringify(event.structuredResponse, null, 2), "```", "");
+        if (event.structuredResponse !== undefined)
+          lines.push("```json", JSON.stringify(event.structuredResponse, null, 2), "```", "");
         break;
       case "stopped":
         lines.push("## Stopped", "", event.message, "");
@@ -79,7 +99,9 @@ function renderMarkdown(events: ReadonlyArray<{ time: string; event: AgentEvent 
 }
 
 function preview(text: string): string {
-  return text.length <= RESULT_PREVIEW_CHARS ? text : `${text.slice(0, RESULT_PREVIEW_CHARS)}\n[... ${text.length - RESULT_PREVIEW_CHARS} more characters]`;
+  return text.length <= RESULT_PREVIEW_CHARS
+    ? text
+    : `${text.slice(0, RESULT_PREVIEW_CHARS)}\n[... ${text.length - RESULT_PREVIEW_CHARS} more characters]`;
 }
 
 // A result may itself contain ``` lines; a longer fence keeps them inside the block.

@@ -62,14 +62,24 @@ export function defineAgent(input: AgentDefinitionInput): AgentDefinition {
   const parsed = definitionSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`Agent definition "${String(input.name)}": ${issue.path.join(".") || "value"}: ${issue.message}.`);
+    throw new ConfigError(
+      `Agent definition "${String(input.name)}": ${issue.path.join(".") || "value"}: ${issue.message}.`,
+    );
   }
   const servers = Object.keys(input.mcp ?? {});
-  const strayMcp = input.tools.find((tool): tool is string => typeof tool === "string" && tool.includes("/") && !servers.includes(tool.slice(0, tool.indexOf("/"))));
+  const strayMcp = input.tools.find(
+    (tool): tool is string =>
+      typeof tool === "string" && tool.includes("/") && !servers.includes(tool.slice(0, tool.indexOf("/"))),
+  );
   if (strayMcp !== undefined) {
-    throw new ConfigError(`Agent "${input.name}" lists the MCP tool ${strayMcp}, but its mcp: does not define that server. Servers: ${servers.join(", ") || "none"}.`, { code: "unknown_tool" });
+    throw new ConfigError(
+      `Agent "${input.name}" lists the MCP tool ${strayMcp}, but its mcp: does not define that server. Servers: ${servers.join(", ") || "none"}.`,
+      { code: "unknown_tool" },
+    );
   }
-  const unknown = input.tools.filter((tool): tool is string => typeof tool === "string" && !tool.includes("/") && !isToolName(tool));
+  const unknown = input.tools.filter(
+    (tool): tool is string => typeof tool === "string" && !tool.includes("/") && !isToolName(tool),
+  );
   if (unknown.length > 0) {
     throw new ConfigError(
       `Agent "${input.name}" lists unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. Known tools: ${listToolNames().join(", ")}.`,
@@ -83,7 +93,9 @@ export function defineAgent(input: AgentDefinitionInput): AgentDefinition {
     return first !== index && !(typeof input.tools[first] === "string" && typeof input.tools[index] === "string");
   });
   if (twice !== undefined) {
-    throw new ConfigError(`Agent "${input.name}" has two tools named ${twice}. Give each tool its own name.`, { code: "duplicate_tool" });
+    throw new ConfigError(`Agent "${input.name}" has two tools named ${twice}. Give each tool its own name.`, {
+      code: "duplicate_tool",
+    });
   }
   checkAgentModel(input.model, input.name);
   return Object.freeze({

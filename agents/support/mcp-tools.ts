@@ -47,8 +47,17 @@ export function mcpLangChainTools(servers: McpServers, references: readonly stri
 export function unknownMcpTool(servers: McpServers, reference: string): ConfigError {
   const server = reference.slice(0, reference.indexOf("/"));
   if (!servers.names.includes(server)) {
-    return new ConfigError(`Unknown MCP server "${server}" in "${reference}". Servers in mcp: ${servers.names.join(", ") || "none"}.`, { code: "unknown_tool" });
+    return new ConfigError(
+      `Unknown MCP server "${server}" in "${reference}". Servers in mcp: ${servers.names.join(", ") || "none"}.`,
+      { code: "unknown_tool" },
+    );
   }
-  const listed = servers.tools().filter((candidate) => candidate.server === server).map((candidate) => candidate.name);
-  return new ConfigError(`MCP server "${server}" has no tool "${reference.slice(server.length + 1)}". Its tools: ${listed.join(", ") || "none"}.`, { code: "unknown_tool" });
+  const listed = servers
+    .tools()
+    .filter((candidate) => candidate.server === server)
+    .map((candidate) => candidate.name);
+  return new ConfigError(
+    `MCP server "${server}" has no tool "${reference.slice(server.length + 1)}". Its tools: ${listed.join(", ") || "none"}.`,
+    { code: "unknown_tool" },
+  );
 }

@@ -4,7 +4,11 @@ import type { WarningHandler } from "../../src/chat/parameter-warning.js";
 import { GatewayClient } from "../../src/gateway/gateway-client.js";
 import { MusicClient } from "../../src/gateway/music-client.js";
 import type { UsageRecorder } from "../../src/gateway/usage-recorder.js";
-import { taggedRecorder, type GatewayConnectionOptions, type ToolChatCall } from "../../tools/support/gateway-access.js";
+import {
+  taggedRecorder,
+  type GatewayConnectionOptions,
+  type ToolChatCall,
+} from "../../tools/support/gateway-access.js";
 import { callChat } from "../../src/chat/call-chat.js";
 import type { ChatReply } from "../../src/chat/chat-reply.js";
 
@@ -72,7 +76,9 @@ export class OwnedClients {
   music(): MusicClient {
     this.#music ??= new MusicClient({
       ...this.#gateway,
-      ...(this.#ledger === undefined ? {} : { recorder: taggedRecorder(this.#ledger, { agent: this.#agent, tool: "compose_music" }) }),
+      ...(this.#ledger === undefined
+        ? {}
+        : { recorder: taggedRecorder(this.#ledger, { agent: this.#agent, tool: "compose_music" }) }),
     });
     return this.#music;
   }

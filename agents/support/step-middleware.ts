@@ -36,13 +36,16 @@ export interface StepTracker {
  * cannot fix, such as a spent budget or a bad key, end the run instead). `createMiddleware` is
  * LangChain's, passed in by the runner that loaded it.
  */
-export function createStepMiddleware(createMiddleware: typeof CreateMiddleware, options: {
-  readonly maxSteps: number;
-  /** The agent's own tools; calls to anything else (the response-format tool) are the final answer. */
-  readonly toolNames: ReadonlySet<string>;
-  readonly emit: (event: AgentEvent) => void;
-  readonly signal?: AbortSignal;
-}) {
+export function createStepMiddleware(
+  createMiddleware: typeof CreateMiddleware,
+  options: {
+    readonly maxSteps: number;
+    /** The agent's own tools; calls to anything else (the response-format tool) are the final answer. */
+    readonly toolNames: ReadonlySet<string>;
+    readonly emit: (event: AgentEvent) => void;
+    readonly signal?: AbortSignal;
+  },
+) {
   let steps = 0;
   const toolCalls: ToolCallRecord[] = [];
   const tracker: StepTracker = {
@@ -56,7 +59,11 @@ export function createStepMiddleware(createMiddleware: typeof CreateMiddleware, 
     wrapModelCall: async (request, handler) => {
       const response = await handler(request);
       steps++;
-      const calls = (response.tool_calls ?? []).map((call) => ({ id: call.id ?? "", name: call.name, arguments: call.args }));
+      const calls = (response.tool_calls ?? []).map((call) => ({
+        id: call.id ?? "",
+        name: call.name,
+        arguments: call.args,
+      }));
       const usage = response.usage_metadata;
       const served = (response.response_metadata as Record<string, unknown> | undefined)?.model;
       options.emit({
@@ -85,7 +92,15 @@ export function createStepMiddleware(createMiddleware: typeof CreateMiddleware, 
       const started = performance.now();
       const finish = (result: string, failed: boolean) => {
         toolCalls.push({ name: toolCall.name, arguments: toolCall.args, result, failed });
-        options.emit({ type: "tool-result", step, id, name: toolCall.name, result, failed, durationMs: Math.round(performance.now() - started) });
+        options.emit({
+          type: "tool-result",
+          step,
+          id,
+          name: toolCall.name,
+          result,
+          failed,
+          durationMs: Math.round(performance.now() - started),
+        });
       };
       try {
         const result = await handler(request);

@@ -74,11 +74,7 @@ const K200 = 200_000;
 const K400 = 400_000;
 const M1 = 1_000_000;
 
-function model(
-  id: string,
-  tier: Tier,
-  options: Partial<Omit<ModelInfo, "id" | "tier" | "family">> = {},
-): ModelInfo {
+function model(id: string, tier: Tier, options: Partial<Omit<ModelInfo, "id" | "tier" | "family">> = {}): ModelInfo {
   const family = id.split("-")[0] as Family;
   return {
     id,
@@ -168,8 +164,9 @@ export function getModel(id: string): ModelInfo {
   const info = BY_ID.get(id);
   if (!info) {
     throw new UnknownModelError(
-      `Unknown model "${id}". Did you mean ${suggestModels(id).map((s) => `"${s}"`).join(", ")}? ` +
-        "Run `svc-flow models` for the models your key may call.",
+      `Unknown model "${id}". Did you mean ${suggestModels(id)
+        .map((s) => `"${s}"`)
+        .join(", ")}? ` + "Run `svc-flow models` for the models your key may call.",
     );
   }
   return info;

@@ -29,7 +29,8 @@ export class PieceCache {
     for (let slot = hash & MASK; ; slot = (slot + 1) & MASK) {
       const stored = this.#lengths[slot]!;
       if (stored === 0) return -1;
-      if (stored === length && this.#hashes[slot] === hash && this.#holds(this.#starts[slot]!, text, start, length)) return this.#tokens[slot]!;
+      if (stored === length && this.#hashes[slot] === hash && this.#holds(this.#starts[slot]!, text, start, length))
+        return this.#tokens[slot]!;
     }
   }
 
@@ -41,7 +42,12 @@ export class PieceCache {
     for (let slot = hash & MASK; ; slot = (slot + 1) & MASK) {
       const stored = this.#lengths[slot]!;
       if (stored === 0) return -1;
-      if (stored === length && this.#hashes[slot] === hash && this.#holdsCodes(this.#starts[slot]!, codes, start, length)) return this.#tokens[slot]!;
+      if (
+        stored === length &&
+        this.#hashes[slot] === hash &&
+        this.#holdsCodes(this.#starts[slot]!, codes, start, length)
+      )
+        return this.#tokens[slot]!;
     }
   }
 
@@ -74,7 +80,8 @@ export class PieceCache {
 
   #holds(at: number, text: string, start: number, length: number): boolean {
     const characters = this.#characters;
-    for (let index = 0; index < length; index++) if (characters[at + index] !== text.charCodeAt(start + index)) return false;
+    for (let index = 0; index < length; index++)
+      if (characters[at + index] !== text.charCodeAt(start + index)) return false;
     return true;
   }
 }

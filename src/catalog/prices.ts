@@ -1,14 +1,7 @@
 import { z } from "zod";
 
 /** Music operations the gateway prices per call. */
-export const MUSIC_OPERATIONS = [
-  "generate",
-  "continuation",
-  "stems",
-  "lyrics",
-  "concatenation",
-  "get_limit",
-] as const;
+export const MUSIC_OPERATIONS = ["generate", "continuation", "stems", "lyrics", "concatenation", "get_limit"] as const;
 export type MusicOperation = (typeof MUSIC_OPERATIONS)[number];
 
 /** Where a price comes from: the spec's published figure, or a price file/config override. */

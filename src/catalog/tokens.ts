@@ -186,7 +186,10 @@ function messageTokens(message: Message, countText: (text: string) => number): n
   return tokens;
 }
 
-function promptTokens(request: Pick<ChatRequest, "messages" | "tools" | "response_format">, countText: (text: string) => number): number {
+function promptTokens(
+  request: Pick<ChatRequest, "messages" | "tools" | "response_format">,
+  countText: (text: string) => number,
+): number {
   let tokens = REPLY_PRIMING_TOKENS;
   for (const message of request.messages) tokens += messageTokens(message, countText);
   if (request.tools?.length) tokens += countText(JSON.stringify(request.tools));

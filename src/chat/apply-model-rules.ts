@@ -126,7 +126,10 @@ export function checkInputForModel(model: ModelInfo, request: Pick<ChatRequest, 
           );
         }
         if (!capabilities.audio) throw refused(model, "audio input", "audio");
-      } else if (part.type === "video_url" || (part.type === "image_url" && /^data:video\//i.test(part.image_url.url))) {
+      } else if (
+        part.type === "video_url" ||
+        (part.type === "image_url" && /^data:video\//i.test(part.image_url.url))
+      ) {
         if (!capabilities.video) throw refused(model, "video input", "video");
       } else if (part.type === "image_url" && !capabilities.vision) {
         throw refused(model, "image input", "vision");

@@ -39,7 +39,12 @@ export class AttemptHold {
   #done = false;
   #onEnd: (() => void) | undefined;
 
-  private constructor(plan: RequestPlan, context: AttemptContext, reservation: UsageReservation | undefined, slot: Slot) {
+  private constructor(
+    plan: RequestPlan,
+    context: AttemptContext,
+    reservation: UsageReservation | undefined,
+    slot: Slot,
+  ) {
     this.#plan = plan;
     this.#context = context;
     this.#reservation = reservation;
@@ -130,9 +135,14 @@ export function signalOf(context: AttemptContext): { signal?: AbortSignal } {
 }
 
 /** The client call options of one attempt: the signal, and the plan's model's idempotency key. */
-export function attemptCallOptions(context: AttemptContext, plan: RequestPlan): { signal?: AbortSignal; idempotencyKey?: string } {
+export function attemptCallOptions(
+  context: AttemptContext,
+  plan: RequestPlan,
+): { signal?: AbortSignal; idempotencyKey?: string } {
   return {
     ...signalOf(context),
-    ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: modelIdempotencyKey(context.idempotencyKey, plan.model.id) }),
+    ...(context.idempotencyKey === undefined
+      ? {}
+      : { idempotencyKey: modelIdempotencyKey(context.idempotencyKey, plan.model.id) }),
   };
 }

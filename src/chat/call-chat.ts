@@ -84,7 +84,10 @@ const UNLIMITED: SlotSource = { acquire: async () => ({ release() {} }) };
  * inside a 200 stream included). Resolves to the complete reply, or with `stream: true` to the
  * reply's events; a failure after the first output is a StreamError carrying the partial output.
  */
-export function callChat(call: ChatCall & { readonly stream: true }, options: ChatCallOptions): Promise<ChatEventStream>;
+export function callChat(
+  call: ChatCall & { readonly stream: true },
+  options: ChatCallOptions,
+): Promise<ChatEventStream>;
 export function callChat(call: ChatCall & { readonly stream?: false }, options: ChatCallOptions): Promise<ChatReply>;
 export function callChat(call: ChatCall, options: ChatCallOptions): Promise<ChatReply | ChatEventStream>;
 export async function callChat(call: ChatCall, options: ChatCallOptions): Promise<ChatReply | ChatEventStream> {
@@ -124,12 +127,19 @@ function modelChain(call: ChatCall): ModelInfo[] {
   if (typeof call.model !== "string" || call.model.length === 0) {
     throw new ConfigError('A chat call needs a model, e.g. { model: "alpha-sonnet-4-6" }.');
   }
-  return [call.model, ...(call.fallbacks ?? [])].filter((id, position, ids) => ids.indexOf(id) === position).map((id) => getModel(id));
+  return [call.model, ...(call.fallbacks ?? [])]
+    .filter((id, position, ids) => ids.indexOf(id) === position)
+    .map((id) => getModel(id));
 }
 
 /** Plans the whole chain, then tries each model (with retries) until one answers; resolves once
  * the reply has shown its first output, or is complete. */
-async function openCall(chain: readonly ModelInfo[], call: ChatCall, options: ChatCallOptions, deadline: CallDeadline): Promise<{ open: OpenReply; origin: ReplyOrigin }> {
+async function openCall(
+  chain: readonly ModelInfo[],
+  call: ChatCall,
+  options: ChatCallOptions,
+  deadline: CallDeadline,
+): Promise<{ open: OpenReply; origin: ReplyOrigin }> {
   if (options.idempotencyKey !== undefined) checkIdempotencyKey(options.idempotencyKey);
   const { plans, skipped } = planChain(chain, {
     messages: call.messages,
@@ -166,7 +176,13 @@ async function openCall(chain: readonly ModelInfo[], call: ChatCall, options: Ch
       ...(deadline.signal === undefined ? {} : { signal: deadline.signal }),
       onRetry: (plan, error, attempt, delayMs) => options.onRetry?.({ model: plan.model.id, attempt, delayMs, error }),
       onFallback(from, to, error: SvcFlowError) {
-        warnings.emit(new ChatWarning("fallback_used", from.model.id, `${from.model.id} failed (${error.code}: ${error.message}); moved to ${to.model.id}.`));
+        warnings.emit(
+          new ChatWarning(
+            "fallback_used",
+            from.model.id,
+            `${from.model.id} failed (${error.code}: ${error.message}); moved to ${to.model.id}.`,
+          ),
+        );
       },
     },
   );
@@ -175,7 +191,11 @@ async function openCall(chain: readonly ModelInfo[], call: ChatCall, options: Ch
   const movedFrom = skipped.some((entry) => entry.model === requested) ? [requested] : [];
   return {
     open: result.value,
-    origin: { requestedModel: requested, model: result.plan.model, fallbackFrom: [...movedFrom, ...result.fallbackFrom] },
+    origin: {
+      requestedModel: requested,
+      model: result.plan.model,
+      fallbackFrom: [...movedFrom, ...result.fallbackFrom],
+    },
   };
 }
 

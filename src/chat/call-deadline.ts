@@ -9,13 +9,15 @@ export interface CallDeadline {
 
 /** Merges the caller's signal with a timer of `timeoutMs` (when set). */
 export function callDeadline(model: string, callerSignal?: AbortSignal, timeoutMs?: number): CallDeadline {
-  if (timeoutMs === undefined) return callerSignal === undefined ? UNLIMITED : { signal: callerSignal, explain: unchanged };
+  if (timeoutMs === undefined)
+    return callerSignal === undefined ? UNLIMITED : { signal: callerSignal, explain: unchanged };
   const timer = AbortSignal.timeout(timeoutMs);
   const signal = callerSignal === undefined ? timer : AbortSignal.any([callerSignal, timer]);
   return {
     signal,
     explain(error) {
-      if (!timer.aborted || callerSignal?.aborted === true || !(error instanceof AbortedError || isDomAbort(error))) return error;
+      if (!timer.aborted || callerSignal?.aborted === true || !(error instanceof AbortedError || isDomAbort(error)))
+        return error;
       return new TimeoutError(
         `The call to ${model} did not finish within timeoutMs (${timeoutMs} ms), retries and fallbacks included. ` +
           "Raise timeoutMs, or lower maxTokens.",

@@ -32,7 +32,8 @@ export interface FallbackResult<T> {
 export function canFallBack(error: unknown): error is SvcFlowError {
   if (!(error instanceof SvcFlowError)) return false;
   if (error instanceof AbortedError || error instanceof BudgetExceededError) return false;
-  if (error instanceof EmptyOutputError || error instanceof UnknownModelError || error instanceof ContextWindowError) return true;
+  if (error instanceof EmptyOutputError || error instanceof UnknownModelError || error instanceof ContextWindowError)
+    return true;
   return error.retryable;
 }
 

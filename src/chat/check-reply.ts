@@ -33,7 +33,8 @@ export function emptyOutputError(
   if (!model.capabilities.reasoning || reply.toolCalls > 0 || reply.content.trim().length > 0) return undefined;
   const reasoning = reply.usage?.completion_tokens_details?.reasoning_tokens;
   const spent = reasoning === undefined ? "" : ` (${reasoning} reasoning tokens)`;
-  const budget = reply.outputLimit === undefined ? "the default output budget" : `its budget of ${reply.outputLimit} tokens`;
+  const budget =
+    reply.outputLimit === undefined ? "the default output budget" : `its budget of ${reply.outputLimit} tokens`;
   const advice = Math.max(4096, (reply.outputLimit ?? 0) * 4, model.rules.minOutputTokens ?? 0);
   return new EmptyOutputError(
     `${model.id} returned no output: its reasoning used ${budget}${spent}, finish_reason ` +

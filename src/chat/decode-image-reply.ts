@@ -1,9 +1,7 @@
 import { probeImage } from "../media/probe.js";
 
 /** A content block of a reply: text, or an image decoded from the reply's Markdown. */
-export type ReplyBlock =
-  | { type: "text"; text: string }
-  | { type: "image"; mimeType: string; data: string };
+export type ReplyBlock = { type: "text"; text: string } | { type: "image"; mimeType: string; data: string };
 
 /** An image taken from a message, as bytes. */
 export interface MessageImage {

@@ -50,4 +50,3 @@ export function toJsonSchema(schema: unknown, what: string): JsonSchema {
   const { $schema: _ignored, ...rest } = converted as JsonSchema;
   return rest;
 }
-

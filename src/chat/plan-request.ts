@@ -2,7 +2,12 @@ import { listModels, type ModelInfo } from "../catalog/models.js";
 import { countPromptTokens, promptTokensAtMost } from "../catalog/tokens.js";
 import { ContextWindowError, ParameterError, SvcFlowError } from "../errors.js";
 import type { ChatRequest, Message, Tool, ToolChoice } from "../gateway/wire.js";
-import { STREAM_OUTPUT_THRESHOLD, applyModelRules, checkInputForModel, type SamplingSettings } from "./apply-model-rules.js";
+import {
+  STREAM_OUTPUT_THRESHOLD,
+  applyModelRules,
+  checkInputForModel,
+  type SamplingSettings,
+} from "./apply-model-rules.js";
 import type { ParameterWarning } from "./parameter-warning.js";
 
 /** What the caller wants sent, before any model's rules. */
@@ -71,7 +76,9 @@ export function planRequest(model: ModelInfo, input: ChatInput, size?: PromptSiz
     ...rules.parameters,
     ...(tools === undefined ? {} : { tools }),
     ...(tools === undefined || input.toolChoice === undefined ? {} : { tool_choice: input.toolChoice }),
-    ...(tools === undefined || input.parallelToolCalls === undefined ? {} : { parallel_tool_calls: input.parallelToolCalls }),
+    ...(tools === undefined || input.parallelToolCalls === undefined
+      ? {}
+      : { parallel_tool_calls: input.parallelToolCalls }),
     ...(input.responseFormat === undefined ? {} : { response_format: input.responseFormat }),
     // The client sends exactly this; usage comes only in a final chunk, and only when asked for.
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : { stream: false }),

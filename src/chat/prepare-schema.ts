@@ -2,7 +2,14 @@ import { Validator } from "@cfworker/json-schema";
 import { ParameterError, StructuredOutputError } from "../errors.js";
 import type { ChatCall } from "./call-chat.js";
 import type { ChatReply } from "./chat-reply.js";
-import { isStandardJsonSchema, isZod3Schema, isZod4Schema, toJsonSchema, type JsonSchema, type StandardJsonSchema } from "./json-schema.js";
+import {
+  isStandardJsonSchema,
+  isZod3Schema,
+  isZod4Schema,
+  toJsonSchema,
+  type JsonSchema,
+  type StandardJsonSchema,
+} from "./json-schema.js";
 
 /** How structured output is asked for: a forced tool call (default), JSON mode, or a JSON Schema
  * response format. */
@@ -37,16 +44,34 @@ export function prepareSchema(schema: unknown, name?: string): PreparedSchema {
 }
 
 /** The request fields that ask a model for output in the schema's shape. */
-export function structuredRequest(prepared: PreparedSchema, method: StructuredOutputMethod = "functionCalling", strict?: boolean): Pick<ChatCall, "tools" | "tool_choice" | "response_format"> {
+export function structuredRequest(
+  prepared: PreparedSchema,
+  method: StructuredOutputMethod = "functionCalling",
+  strict?: boolean,
+): Pick<ChatCall, "tools" | "tool_choice" | "response_format"> {
   if (method === "functionCalling") {
-    const fn = { name: prepared.name, ...(prepared.description === undefined ? {} : { description: prepared.description }), parameters: prepared.jsonSchema };
-    return { tools: [{ type: "function", function: fn }], tool_choice: { type: "function", function: { name: prepared.name } } };
+    const fn = {
+      name: prepared.name,
+      ...(prepared.description === undefined ? {} : { description: prepared.description }),
+      parameters: prepared.jsonSchema,
+    };
+    return {
+      tools: [{ type: "function", function: fn }],
+      tool_choice: { type: "function", function: { name: prepared.name } },
+    };
   }
   if (method === "jsonMode") return { response_format: { type: "json_object" } };
   if (method === "jsonSchema") {
-    return { response_format: { type: "json_schema", json_schema: { name: prepared.name, schema: prepared.original, ...(strict === undefined ? {} : { strict }) } } };
+    return {
+      response_format: {
+        type: "json_schema",
+        json_schema: { name: prepared.name, schema: prepared.original, ...(strict === undefined ? {} : { strict }) },
+      },
+    };
   }
-  throw new ParameterError(`Structured output method "${String(method)}" is not known. Use functionCalling, jsonMode or jsonSchema.`);
+  throw new ParameterError(
+    `Structured output method "${String(method)}" is not known. Use functionCalling, jsonMode or jsonSchema.`,
+  );
 }
 
 /** What a reply answered for the schema: a forced tool call's arguments or the reply's JSON text. */
@@ -59,7 +84,12 @@ export interface StructuredAnswer {
 }
 
 /** Takes the structured value out of what a reply answered and checks it against the schema. */
-export function parseStructured<T>(answer: StructuredAnswer, prepared: PreparedSchema, method: StructuredOutputMethod, model: string): T {
+export function parseStructured<T>(
+  answer: StructuredAnswer,
+  prepared: PreparedSchema,
+  method: StructuredOutputMethod,
+  model: string,
+): T {
   let value: unknown;
   if (method === "functionCalling") {
     if (answer.arguments === undefined) {
@@ -91,8 +121,13 @@ export function parseStructured<T>(answer: StructuredAnswer, prepared: PreparedS
 }
 
 /** The structured value of a core reply. */
-export function parseStructuredReply<T>(reply: ChatReply, prepared: PreparedSchema, method: StructuredOutputMethod = "functionCalling"): T {
-  if (method !== "functionCalling") return parseStructured<T>({ raw: reply.content }, prepared, method, reply.servedModel);
+export function parseStructuredReply<T>(
+  reply: ChatReply,
+  prepared: PreparedSchema,
+  method: StructuredOutputMethod = "functionCalling",
+): T {
+  if (method !== "functionCalling")
+    return parseStructured<T>({ raw: reply.content }, prepared, method, reply.servedModel);
   const call = reply.toolCalls.find((candidate) => candidate.name === prepared.name);
   const invalid = reply.invalidToolCalls.find((candidate) => candidate.name === prepared.name);
   const answer: StructuredAnswer = call
@@ -101,7 +136,11 @@ export function parseStructuredReply<T>(reply: ChatReply, prepared: PreparedSche
   return parseStructured<T>(answer, prepared, method, reply.servedModel);
 }
 
-type SafeParse = (value: unknown) => { success: boolean; data?: unknown; error?: { issues: { path: PropertyKey[]; message: string }[] } };
+type SafeParse = (value: unknown) => {
+  success: boolean;
+  data?: unknown;
+  error?: { issues: { path: PropertyKey[]; message: string }[] };
+};
 
 function validatorFor(schema: unknown, jsonSchema: JsonSchema): PreparedSchema["validate"] {
   if (isZod4Schema(schema) || isZod3Schema(schema)) {
@@ -127,10 +166,17 @@ function validatorFor(schema: unknown, jsonSchema: JsonSchema): PreparedSchema["
 
 function standardValidator(schema: StandardJsonSchema): PreparedSchema["validate"] {
   return (value) => {
-    const result = schema["~standard"].validate(value) as { value?: unknown; issues?: { message: string; path?: readonly unknown[] }[] };
-    if (result instanceof Promise) throw new ParameterError("Asynchronous schema validation is not supported for structured output.");
+    const result = schema["~standard"].validate(value) as {
+      value?: unknown;
+      issues?: { message: string; path?: readonly unknown[] }[];
+    };
+    if (result instanceof Promise)
+      throw new ParameterError("Asynchronous schema validation is not supported for structured output.");
     if (!result.issues) return { ok: true, value: result.value };
-    return { ok: false, problems: result.issues.map((issue) => `at ${pathOf((issue.path ?? []).map(keyOf))}: ${issue.message}`) };
+    return {
+      ok: false,
+      problems: result.issues.map((issue) => `at ${pathOf((issue.path ?? []).map(keyOf))}: ${issue.message}`),
+    };
   };
 }
 

@@ -27,7 +27,12 @@ function completed(reply: CompletedReply): OpenReply {
   async function* events(): AsyncGenerator<ReplyEvent, CompletedReply, undefined> {
     return reply;
   }
-  return { ids: reply.ids, ...(reply.responseId === undefined ? {} : { responseId: reply.responseId }), events: events(), cancel: async () => {} };
+  return {
+    ids: reply.ids,
+    ...(reply.responseId === undefined ? {} : { responseId: reply.responseId }),
+    events: events(),
+    cancel: async () => {},
+  };
 }
 
 /** One non-streamed attempt: budget held, slot held, request sent, reply checked. */
@@ -55,7 +60,10 @@ async function openOnce(plan: RequestPlan, context: AttemptContext, broken: Brok
   let chunks: AsyncIterator<ChatChunk>;
   try {
     // The collector keeps what a broken stream's error needs; the chunks themselves are not kept.
-    stream = await context.client.chatStream(plan.request, { ...attemptCallOptions(context, plan), keepPartial: false });
+    stream = await context.client.chatStream(plan.request, {
+      ...attemptCallOptions(context, plan),
+      keepPartial: false,
+    });
     chunks = stream[Symbol.asyncIterator]();
     while (!collector.started) {
       const next = await chunks.next();
@@ -89,7 +97,10 @@ async function openOnce(plan: RequestPlan, context: AttemptContext, broken: Brok
         let next: IteratorResult<ChatChunk>;
         try {
           next = await chunks.next();
-          if (cancelled) throw signal?.aborted === true ? toAbortedError(signal.reason) : new AbortedError("The stream was cancelled.");
+          if (cancelled)
+            throw signal?.aborted === true
+              ? toAbortedError(signal.reason)
+              : new AbortedError("The stream was cancelled.");
         } catch (error) {
           hold.fail(error);
           throw broken(error, collector.partial());

@@ -12,13 +12,17 @@ export interface ToolDefinition {
 
 /** A tool definition as a wire tool. */
 export function wireTool(tool: ToolDefinition): Tool {
-  if (typeof tool.name !== "string" || tool.name.length === 0) throw new ParameterError("Every tool needs a name (a non-empty string).");
+  if (typeof tool.name !== "string" || tool.name.length === 0)
+    throw new ParameterError("Every tool needs a name (a non-empty string).");
   return {
     type: "function",
     function: {
       name: tool.name,
       ...(typeof tool.description === "string" ? { description: tool.description } : {}),
-      parameters: tool.schema === undefined ? { type: "object", properties: {} } : toJsonSchema(tool.schema, `tool "${tool.name}"`),
+      parameters:
+        tool.schema === undefined
+          ? { type: "object", properties: {} }
+          : toJsonSchema(tool.schema, `tool "${tool.name}"`),
     },
   };
 }

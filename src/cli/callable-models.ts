@@ -5,7 +5,10 @@ import { GatewayClient } from "../gateway/gateway-client.js";
  * a wrong key, or a model the key may not call, is then bad input (exit 2) with nothing spent.
  * Undefined when no gateway is configured (the embedded one allows every model with its own key).
  */
-export async function callableModels(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<readonly string[] | undefined> {
+export async function callableModels(
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+): Promise<readonly string[] | undefined> {
   const baseURL = env.SVC_BASE_URL;
   const apiKey = env.SVC_API_KEY;
   if (baseURL === undefined || baseURL === "" || apiKey === undefined || apiKey === "") return undefined;

@@ -23,14 +23,26 @@ const NEEDS: ReadonlyArray<[keyof ChatMedia, MediaKind, NeededCapability]> = [
  * is refused before anything is read; audio other than mp3/wav is refused with the command that
  * converts it (the gateway takes no other format).
  */
-export async function buildChatContent(text: string, media: ChatMedia, model: ModelInfo, options: { cwd: string; signal?: AbortSignal }): Promise<string | ContentPart[]> {
+export async function buildChatContent(
+  text: string,
+  media: ChatMedia,
+  model: ModelInfo,
+  options: { cwd: string; signal?: AbortSignal },
+): Promise<string | ContentPart[]> {
   for (const [field, , need] of NEEDS) {
-    if (media[field].length > 0 && !model.capabilities[need]) throw new ParameterError(capabilityMessage(model.id, need));
+    if (media[field].length > 0 && !model.capabilities[need])
+      throw new ParameterError(capabilityMessage(model.id, need));
   }
   const parts: MediaPart[] = [];
   for (const [field, kind] of NEEDS) {
     for (const item of media[field]) {
-      parts.push(await loadMediaPart(item, kind, { baseDir: options.cwd, runDir: options.cwd, ...(options.signal === undefined ? {} : { signal: options.signal }) }));
+      parts.push(
+        await loadMediaPart(item, kind, {
+          baseDir: options.cwd,
+          runDir: options.cwd,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        }),
+      );
     }
   }
   return parts.length === 0 ? text : [{ type: "text", text }, ...parts];

@@ -12,7 +12,16 @@ import type { CommandContext } from "./command.js";
 export async function runOnWorkers(
   context: CommandContext,
   workflow: Workflow,
-  options: { redisURL: string; inputs: Record<string, string>; items?: string; outDir: string; detach: boolean; budgetYuan?: number; prices?: PriceOverrides; allowUnpriced?: boolean },
+  options: {
+    redisURL: string;
+    inputs: Record<string, string>;
+    items?: string;
+    outDir: string;
+    detach: boolean;
+    budgetYuan?: number;
+    prices?: PriceOverrides;
+    allowUnpriced?: boolean;
+  },
 ): Promise<number> {
   const store = RunStore.connect(options.redisURL);
   try {
@@ -49,7 +58,11 @@ export async function resumeOnWorkers(
 ): Promise<number> {
   const store = RunStore.connect(options.redisURL);
   try {
-    const count = await reenqueueRun(store, runId, options.redisURL, { budgetYuan: options.budgetYuan, prices: options.prices, allowUnpriced: options.allowUnpriced });
+    const count = await reenqueueRun(store, runId, options.redisURL, {
+      budgetYuan: options.budgetYuan,
+      prices: options.prices,
+      allowUnpriced: options.allowUnpriced,
+    });
     context.stdout.write(`Run ${runId}: ${count} item(s) back on the queue.\n`);
     return report(await wait(store, runId, context, options.outDir), context);
   } finally {
@@ -57,7 +70,12 @@ export async function resumeOnWorkers(
   }
 }
 
-function wait(store: RunStore, runId: string, context: CommandContext, runDir: string | undefined): Promise<DistributedRunResult> {
+function wait(
+  store: RunStore,
+  runId: string,
+  context: CommandContext,
+  runDir: string | undefined,
+): Promise<DistributedRunResult> {
   const started = Date.now();
   return awaitRun(store, runId, {
     ...(runDir === undefined ? {} : { runDir }),
@@ -65,7 +83,8 @@ function wait(store: RunStore, runId: string, context: CommandContext, runDir: s
     onProgress: ({ done, failed, total }) => {
       const finished = done + failed;
       const seconds = (Date.now() - started) / 1000;
-      const eta = finished === 0 || seconds === 0 ? "" : `, ETA ${Math.round(((total - finished) * seconds) / finished)} s`;
+      const eta =
+        finished === 0 || seconds === 0 ? "" : `, ETA ${Math.round(((total - finished) * seconds) / finished)} s`;
       context.stderr.write(`items: ${done} done, ${failed} failed, ${total} total${eta}\n`);
     },
   });
@@ -74,7 +93,9 @@ function wait(store: RunStore, runId: string, context: CommandContext, runDir: s
 function report(result: DistributedRunResult, context: CommandContext): number {
   const where = path.relative(context.cwd, result.runDir) || ".";
   if (result.status === "done") {
-    context.stdout.write(`Done. ${result.done} item(s). Outputs: ${path.join(where, "outputs.jsonl")}. Cost: ${formatYuan(result.costYuan)}.\n`);
+    context.stdout.write(
+      `Done. ${result.done} item(s). Outputs: ${path.join(where, "outputs.jsonl")}. Cost: ${formatYuan(result.costYuan)}.\n`,
+    );
     return 0;
   }
   const resume = `svc-flow resume ${result.runId} --redis URL`;
@@ -84,14 +105,21 @@ function report(result: DistributedRunResult, context: CommandContext): number {
       result.error !== undefined && isUnpricedRefusal(result.error.message)
         ? `resume with its price or with --allow-unpriced: ${resume} --prices FILE`
         : `resume with a raised budget: ${resume} --budget YUAN`;
-    context.stderr.write(`Stopped by the budget (${formatYuan(result.costYuan)} spent): ${result.done} done of ${result.total}. ${result.error?.message ?? ""} Finished items are kept; ${fix}\n`);
+    context.stderr.write(
+      `Stopped by the budget (${formatYuan(result.costYuan)} spent): ${result.done} done of ${result.total}. ${result.error?.message ?? ""} Finished items are kept; ${fix}\n`,
+    );
     return 1;
   }
   if (result.error !== undefined) {
-    context.stderr.write(`Failed: item ${result.error.index}: ${result.error.message} No other item was started (onItemError: fail); ${result.done} done of ${result.total}. After fixing the cause, continue with: ${resume}\n`);
+    context.stderr.write(
+      `Failed: item ${result.error.index}: ${result.error.message} No other item was started (onItemError: fail); ${result.done} done of ${result.total}. After fixing the cause, continue with: ${resume}\n`,
+    );
     return 1;
   }
-  const what = result.status === "stopped" ? "Stopped waiting (the workers go on)" : `Finished with ${result.failed} failed item(s)`;
+  const what =
+    result.status === "stopped"
+      ? "Stopped waiting (the workers go on)"
+      : `Finished with ${result.failed} failed item(s)`;
   context.stderr.write(`${what}: ${result.done} done of ${result.total}. Continue with: ${resume}\n`);
   return 1;
 }

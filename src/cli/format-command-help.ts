@@ -40,7 +40,10 @@ export function formatColumns(rows: ReadonlyArray<readonly [string, string]>): s
 
 /** `svc-flow COMMAND --help`: the synopsis, the summary, one line per flag, then the command's notes. */
 export function formatCommandHelp(command: Command, summary: string): string {
-  const flags: Array<[string, string]> = Object.entries(command.flags).map(([name, flag]) => [label(name, flag), flag.help]);
+  const flags: Array<[string, string]> = Object.entries(command.flags).map(([name, flag]) => [
+    label(name, flag),
+    flag.help,
+  ]);
   flags.push(["-h, --help", "Show this help"]);
   const rows = formatColumns(flags);
   const [first, ...others] = command.usage.split("\n");
@@ -48,7 +51,18 @@ export function formatCommandHelp(command: Command, summary: string): string {
   const notes = (command.notes ?? []).flatMap((note) => {
     const lead = /^\s*/.exec(note)![0];
     if (note.length <= HELP_WIDTH) return [note.trimEnd()];
-    return wrap(note, HELP_WIDTH - lead.length - 2).map((line, index) => (index === 0 ? `${lead}${line}` : `${lead}  ${line}`));
+    return wrap(note, HELP_WIDTH - lead.length - 2).map((line, index) =>
+      index === 0 ? `${lead}${line}` : `${lead}  ${line}`,
+    );
   });
-  return [...usage, "", ...wrap(summary, HELP_WIDTH), "", "Options:", ...rows, ...(notes.length === 0 ? [] : ["", ...notes]), ""].join("\n");
+  return [
+    ...usage,
+    "",
+    ...wrap(summary, HELP_WIDTH),
+    "",
+    "Options:",
+    ...rows,
+    ...(notes.length === 0 ? [] : ["", ...notes]),
+    "",
+  ].join("\n");
 }

@@ -12,9 +12,14 @@ export function formatModelListing(listing: KeyModels): string {
         "ChatGateway refuses ids it does not know; call them with GatewayClient.",
     );
   }
-  if (listing.unavailable.length > 0) lines.push("", "In the catalogue but not available to this key:", table(listing.unavailable));
+  if (listing.unavailable.length > 0)
+    lines.push("", "In the catalogue but not available to this key:", table(listing.unavailable));
   const unpriced = listing.models.filter((model) => model.price.kind === "unpriced").length;
-  if (unpriced > 0) lines.push("", `Unpriced models have no published price: costs count their tokens and say "unpriced". Give prices in a price file (--prices FILE).`);
+  if (unpriced > 0)
+    lines.push(
+      "",
+      `Unpriced models have no published price: costs count their tokens and say "unpriced". Give prices in a price file (--prices FILE).`,
+    );
   return lines.join("\n");
 }
 

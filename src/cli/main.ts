@@ -38,7 +38,9 @@ export async function main(argv: readonly string[], given: Omit<CommandContext, 
     return await command.run({ ...context, argv: rest });
   } catch (error) {
     if (error instanceof UsageError) {
-      context.stderr.write(`svc-flow ${entry.name}: ${error.message}\nUsage: ${command.usage.split("\n").join("\n       ")}\nRun svc-flow ${entry.name} --help for its options.\n`);
+      context.stderr.write(
+        `svc-flow ${entry.name}: ${error.message}\nUsage: ${command.usage.split("\n").join("\n       ")}\nRun svc-flow ${entry.name} --help for its options.\n`,
+      );
       return 2;
     }
     return reportError(error, entry, context);
@@ -50,7 +52,9 @@ function reportError(error: unknown, command: CommandEntry, context: Omit<Comman
     const ids = [error.requestId && `request ${error.requestId}`, error.auditId && `audit ${error.auditId}`]
       .filter(Boolean)
       .join(", ");
-    context.stderr.write(`svc-flow ${command.name}: ${redactSecrets(error.message)} [${error.code}${ids ? `; ${ids}` : ""}]\n`);
+    context.stderr.write(
+      `svc-flow ${command.name}: ${redactSecrets(error.message)} [${error.code}${ids ? `; ${ids}` : ""}]\n`,
+    );
     return isInputError(error) ? 2 : 1;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -51,7 +51,12 @@ export function joinModelList(list: ModelList, prices: PriceTable, options: { al
     return info === undefined ? unknownListing(entry.id, entry.owned_by) : listing(entry.id, info, prices, true);
   });
   const listed = new Set(models.map((model) => model.catalogueId).filter((id) => id !== undefined));
-  const unavailable = options.all === true ? listModels().filter((info) => !listed.has(info.id)).map((info) => listing(info.id, info, prices, false)) : [];
+  const unavailable =
+    options.all === true
+      ? listModels()
+          .filter((info) => !listed.has(info.id))
+          .map((info) => listing(info.id, info, prices, false))
+      : [];
   return { models, unavailable };
 }
 
@@ -96,5 +101,7 @@ function priceOf(info: ModelInfo, prices: PriceTable): ListedPrice {
     return price === undefined ? { kind: "unpriced" } : { kind: "image", yuan: price.yuan, source: price.source };
   }
   const price = prices.chat[info.id];
-  return price === undefined ? { kind: "unpriced" } : { kind: "tokens", inputPer1K: price.input, outputPer1K: price.output, source: price.source };
+  return price === undefined
+    ? { kind: "unpriced" }
+    : { kind: "tokens", inputPer1K: price.input, outputPer1K: price.output, source: price.source };
 }

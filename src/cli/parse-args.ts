@@ -31,6 +31,7 @@ export function numberFlag(name: string, value: string | undefined, { min = -Inf
 /** Parses a flag as a whole number >= `min`, rejecting anything else with a message naming the flag. */
 export function wholeNumberFlag(name: string, value: string | undefined, { min = 1 } = {}): number | undefined {
   const parsed = numberFlag(name, value, { min });
-  if (parsed !== undefined && !Number.isSafeInteger(parsed)) throw new UsageError(`Expected --${name} to be a whole number, got "${value}".`);
+  if (parsed !== undefined && !Number.isSafeInteger(parsed))
+    throw new UsageError(`Expected --${name} to be a whole number, got "${value}".`);
   return parsed;
 }

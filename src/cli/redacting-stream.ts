@@ -8,7 +8,10 @@ import { redactSecrets } from "../errors.js";
  */
 export function redactingStream<T extends Writable>(stream: T): T {
   const write = (chunk: unknown, ...rest: unknown[]): boolean =>
-    (stream.write as (...args: unknown[]) => boolean)(typeof chunk === "string" ? redactSecrets(chunk) : chunk, ...rest);
+    (stream.write as (...args: unknown[]) => boolean)(
+      typeof chunk === "string" ? redactSecrets(chunk) : chunk,
+      ...rest,
+    );
   return new Proxy(stream, {
     get(target, property) {
       if (property === "write") return write;

@@ -8,25 +8,40 @@ import type { CommandContext } from "./command.js";
 /** Prints how a run ended and returns the exit code (see runOutcome): 0 done, 1 stopped, failed or no item succeeded, 2 a bad key or model, 3 waiting for a decision. */
 export function reportRunResult(result: RunResult, context: Pick<CommandContext, "stdout" | "stderr" | "cwd">): number {
   const where = path.relative(context.cwd, result.runDir) || ".";
-  const unpriced = result.cost.unpriced.calls > 0 ? ` + ${result.cost.unpriced.calls} unpriced call(s) (${result.cost.unpriced.models.join(", ")})` : "";
+  const unpriced =
+    result.cost.unpriced.calls > 0
+      ? ` + ${result.cost.unpriced.calls} unpriced call(s) (${result.cost.unpriced.models.join(", ")})`
+      : "";
   const cost = `${formatYuan(result.cost.totalYuan)}${unpriced}`;
   const outcome = runOutcome(result);
   if (outcome.kind === "done" || outcome.kind === "done-with-failures") {
-    context.stdout.write(`${outcome.headline}. Outputs: ${path.join(where, "outputs.json")}. Report: ${path.join(where, REPORT_FILE)}. Cost: ${cost}.\n`);
+    context.stdout.write(
+      `${outcome.headline}. Outputs: ${path.join(where, "outputs.json")}. Report: ${path.join(where, REPORT_FILE)}. Cost: ${cost}.\n`,
+    );
   } else if (outcome.kind === "waiting") {
     const questions = (result.waiting ?? []).map((waiting) => describeWaiting(waiting, where)).join("\n");
-    context.stdout.write(`Waiting for a decision. Everything that did not need one is done and journaled.\n${questions}\nReport: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
+    context.stdout.write(
+      `Waiting for a decision. Everything that did not need one is done and journaled.\n${questions}\nReport: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`,
+    );
   } else if (outcome.kind === "no-item-succeeded") {
-    context.stderr.write(`Finished, but ${outcome.headline}. Each item's error is in ${path.join(where, "outputs.json")} and ${path.join(where, REPORT_FILE)}. Cost: ${cost}.\n`);
+    context.stderr.write(
+      `Finished, but ${outcome.headline}. Each item's error is in ${path.join(where, "outputs.json")} and ${path.join(where, REPORT_FILE)}. Cost: ${cost}.\n`,
+    );
   } else if (outcome.kind === "stopped" && result.reason === "interrupted") {
     // The stop was asked for: no error to explain, only how to go on.
-    context.stderr.write(`Interrupted; resume with \`svc-flow resume ${where}\`.\nFinished steps are journaled. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
+    context.stderr.write(
+      `Interrupted; resume with \`svc-flow resume ${where}\`.\nFinished steps are journaled. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`,
+    );
   } else {
     const message = result.error?.message ?? "";
     const code = `[${result.error?.code ?? "error"}]`;
     // A budget stop's message starts by saying so.
-    const said = message.startsWith(outcome.headline) ? `${message} ${code}` : `${outcome.headline} ${code}: ${message}`;
-    context.stderr.write(`${said}\nRun directory: ${where}. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`);
+    const said = message.startsWith(outcome.headline)
+      ? `${message} ${code}`
+      : `${outcome.headline} ${code}: ${message}`;
+    context.stderr.write(
+      `${said}\nRun directory: ${where}. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`,
+    );
   }
   return outcome.exitCode;
 }
@@ -43,7 +58,10 @@ export function describeWaiting(waiting: WaitingApproval, runDir: string): strin
   }
   if (waiting.input !== undefined) lines.push(`    Reply with --input JSON matching: ${JSON.stringify(waiting.input)}`);
   if (waiting.timeoutAt !== undefined) lines.push(`    Open until ${waiting.timeoutAt}.`);
-  lines.push(`    Approve: ${approveCommand(runDir, waiting.key)} [--note TEXT]`, `    Reject:  ${approveCommand(runDir, waiting.key)} --reject [--note TEXT]`);
+  lines.push(
+    `    Approve: ${approveCommand(runDir, waiting.key)} [--note TEXT]`,
+    `    Reject:  ${approveCommand(runDir, waiting.key)} --reject [--note TEXT]`,
+  );
   return lines.join("\n");
 }
 

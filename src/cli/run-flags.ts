@@ -7,10 +7,21 @@ import { numberFlag } from "./parse-args.js";
 /** Flags `run` and `resume` share, as parseArgs options. */
 export const RUN_FLAGS = {
   budget: { type: "string", value: "YUAN", help: "Stop (resumably) before spending more; default: the file's budget:" },
-  prices: { type: "string", value: "FILE", help: "Prices (YAML or JSON, in yuan) for models without a published price" },
-  concurrency: { type: "string", value: "N", help: "Steps that call something, in flight at once; default: the file's, else 8" },
+  prices: {
+    type: "string",
+    value: "FILE",
+    help: "Prices (YAML or JSON, in yuan) for models without a published price",
+  },
+  concurrency: {
+    type: "string",
+    value: "N",
+    help: "Steps that call something, in flight at once; default: the file's, else 8",
+  },
   workspace: { type: "string", value: "DIR", help: "Folder the file tools work in; default: RUN_DIR/workspace" },
-  "allow-unpriced": { type: "boolean", help: "Let a budgeted run call models without a price (their tokens are counted)" },
+  "allow-unpriced": {
+    type: "boolean",
+    help: "Let a budgeted run call models without a price (their tokens are counted)",
+  },
 } as const satisfies FlagSpecs;
 
 /** The shared flags' values, checked. */
@@ -18,11 +29,18 @@ export async function readRunFlags(
   values: { budget?: string; prices?: string; concurrency?: string; workspace?: string; "allow-unpriced"?: boolean },
   cwd: string,
   signal: AbortSignal,
-): Promise<{ budgetYuan?: number; prices?: PriceOverrides; concurrency?: number; workspace?: string; allowUnpriced?: boolean }> {
+): Promise<{
+  budgetYuan?: number;
+  prices?: PriceOverrides;
+  concurrency?: number;
+  workspace?: string;
+  allowUnpriced?: boolean;
+}> {
   const budgetYuan = numberFlag("budget", values.budget, { min: 0 });
   if (budgetYuan === 0) throw new UsageError("Expected --budget to be above 0 yuan.");
   const concurrency = numberFlag("concurrency", values.concurrency, { min: 1 });
-  if (concurrency !== undefined && !Number.isInteger(concurrency)) throw new UsageError(`Expected --concurrency to be a whole number, got "${values.concurrency}".`);
+  if (concurrency !== undefined && !Number.isInteger(concurrency))
+    throw new UsageError(`Expected --concurrency to be a whole number, got "${values.concurrency}".`);
   return {
     ...(budgetYuan === undefined ? {} : { budgetYuan }),
     ...(values.prices === undefined ? {} : { prices: await loadPriceFile(resolve(cwd, values.prices), { signal }) }),

@@ -8,11 +8,17 @@ import type { MessageImage } from "../chat/decode-image-reply.js";
  * to `image-<first 8 hex of sha256>.<ext>` in `cwd`, so the same image always gets the same name.
  * Resolves to the paths written.
  */
-export async function saveImages(images: readonly MessageImage[], options: { cwd: string; out?: string }): Promise<string[]> {
+export async function saveImages(
+  images: readonly MessageImage[],
+  options: { cwd: string; out?: string },
+): Promise<string[]> {
   const paths: string[] = [];
   for (const [index, image] of images.entries()) {
     const extension = image.mimeType.split("/")[1]?.replace("jpeg", "jpg") ?? "png";
-    const file = options.out === undefined ? `image-${createHash("sha256").update(image.bytes).digest("hex").slice(0, 8)}.${extension}` : numbered(options.out, index);
+    const file =
+      options.out === undefined
+        ? `image-${createHash("sha256").update(image.bytes).digest("hex").slice(0, 8)}.${extension}`
+        : numbered(options.out, index);
     const target = path.resolve(options.cwd, file);
     await writeFile(target, image.bytes);
     paths.push(target);

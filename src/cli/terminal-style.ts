@@ -21,5 +21,13 @@ export function terminalStyle(stream: { isTTY?: boolean }, env: NodeJS.ProcessEn
     const plain = (text: string) => text;
     return { enabled, green: plain, red: plain, yellow: plain, cyan: plain, dim: plain, bold: plain };
   }
-  return { enabled, green: paint(32, 39), red: paint(31, 39), yellow: paint(33, 39), cyan: paint(36, 39), dim: paint(2, 22), bold: paint(1, 22) };
+  return {
+    enabled,
+    green: paint(32, 39),
+    red: paint(31, 39),
+    yellow: paint(33, 39),
+    cyan: paint(36, 39),
+    dim: paint(2, 22),
+    bold: paint(1, 22),
+  };
 }

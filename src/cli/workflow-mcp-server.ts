@@ -25,7 +25,9 @@ export interface WorkflowMcpServerOptions {
  * the tool's JSON Schema; a call runs the workflow and answers with its outputs (as JSON, and as
  * structured content), with every artifact as a resource link to its file.
  */
-export async function createWorkflowMcpServer(options: WorkflowMcpServerOptions): Promise<{ server: Server; workflows: Map<string, Workflow> }> {
+export async function createWorkflowMcpServer(
+  options: WorkflowMcpServerOptions,
+): Promise<{ server: Server; workflows: Map<string, Workflow> }> {
   const workflows = await loadWorkflows(options);
   const server = new Server({ name: "svc-flow", version: "0.1.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -37,15 +39,26 @@ export async function createWorkflowMcpServer(options: WorkflowMcpServerOptions)
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const workflow = workflows.get(request.params.name);
-    if (workflow === undefined) return failure(`There is no workflow "${request.params.name}". Tools: ${[...workflows.keys()].join(", ")}.`);
+    if (workflow === undefined)
+      return failure(`There is no workflow "${request.params.name}". Tools: ${[...workflows.keys()].join(", ")}.`);
     const outDir = path.join(options.cwd, "runs", `${stamp()}-${workflow.name}`);
     try {
-      const result = await runWorkflow(workflow, { ...options.run, inputs: request.params.arguments ?? {}, outDir, signal: extra.signal });
+      const result = await runWorkflow(workflow, {
+        ...options.run,
+        inputs: request.params.arguments ?? {},
+        outDir,
+        signal: extra.signal,
+      });
       if (result.status === "waiting") {
         const steps = (result.waiting ?? []).map((waiting) => waiting.key).join(", ");
-        return failure(`The run waits for a decision on ${steps}: answer with svc-flow approve ${outDir} STEP_ID. Run directory: ${outDir}.`);
+        return failure(
+          `The run waits for a decision on ${steps}: answer with svc-flow approve ${outDir} STEP_ID. Run directory: ${outDir}.`,
+        );
       }
-      if (result.status !== "done") return failure(`The run ${result.status} (${result.error?.code ?? "error"}): ${result.error?.message ?? ""} Run directory: ${outDir}.`);
+      if (result.status !== "done")
+        return failure(
+          `The run ${result.status} (${result.error?.code ?? "error"}): ${result.error?.message ?? ""} Run directory: ${outDir}.`,
+        );
       const outputs = result.outputs ?? {};
       return {
         content: [{ type: "text", text: JSON.stringify(outputs, null, 2) }, ...artifactLinks(outputs, outDir)],
@@ -73,7 +86,11 @@ async function loadWorkflows(options: WorkflowMcpServerOptions): Promise<Map<str
 }
 
 /** A workflow's `inputs:` as the JSON Schema of a tool's arguments. */
-export function inputSchemaOf(workflow: Workflow): { type: "object"; properties: Record<string, object>; required: string[] } {
+export function inputSchemaOf(workflow: Workflow): {
+  type: "object";
+  properties: Record<string, object>;
+  required: string[];
+} {
   const inputs = Object.entries(workflow.definition.inputs ?? {});
   return {
     type: "object",
@@ -103,7 +120,12 @@ function artifactLinks(value: unknown, runDir: string): CallToolResult["content"
       if (typeof artifact === "string" && /^artifacts\//.test(artifact) && !seen.has(artifact)) {
         seen.add(artifact);
         const mime = (node as { mime?: unknown }).mime;
-        links.push({ type: "resource_link", uri: `file://${path.join(runDir, artifact)}`, name: path.basename(artifact), ...(typeof mime === "string" ? { mimeType: mime } : {}) });
+        links.push({
+          type: "resource_link",
+          uri: `file://${path.join(runDir, artifact)}`,
+          name: path.basename(artifact),
+          ...(typeof mime === "string" ? { mimeType: mime } : {}),
+        });
       }
       Object.values(node).forEach(visit);
     }
@@ -117,5 +139,11 @@ function failure(text: string): CallToolResult {
 }
 
 function stamp(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, "").replace(/[-:]/g, "").replace("T", "-") + `-${process.hrtime.bigint() % 1000n}`;
+  return (
+    new Date()
+      .toISOString()
+      .replace(/\.\d+Z$/, "")
+      .replace(/[-:]/g, "")
+      .replace("T", "-") + `-${process.hrtime.bigint() % 1000n}`
+  );
 }

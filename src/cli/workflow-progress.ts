@@ -34,7 +34,10 @@ const PLAIN_STEPS = 10;
  * waiting and their delay, the spend), redrawn in place and cleared at the end; colour unless
  * NO_COLOR. Otherwise: plain lines, one per event, no colour and no cursor movement.
  */
-export function progressPrinter(stream: Writable & { isTTY?: boolean; columns?: number }, options: ProgressOptions = {}): (event: WorkflowEvent) => void {
+export function progressPrinter(
+  stream: Writable & { isTTY?: boolean; columns?: number },
+  options: ProgressOptions = {},
+): (event: WorkflowEvent) => void {
   const live = stream.isTTY === true;
   const style = terminalStyle(stream, options.env ?? {});
   const running = new Map<string, { readonly kind: string; readonly startedAt: number }>();
@@ -56,7 +59,9 @@ export function progressPrinter(stream: Writable & { isTTY?: boolean; columns?: 
   const statusLines = (): string[] => {
     const now = Date.now();
     const lines: string[] = [];
-    const steps = [...running].filter(([, step]) => !CONTAINERS.has(step.kind)).sort(([, a], [, b]) => a.startedAt - b.startedAt);
+    const steps = [...running]
+      .filter(([, step]) => !CONTAINERS.has(step.kind))
+      .sort(([, a], [, b]) => a.startedAt - b.startedAt);
     if (steps.length > 0) {
       const names = steps.map(([key, step]) => `${key} ${formatSeconds(now - step.startedAt)}`);
       let text = "";
@@ -77,7 +82,13 @@ export function progressPrinter(stream: Writable & { isTTY?: boolean; columns?: 
       if (left <= 0) retries.delete(key);
       else lines.push(`  ${style.yellow("↻")} ${fit(`${key} retries in ${formatSeconds(left)} (${retry.errorCode})`)}`);
     }
-    lines.push(style.dim(fit(`${cost === "" ? "" : `${cost} · `}${formatSeconds(now - runStartedAt)}${interrupted ? " · interrupted, stopping" : ""}`)));
+    lines.push(
+      style.dim(
+        fit(
+          `${cost === "" ? "" : `${cost} · `}${formatSeconds(now - runStartedAt)}${interrupted ? " · interrupted, stopping" : ""}`,
+        ),
+      ),
+    );
     return lines;
   };
   const draw = () => {
@@ -96,7 +107,9 @@ export function progressPrinter(stream: Writable & { isTTY?: boolean; columns?: 
     "abort",
     () => {
       interrupted = true;
-      line(`${style.yellow("■")} Interrupted: the steps in flight stop and what finished is journaled (Ctrl-C again quits at once).`);
+      line(
+        `${style.yellow("■")} Interrupted: the steps in flight stop and what finished is journaled (Ctrl-C again quits at once).`,
+      );
       draw();
     },
     { once: true },
@@ -130,7 +143,8 @@ export function progressPrinter(stream: Writable & { isTTY?: boolean; columns?: 
         break;
       case "step-retry":
         if (interrupted) break;
-        if (event.delayMs !== undefined) retries.set(event.key, { until: Date.now() + event.delayMs, errorCode: event.errorCode });
+        if (event.delayMs !== undefined)
+          retries.set(event.key, { until: Date.now() + event.delayMs, errorCode: event.errorCode });
         line(text!);
         break;
       case "map-progress":
@@ -152,7 +166,14 @@ export function progressPrinter(stream: Writable & { isTTY?: boolean; columns?: 
   function onMapProgress(event: Extract<WorkflowEvent, { type: "map-progress" }>): void {
     const settled = event.done + event.failed;
     const known = maps.get(event.key);
-    const map = known ?? { id: event.id, done: event.done, failed: event.failed, total: event.total, doneAtStart: settled, startedAt: Date.now() };
+    const map = known ?? {
+      id: event.id,
+      done: event.done,
+      failed: event.failed,
+      total: event.total,
+      doneAtStart: settled,
+      startedAt: Date.now(),
+    };
     const before = known === undefined ? -1 : known.done + known.failed;
     map.done = event.done;
     map.failed = event.failed;
@@ -165,7 +186,8 @@ export function progressPrinter(stream: Writable & { isTTY?: boolean; columns?: 
       return;
     }
     const step = Math.max(1, Math.ceil(event.total / PLAIN_STEPS));
-    if (!live && (before < 0 || Math.floor(settled / step) > Math.floor(before / step))) line(`  ${mapLine(event.key, map, Date.now())}`);
+    if (!live && (before < 0 || Math.floor(settled / step) > Math.floor(before / step)))
+      line(`  ${mapLine(event.key, map, Date.now())}`);
   }
 }
 

@@ -45,9 +45,13 @@ export function holdOnAccount(account: BudgetAccount, estimate: OperationEstimat
   const answer = account.hold(yuan);
   // Known before `ready` resolves, so a settle after `await ready` reaches the account at once, in call order.
   let known: HoldAnswer | undefined;
-  void answer.then((result) => (known = result), () => undefined);
+  void answer.then(
+    (result) => (known = result),
+    () => undefined,
+  );
   const ready = answer.then((result) => {
-    if ("refused" in result) throw (result.refused.stopped ? stoppedByBudgetError : overBudgetError)(estimate, result.refused);
+    if ("refused" in result)
+      throw (result.refused.stopped ? stoppedByBudgetError : overBudgetError)(estimate, result.refused);
   });
   // A caller that releases without awaiting `ready` must not leave an unhandled rejection behind.
   ready.catch(() => undefined);
@@ -58,5 +62,9 @@ export function holdOnAccount(account: BudgetAccount, estimate: OperationEstimat
       () => undefined,
     );
   };
-  return { ready, settle: (yuan, refundId) => granted((hold) => hold.settle(yuan, refundId)), release: () => granted((hold) => hold.release()) };
+  return {
+    ready,
+    settle: (yuan, refundId) => granted((hold) => hold.settle(yuan, refundId)),
+    release: () => granted((hold) => hold.release()),
+  };
 }

@@ -41,8 +41,7 @@ export function buildEntry(
   const usage = outcome.usage;
   // An answered call always has usage; when it is missing (a stream without its usage chunk) the
   // gateway still billed, so the entry takes the reserved bound and says so rather than logging 0.
-  const usageMissing =
-    outcome.status === "ok" && (usage === undefined || (imageModel && outcome.images === undefined));
+  const usageMissing = outcome.status === "ok" && (usage === undefined || (imageModel && outcome.images === undefined));
   const promptTokens = usage?.prompt_tokens ?? (usageMissing ? estimate.promptTokens : 0);
   const completionTokens = usage?.completion_tokens ?? (usageMissing ? estimate.maxOutputTokens : 0);
   const images = outcome.images ?? (usageMissing && imageModel ? estimate.images : 0);
@@ -67,7 +66,16 @@ export function buildEntry(
  * bill did not happen again. */
 export function alreadyRecordedEntry(entry: CostEntry): CostEntry {
   const { usageMissing: _missing, exceededEstimate: _exceeded, ...rest } = entry;
-  return { ...rest, promptTokens: 0, completionTokens: 0, reasoningTokens: 0, images: 0, yuan: 0, replayed: true, alreadyRecorded: true };
+  return {
+    ...rest,
+    promptTokens: 0,
+    completionTokens: 0,
+    reasoningTokens: 0,
+    images: 0,
+    yuan: 0,
+    replayed: true,
+    alreadyRecorded: true,
+  };
 }
 
 // The entry is `{ ...common, ...fields }` without its undefined fields.

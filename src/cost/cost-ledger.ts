@@ -1,11 +1,6 @@
 import { mergePrices, roundYuan, type PriceTable } from "../catalog/prices.js";
 import { SvcFlowError } from "../errors.js";
-import type {
-  OperationOutcome,
-  PlannedOperation,
-  UsageRecorder,
-  UsageReservation,
-} from "../gateway/usage-recorder.js";
+import type { OperationOutcome, PlannedOperation, UsageRecorder, UsageReservation } from "../gateway/usage-recorder.js";
 import { holdOnAccount, type BudgetAccount } from "./budget-account.js";
 import { overBudgetError, unpricedUnderBudgetError } from "./budget-errors.js";
 import { alreadyRecordedEntry, buildEntry } from "./build-entry.js";
@@ -86,7 +81,10 @@ export class CostLedger implements UsageRecorder {
     const tags = { ...this.#tags, ...scopeTags, ...operation.tags };
     if (this.maxYuan !== undefined || this.#account !== undefined) this.#checkBudget(estimate);
     const hold = estimate.yuan ?? 0;
-    const shared = this.#account === undefined || estimate.yuan === undefined ? undefined : holdOnAccount(this.#account, estimate, estimate.yuan);
+    const shared =
+      this.#account === undefined || estimate.yuan === undefined
+        ? undefined
+        : holdOnAccount(this.#account, estimate, estimate.yuan);
     this.#heldYuan = roundYuan(this.#heldYuan + hold);
     let open = true;
     const close = (): boolean => {
@@ -132,7 +130,13 @@ export class CostLedger implements UsageRecorder {
       return undefined;
     }
     const { estimateYuan: _estimate, ...rest } = paid;
-    const entry: CostEntry = { ...rest, time: new Date().toISOString(), status: "refunded", errorCode, yuan: -paid.yuan };
+    const entry: CostEntry = {
+      ...rest,
+      time: new Date().toISOString(),
+      status: "refunded",
+      errorCode,
+      yuan: -paid.yuan,
+    };
     this.#add(entry);
     // The account decides by request id, as it settled: a restored entry whose bill it settled (a
     // distributed item taken over from a dead worker) comes off once; one that predates it (a cap
@@ -171,7 +175,12 @@ export class CostLedger implements UsageRecorder {
   // is recorded at 0; any other replay is the only record of that bill (the first attempt failed on
   // our side and was settled failed/0, or its entry died with a killed process) and counts in full.
   #isCounted(outcome: OperationOutcome): boolean {
-    return outcome.replayed === true && outcome.status === "ok" && outcome.requestId !== undefined && this.#countedRequests.has(outcome.requestId);
+    return (
+      outcome.replayed === true &&
+      outcome.status === "ok" &&
+      outcome.requestId !== undefined &&
+      this.#countedRequests.has(outcome.requestId)
+    );
   }
 
   #add(entry: CostEntry, notify = true): void {

@@ -149,7 +149,8 @@ class ChatEstimate implements OperationEstimate {
 
   /** The estimate as plain data, the prompt counted (a getter on the prototype is not serialised). */
   toJSON(): Record<string, unknown> {
-    const { kind, model, yuan, priced, priceSource, promptTokens, maxOutputTokens, images, upperBound, assumptions } = this;
+    const { kind, model, yuan, priced, priceSource, promptTokens, maxOutputTokens, images, upperBound, assumptions } =
+      this;
     return { kind, model, yuan, priced, priceSource, promptTokens, maxOutputTokens, images, upperBound, assumptions };
   }
 }

@@ -38,7 +38,9 @@ function row(label: string, totals: CostTotals): string[] {
 function renderTable(header: string[], rows: string[][]): string[] {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((line) => line[column]!.length)));
   const render = (cells: string[]): string =>
-    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join("  ");
   return [render(header), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(render)];
 }
 

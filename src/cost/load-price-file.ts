@@ -61,7 +61,9 @@ function checkModels(prices: PriceOverrides, name: string, lineOf: (path: readon
     const where = `${name}:${lineOf([section, id])}: ${section}.${id}`;
     const info = findModel(id);
     if (!info) {
-      const suggestions = suggestModels(id).map((suggestion) => `"${suggestion}"`).join(", ");
+      const suggestions = suggestModels(id)
+        .map((suggestion) => `"${suggestion}"`)
+        .join(", ");
       throw new ConfigError(`${where}: unknown model "${id}". Did you mean ${suggestions}?`);
     }
     if (info.id !== id) {

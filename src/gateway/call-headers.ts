@@ -11,7 +11,21 @@ export interface CallHeaderOptions {
 }
 
 // The transport sets these; a caller replacing them could send another key or break the framing.
-const RESERVED = new Set(["authorization", "proxy-authorization", "cookie", "host", "content-type", "content-length", "transfer-encoding", "connection", "accept", "upgrade", "expect", "te", "keep-alive"]);
+const RESERVED = new Set([
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "host",
+  "content-type",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "accept",
+  "upgrade",
+  "expect",
+  "te",
+  "keep-alive",
+]);
 const MAX_KEY_LENGTH = 255;
 
 /** Checks an idempotency key as the gateway will: 1 to 255 visible ASCII characters. */
@@ -37,10 +51,13 @@ export function callHeaders(options: CallHeaderOptions): Record<string, string> 
       throw new ParameterError(`The header "${name}" cannot be set per call. ${fix}.`);
     }
     if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(lower) || typeof value !== "string" || /[\r\n\0]/.test(value)) {
-      throw new ParameterError(`The header "${name}" is not a valid HTTP header (name or value). Fix it before sending.`);
+      throw new ParameterError(
+        `The header "${name}" is not a valid HTTP header (name or value). Fix it before sending.`,
+      );
     }
     result[lower] = value;
   }
-  if (options.idempotencyKey !== undefined) result[IDEMPOTENCY_HEADERS.key] = checkIdempotencyKey(options.idempotencyKey);
+  if (options.idempotencyKey !== undefined)
+    result[IDEMPOTENCY_HEADERS.key] = checkIdempotencyKey(options.idempotencyKey);
   return result;
 }

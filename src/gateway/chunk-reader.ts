@@ -21,7 +21,11 @@ export interface ChunkReaderOptions {
  * keep-alive comments cannot hide a stalled stream. A stream read to its end hands its socket
  * back to the pool; one left early, cancelled or failed closes it.
  */
-export async function* readChatChunks(opened: OpenResponse, options: ChunkReaderOptions, cancelled: () => boolean): AsyncGenerator<ChatChunk> {
+export async function* readChatChunks(
+  opened: OpenResponse,
+  options: ChunkReaderOptions,
+  cancelled: () => boolean,
+): AsyncGenerator<ChatChunk> {
   const { watchdog, body } = opened;
   const keepPartial = options.keepPartial ?? true;
   const sse = new SseDecoder();
@@ -35,7 +39,11 @@ export async function* readChatChunks(opened: OpenResponse, options: ChunkReader
   try {
     const iterator = body.iterator({ destroyOnReturn: false });
     for (;;) {
-      for (let event = takeEvent(sse, received, opened.ids); event !== undefined; event = takeEvent(sse, received, opened.ids)) {
+      for (
+        let event = takeEvent(sse, received, opened.ids);
+        event !== undefined;
+        event = takeEvent(sse, received, opened.ids)
+      ) {
         if (armed) {
           watchdog.disarm();
           armed = false;
@@ -115,12 +123,21 @@ function receivedChunks(received: readonly string[]): ChatChunk[] {
 
 /** One event's data as a chat chunk; a gateway's error sent inside the stream is thrown as the
  * typed error it stands for, anything else unreadable as a StreamError quoting what came. */
-export function readChunk(data: string, received: string[], opened: OpenResponse, apiKey: string | undefined): ChatChunk {
+export function readChunk(
+  data: string,
+  received: string[],
+  opened: OpenResponse,
+  apiKey: string | undefined,
+): ChatChunk {
   let value: unknown;
   try {
     value = JSON.parse(data);
   } catch (error) {
-    throw new StreamError(`Malformed stream event (not JSON): ${redactSecrets(data.slice(0, 120))}`, { ...opened.ids, partial: receivedChunks(received), cause: error });
+    throw new StreamError(`Malformed stream event (not JSON): ${redactSecrets(data.slice(0, 120))}`, {
+      ...opened.ids,
+      partial: receivedChunks(received),
+      cause: error,
+    });
   }
   // A gateway reports a failure after the 200 header as an error object inside the stream.
   if (mayBeErrorBody(value) && errorBodySchema.safeParse(value).success) {
@@ -128,7 +145,12 @@ export function readChunk(data: string, received: string[], opened: OpenResponse
   }
   const chunk = isChatChunk(value) ? value : parseChunk(value, data, received, opened);
   if (finishedWithError(chunk)) {
-    throw errorFromResponse({ body: { error: { message: "The upstream model failed mid-stream (finish_reason \"error\").", type: "server_error" } }, headers: opened.headers });
+    throw errorFromResponse({
+      body: {
+        error: { message: 'The upstream model failed mid-stream (finish_reason "error").', type: "server_error" },
+      },
+      headers: opened.headers,
+    });
   }
   return chunk;
 }

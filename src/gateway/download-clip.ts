@@ -30,11 +30,17 @@ export async function downloadClip(
 ): Promise<DownloadedAudio | SavedAudio> {
   const audioURL = clip.audio_url;
   if (typeof audioURL !== "string" || audioURL === "") {
-    throw new SvcFlowError("clip_not_ready", `Clip ${clip.id} has no audio_url yet. Wait for it with waitForClips first.`);
+    throw new SvcFlowError(
+      "clip_not_ready",
+      `Clip ${clip.id} has no audio_url yet. Wait for it with waitForClips first.`,
+    );
   }
   if (audioURL.startsWith("data:")) {
     const comma = audioURL.indexOf(",");
-    const bytes = Buffer.from(audioURL.slice(comma + 1), audioURL.slice(0, comma).endsWith(";base64") ? "base64" : "utf8");
+    const bytes = Buffer.from(
+      audioURL.slice(comma + 1),
+      audioURL.slice(0, comma).endsWith(";base64") ? "base64" : "utf8",
+    );
     const contentType = audioURL.slice("data:".length, comma).split(";")[0] || undefined;
     return finish(bytes, contentType, {}, options.path);
   }
@@ -75,7 +81,12 @@ export async function downloadClip(
   return { path: options.path, size, ids: opened.ids, ...(contentType === undefined ? {} : { contentType }) };
 }
 
-async function finish(bytes: Buffer, contentType: string | undefined, ids: GatewayIds, path: string | undefined): Promise<DownloadedAudio | SavedAudio> {
+async function finish(
+  bytes: Buffer,
+  contentType: string | undefined,
+  ids: GatewayIds,
+  path: string | undefined,
+): Promise<DownloadedAudio | SavedAudio> {
   const type = contentType === undefined ? {} : { contentType };
   if (path === undefined) return { bytes, ids, ...type };
   const partPath = `${path}.${randomUUID()}.part`;

@@ -8,9 +8,29 @@ export interface NetworkContext extends GatewayIds {
   readonly responseStarted?: boolean;
 }
 
-const CONNECT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
-const CUT_CODES = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "UND_ERR_DESTROYED", "ERR_STREAM_PREMATURE_CLOSE"]);
-const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
+const CONNECT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+]);
+const CUT_CODES = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ECONNABORTED",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "UND_ERR_DESTROYED",
+  "ERR_STREAM_PREMATURE_CLOSE",
+]);
+const TIMEOUT_CODES = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "ETIMEDOUT",
+]);
 
 /** Turns a socket-level failure into a typed error: retryable `connection_error` or TimeoutError. */
 export function errorFromNetwork(error: unknown, context: NetworkContext): SvcFlowError {
@@ -23,10 +43,13 @@ export function errorFromNetwork(error: unknown, context: NetworkContext): SvcFl
     ...(context.backendId === undefined ? {} : { backendId: context.backendId }),
   };
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
-    return new TimeoutError(`No answer from ${context.url} in time (${code}). Check the gateway is reachable, or raise the timeout.`, {
-      ...ids,
-      cause: error,
-    });
+    return new TimeoutError(
+      `No answer from ${context.url} in time (${code}). Check the gateway is reachable, or raise the timeout.`,
+      {
+        ...ids,
+        cause: error,
+      },
+    );
   }
   if (code !== undefined && CONNECT_CODES.has(code)) {
     return new UpstreamError(
@@ -35,13 +58,19 @@ export function errorFromNetwork(error: unknown, context: NetworkContext): SvcFl
     );
   }
   if ((code !== undefined && CUT_CODES.has(code)) || context.responseStarted === true) {
-    return new UpstreamError(`The connection to ${context.url} was cut${context.responseStarted === true ? " mid-response" : ""} (${code ?? reason}). Retry the request.`, {
-      ...ids,
-      code: "connection_error",
-      cause: error,
-    });
+    return new UpstreamError(
+      `The connection to ${context.url} was cut${context.responseStarted === true ? " mid-response" : ""} (${code ?? reason}). Retry the request.`,
+      {
+        ...ids,
+        code: "connection_error",
+        cause: error,
+      },
+    );
   }
-  return new SvcFlowError("transport_error", `The request to ${context.url} failed: ${reason}`, { ...ids, cause: error });
+  return new SvcFlowError("transport_error", `The request to ${context.url} failed: ${reason}`, {
+    ...ids,
+    cause: error,
+  });
 }
 
 // undici wraps socket errors (`fetch failed` -> cause), so the code may sit one or two levels down.
@@ -49,7 +78,8 @@ function findCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && (CONNECT_CODES.has(code) || CUT_CODES.has(code) || TIMEOUT_CODES.has(code))) return code;
+    if (typeof code === "string" && (CONNECT_CODES.has(code) || CUT_CODES.has(code) || TIMEOUT_CODES.has(code)))
+      return code;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

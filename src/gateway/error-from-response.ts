@@ -31,40 +31,71 @@ export interface FailedResponse {
 type Make = (summary: string, options: SvcFlowErrorOptions) => SvcFlowError;
 
 const auth: Make = (summary, options) =>
-  new AuthenticationError(`${summary} The gateway rejected the API key. Check SVC_API_KEY or the apiKey option.`, options);
+  new AuthenticationError(
+    `${summary} The gateway rejected the API key. Check SVC_API_KEY or the apiKey option.`,
+    options,
+  );
 const deactivated: Make = (summary, options) =>
-  new KeyDeactivatedError(`${summary} The API key is deactivated because its balance is spent. Top up the key or use another one.`, options);
+  new KeyDeactivatedError(
+    `${summary} The API key is deactivated because its balance is spent. Top up the key or use another one.`,
+    options,
+  );
 const rateLimited: Make = (summary, options) =>
-  new RateLimitError(`${summary} A rate or concurrency limit was hit. Retry after a backoff${options.retryAfterS === undefined ? "" : ` of at least ${options.retryAfterS} s`}.`, options);
+  new RateLimitError(
+    `${summary} A rate or concurrency limit was hit. Retry after a backoff${options.retryAfterS === undefined ? "" : ` of at least ${options.retryAfterS} s`}.`,
+    options,
+  );
 const quota: Make = (summary, options) =>
-  new QuotaExceededError(`${summary} The key's quota cannot cover this request. Top up the key; retrying will not help.`, options);
+  new QuotaExceededError(
+    `${summary} The key's quota cannot cover this request. Top up the key; retrying will not help.`,
+    options,
+  );
 const modelAccess: Make = (summary, options) =>
-  new ModelAccessError(`${summary} This key may not call this model; a fallback model is tried when one is set. Run \`svc-flow models\` to see the models it may call.`, options);
+  new ModelAccessError(
+    `${summary} This key may not call this model; a fallback model is tried when one is set. Run \`svc-flow models\` to see the models it may call.`,
+    options,
+  );
 const unknownModel: Make = (summary, options) =>
-  new UnknownModelError(`${summary} The model is unknown or not enabled for this key. Run \`svc-flow models\` to see the models this key may call.`, options);
+  new UnknownModelError(
+    `${summary} The model is unknown or not enabled for this key. Run \`svc-flow models\` to see the models this key may call.`,
+    options,
+  );
 const notOffered: Make = (summary, options) =>
-  new NotOfferedError(`${summary} The gateway does not offer this operation (no embeddings, speech synthesis or speech-to-text).`, options);
+  new NotOfferedError(
+    `${summary} The gateway does not offer this operation (no embeddings, speech synthesis or speech-to-text).`,
+    options,
+  );
 const contextWindow: Make = (summary, options) =>
-  new ContextWindowError(`${summary} The prompt does not fit the model's context window. Shorten it or pick a model with a larger window.`, options);
+  new ContextWindowError(
+    `${summary} The prompt does not fit the model's context window. Shorten it or pick a model with a larger window.`,
+    options,
+  );
 const upstream: Make = (summary, options) =>
   new UpstreamError(`${summary} A temporary upstream failure. Retry later or fall back to another model.`, options);
 const badRequest =
   (code: string): Make =>
   (summary, options) =>
-    new BadRequestError(`${summary} The gateway rejected the request. Fix the request and send it again.`, { ...options, code });
+    new BadRequestError(`${summary} The gateway rejected the request. Fix the request and send it again.`, {
+      ...options,
+      code,
+    });
 
 // Codes (and types) the local gateway and the relays send (docs/dialects.md); anything else falls
 // back to the status and the words of the message below.
 // Words relays use, in English and Chinese (one-api and new-api answer in both).
-const QUOTA_WORDS = /quota|insufficient (?:user )?(?:balance|credits?|funds)|balance|billing|credits?|budget|余额|额度/i;
+const QUOTA_WORDS =
+  /quota|insufficient (?:user )?(?:balance|credits?|funds)|balance|billing|credits?|budget|余额|额度/i;
 const DEACTIVATED_WORDS = /deactivat|disabled|suspend|exhaust|blocked|expired|用尽|禁用|过期|封禁/i;
 const MODEL_WORDS = /\bmodels?\b|模型|deployment/i;
-const NO_ACCESS_WORDS = /not allowed|no access|not permitted|may not|cannot use|can only access|access denied|forbidden|无权|不允许|没有权限/i;
+const NO_ACCESS_WORDS =
+  /not allowed|no access|not permitted|may not|cannot use|can only access|access denied|forbidden|无权|不允许|没有权限/i;
 const MISSING_WORDS = /not found|not exist|does not exist|no such|unknown|not a valid|invalid model|不存在/i;
 
 // A generic "authentication" type says the key was refused, not why: a spent key's message says so.
 function keyRejected(summary: string, options: SvcFlowErrorOptions): SvcFlowError {
-  return DEACTIVATED_WORDS.test(summary) || QUOTA_WORDS.test(summary) ? deactivated(summary, options) : auth(summary, options);
+  return DEACTIVATED_WORDS.test(summary) || QUOTA_WORDS.test(summary)
+    ? deactivated(summary, options)
+    : auth(summary, options);
 }
 
 const BY_CODE: Readonly<Record<string, Make>> = {
@@ -103,14 +134,14 @@ const BY_CODE: Readonly<Record<string, Make>> = {
   idempotency_key_reused: badRequest("idempotency_key_reused"),
 };
 
-
 /** Turns a failed response into the right error class; the only place that decides retryability. */
 export function errorFromResponse(response: FailedResponse): SvcFlowError {
   const detail = readDetail(response.body, (text) => clip(text, response.apiKey));
   // OpenRouter and one-api put the status in `error.code` as a number; inside a 200 stream (or
   // a 200 with an error body) that number is the only status there is.
   const codeStatus = detail.code !== undefined && /^[1-5]\d\d$/.test(detail.code) ? Number(detail.code) : undefined;
-  const status = response.status === undefined || response.status === 200 ? (codeStatus ?? response.status) : response.status;
+  const status =
+    response.status === undefined || response.status === 200 ? (codeStatus ?? response.status) : response.status;
   const retryAfterS = readRetryAfterS(response.headers);
   const options: SvcFlowErrorOptions = {
     ...readGatewayIds(response.headers),
@@ -119,12 +150,19 @@ export function errorFromResponse(response: FailedResponse): SvcFlowError {
   };
   const summary = describe(response.status, detail);
 
-  const make = (detail.code === undefined ? undefined : BY_CODE[detail.code]) ?? (detail.type === undefined ? undefined : BY_CODE[detail.type]);
+  const make =
+    (detail.code === undefined ? undefined : BY_CODE[detail.code]) ??
+    (detail.type === undefined ? undefined : BY_CODE[detail.type]);
   if (make !== undefined) return make(summary, options);
   return fromStatus(status === 200 ? undefined : status, detail, summary, options);
 }
 
-function fromStatus(status: number | undefined, detail: Detail, summary: string, options: SvcFlowErrorOptions): SvcFlowError {
+function fromStatus(
+  status: number | undefined,
+  detail: Detail,
+  summary: string,
+  options: SvcFlowErrorOptions,
+): SvcFlowError {
   const text = `${detail.code ?? ""} ${detail.type ?? ""} ${detail.message}`;
   const mentionsQuota = QUOTA_WORDS.test(text);
   const mentionsModel = MODEL_WORDS.test(text);
@@ -149,7 +187,8 @@ function fromStatus(status: number | undefined, detail: Detail, summary: string,
   if (status === 400 && mentionsQuota && !mentionsModel) return quota(summary, options);
   if (status === 400 && missingModel) return unknownModel(summary, options);
   if (status === 404) return mentionsModel ? unknownModel(summary, options) : badRequest("not_found")(summary, options);
-  if (status === 408) return new TimeoutError(`${summary} The gateway timed out waiting for the request. Retry it.`, options);
+  if (status === 408)
+    return new TimeoutError(`${summary} The gateway timed out waiting for the request. Retry it.`, options);
   if (status === 413) return badRequest("request_too_large")(summary, options);
   if (status === 415) return badRequest("unsupported_media")(summary, options);
   if (status === 429) return mentionsQuota ? quota(summary, options) : rateLimited(summary, options);

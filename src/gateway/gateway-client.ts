@@ -9,7 +9,14 @@ import { OwnedAgent } from "./owned-agent.js";
 import { positiveInteger, positiveNumber } from "./positive-number.js";
 import { readEnv } from "./read-env.js";
 import { isChatRequest, isChatResponse, mayBeErrorBody } from "./wire-guards.js";
-import { chatRequestSchema, chatResponseSchema, modelListSchema, type ChatRequest, type ChatResponse, type ModelList } from "./wire.js";
+import {
+  chatRequestSchema,
+  chatResponseSchema,
+  modelListSchema,
+  type ChatRequest,
+  type ChatResponse,
+  type ModelList,
+} from "./wire.js";
 
 /** Options of GatewayClient; every field is optional. */
 export interface GatewayClientOptions {
@@ -65,16 +72,28 @@ export class GatewayClient {
       ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
     });
-    const connectTimeoutMs = positiveNumber("connectTimeoutMs", options.connectTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.connectTimeoutMs);
-    const firstByteTimeoutMs = positiveNumber("firstByteTimeoutMs", options.firstByteTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.firstByteTimeoutMs);
-    const chunkTimeoutMs = positiveNumber("chunkTimeoutMs", options.chunkTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.chunkTimeoutMs);
+    const connectTimeoutMs = positiveNumber(
+      "connectTimeoutMs",
+      options.connectTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.connectTimeoutMs,
+    );
+    const firstByteTimeoutMs = positiveNumber(
+      "firstByteTimeoutMs",
+      options.firstByteTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.firstByteTimeoutMs,
+    );
+    const chunkTimeoutMs = positiveNumber(
+      "chunkTimeoutMs",
+      options.chunkTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.chunkTimeoutMs,
+    );
     const connections = options.connections === undefined ? null : positiveInteger("connections", options.connections);
 
     this.baseURL = connection.baseURL;
     this.rootURL = connection.rootURL;
     this.#chatURL = `${this.baseURL}/chat/completions`;
     this.#apiKey = connection.apiKey;
-    this.#ownedAgent = options.dispatcher === undefined ? new OwnedAgent({ connections, connect: { timeout: connectTimeoutMs } }) : undefined;
+    this.#ownedAgent =
+      options.dispatcher === undefined
+        ? new OwnedAgent({ connections, connect: { timeout: connectTimeoutMs } })
+        : undefined;
     this.#transport = new HttpTransport({
       apiKey: connection.apiKey,
       dispatcher: options.dispatcher ?? (this.#ownedAgent as OwnedAgent),
@@ -85,7 +104,10 @@ export class GatewayClient {
 
   /** One non-streamed chat completion; `replayed` is true when the gateway answered from its
    * idempotency store (the call was billed once, by the first request with its key). */
-  async chat(request: ChatRequest, options: CallOptions = {}): Promise<{ response: ChatResponse; ids: GatewayIds; replayed: boolean }> {
+  async chat(
+    request: ChatRequest,
+    options: CallOptions = {},
+  ): Promise<{ response: ChatResponse; ids: GatewayIds; replayed: boolean }> {
     const body = checkRequest({ ...request, stream: false });
     const { value, ids, status, headers } = await this.#transport.json({
       method: "POST",
@@ -103,7 +125,11 @@ export class GatewayClient {
   /** One streamed chat completion; resolves once the 200 arrived, rejects with a typed error otherwise. */
   async chatStream(request: ChatRequest, options: StreamCallOptions = {}): Promise<ChatStream> {
     // Usage arrives only in a final usage chunk, and only when asked for.
-    const body = checkRequest({ ...request, stream: true, stream_options: request.stream_options ?? { include_usage: true } });
+    const body = checkRequest({
+      ...request,
+      stream: true,
+      stream_options: request.stream_options ?? { include_usage: true },
+    });
     const opened = await this.#transport.open({
       method: "POST",
       url: this.#chatURL,
@@ -118,21 +144,39 @@ export class GatewayClient {
       // A relay that fails before streaming may answer the stream request with a JSON error body.
       const value = await opened.body.text().then(parseJson, () => undefined);
       opened.body.destroy();
-      if (isErrorReply(value)) throw errorFromResponse({ status: opened.status, headers: opened.headers, body: value, apiKey: this.#apiKey });
-      throw new StreamError(`The gateway answered a stream request with JSON instead of an event stream (${opened.url}).`, {
-        ...opened.ids,
-        status: opened.status,
-        retryable: false,
-      });
+      if (isErrorReply(value))
+        throw errorFromResponse({ status: opened.status, headers: opened.headers, body: value, apiKey: this.#apiKey });
+      throw new StreamError(
+        `The gateway answered a stream request with JSON instead of an event stream (${opened.url}).`,
+        {
+          ...opened.ids,
+          status: opened.status,
+          retryable: false,
+        },
+      );
     }
-    return createChatStream(opened, { chunkTimeoutMs: this.#transport.chunkTimeoutMs, apiKey: this.#apiKey, keepPartial: options.keepPartial ?? true });
+    return createChatStream(opened, {
+      chunkTimeoutMs: this.#transport.chunkTimeoutMs,
+      apiKey: this.#apiKey,
+      keepPartial: options.keepPartial ?? true,
+    });
   }
 
   /** The models this key may call (`GET /models`), the authoritative list. */
   async listModels(options: CallOptions = {}): Promise<{ models: ModelList; ids: GatewayIds }> {
-    const { value, ids, status } = await this.#transport.json({ method: "GET", url: `${this.baseURL}/models`, headers: callHeaders(options), ...signalOf(options) });
+    const { value, ids, status } = await this.#transport.json({
+      method: "GET",
+      url: `${this.baseURL}/models`,
+      headers: callHeaders(options),
+      ...signalOf(options),
+    });
     const parsed = modelListSchema.safeParse(value);
-    if (!parsed.success) throw invalidResponse(`The model list does not match the wire format (${firstIssue(parsed.error)}).`, ids, status);
+    if (!parsed.success)
+      throw invalidResponse(
+        `The model list does not match the wire format (${firstIssue(parsed.error)}).`,
+        ids,
+        status,
+      );
     return { models: parsed.data, ids };
   }
 
@@ -158,13 +202,19 @@ function parseJson(text: string): unknown {
 function checkRequest(request: ChatRequest): ChatRequest {
   if (isChatRequest(request)) return request;
   const parsed = chatRequestSchema.safeParse(request);
-  if (!parsed.success) throw new ParameterError(`The chat request is not valid (${firstIssue(parsed.error)}). Fix it before sending.`);
+  if (!parsed.success)
+    throw new ParameterError(`The chat request is not valid (${firstIssue(parsed.error)}). Fix it before sending.`);
   return parsed.data;
 }
 
 function checkResponse(value: unknown, ids: GatewayIds, status: number): ChatResponse {
   const parsed = chatResponseSchema.safeParse(value);
-  if (!parsed.success) throw invalidResponse(`The chat response does not match the wire format (${firstIssue(parsed.error)}).`, ids, status);
+  if (!parsed.success)
+    throw invalidResponse(
+      `The chat response does not match the wire format (${firstIssue(parsed.error)}).`,
+      ids,
+      status,
+    );
   return parsed.data;
 }
 

@@ -91,7 +91,10 @@ export class HttpTransport {
     const { origin, path } = this.#target(url);
     let response: Dispatcher.ResponseData;
     try {
-      const dispatcher = this.#options.dispatcher instanceof OwnedAgent ? await this.#options.dispatcher.dispatcher() : this.#options.dispatcher;
+      const dispatcher =
+        this.#options.dispatcher instanceof OwnedAgent
+          ? await this.#options.dispatcher.dispatcher()
+          : this.#options.dispatcher;
       response = await dispatcher.request({
         origin,
         path,
@@ -108,7 +111,14 @@ export class HttpTransport {
     }
 
     const ids = readGatewayIds(response.headers);
-    const opened: OpenResponse = { status: response.statusCode, headers: response.headers, ids, body: response.body, watchdog, url };
+    const opened: OpenResponse = {
+      status: response.statusCode,
+      headers: response.headers,
+      ids,
+      body: response.body,
+      watchdog,
+      url,
+    };
     if (response.statusCode < 200 || response.statusCode >= 300) {
       let text = "";
       try {
@@ -117,7 +127,12 @@ export class HttpTransport {
         // The status already says what failed; a body we could not read only loses detail.
       }
       watchdog.release();
-      throw errorFromResponse({ status: response.statusCode, headers: response.headers, body: text, apiKey: this.#options.apiKey });
+      throw errorFromResponse({
+        status: response.statusCode,
+        headers: response.headers,
+        body: text,
+        apiKey: this.#options.apiKey,
+      });
     }
     return opened;
   }
@@ -131,11 +146,18 @@ export class HttpTransport {
   }
 
   /** Sends the request and returns the 2xx body parsed as JSON, with the response headers. */
-  async json(request: TransportRequest): Promise<{ value: unknown; ids: GatewayIds; status: number; headers: OpenResponse["headers"] }> {
+  async json(
+    request: TransportRequest,
+  ): Promise<{ value: unknown; ids: GatewayIds; status: number; headers: OpenResponse["headers"] }> {
     const opened = await this.open(request);
     const bytes = await this.#readAll(opened);
     try {
-      return { value: JSON.parse(bytes.toString("utf8")), ids: opened.ids, status: opened.status, headers: opened.headers };
+      return {
+        value: JSON.parse(bytes.toString("utf8")),
+        ids: opened.ids,
+        status: opened.status,
+        headers: opened.headers,
+      };
     } catch (error) {
       throw invalidResponse(`The response from ${opened.url} is not JSON.`, opened.ids, opened.status, error);
     }
@@ -205,7 +227,12 @@ function settleRead(read: BodyRead, error?: unknown): void {
 function ignore(): void {}
 
 /** A 2xx response whose body is not what the wire format promises. Not retried: it may be billed. */
-export function invalidResponse(message: string, ids: GatewayIds, status: number | undefined, cause?: unknown): UpstreamError {
+export function invalidResponse(
+  message: string,
+  ids: GatewayIds,
+  status: number | undefined,
+  cause?: unknown,
+): UpstreamError {
   return new UpstreamError(`${message} The gateway broke the wire format; report it with the request id.`, {
     ...ids,
     ...(status === undefined ? {} : { status }),

@@ -68,30 +68,45 @@ export class MusicClient {
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
       ...(options.rootURL === undefined ? {} : { rootURL: options.rootURL }),
     });
-    const connectTimeoutMs = positiveNumber("connectTimeoutMs", options.connectTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.connectTimeoutMs);
+    const connectTimeoutMs = positiveNumber(
+      "connectTimeoutMs",
+      options.connectTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.connectTimeoutMs,
+    );
     this.rootURL = connection.rootURL;
     this.#recorder = options.recorder;
     this.#ownedAgent =
-      options.dispatcher === undefined
-        ? new OwnedAgent({ connect: { timeout: connectTimeoutMs } })
-        : undefined;
+      options.dispatcher === undefined ? new OwnedAgent({ connect: { timeout: connectTimeoutMs } }) : undefined;
     this.#transport = new HttpTransport({
       apiKey: connection.apiKey,
       dispatcher: options.dispatcher ?? (this.#ownedAgent as OwnedAgent),
-      firstByteTimeoutMs: positiveNumber("firstByteTimeoutMs", options.firstByteTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.firstByteTimeoutMs),
-      chunkTimeoutMs: positiveNumber("chunkTimeoutMs", options.chunkTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.chunkTimeoutMs),
+      firstByteTimeoutMs: positiveNumber(
+        "firstByteTimeoutMs",
+        options.firstByteTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.firstByteTimeoutMs,
+      ),
+      chunkTimeoutMs: positiveNumber(
+        "chunkTimeoutMs",
+        options.chunkTimeoutMs ?? GATEWAY_CLIENT_DEFAULTS.chunkTimeoutMs,
+      ),
     });
   }
 
   /** Submits a generation (billed); resolves with its clips (two per call), not yet finished. */
-  async generate(input: { prompt: string; instrumental?: boolean } & BilledMusicCallOptions): Promise<MusicClipsResult> {
+  async generate(
+    input: { prompt: string; instrumental?: boolean } & BilledMusicCallOptions,
+  ): Promise<MusicClipsResult> {
     const body = { prompt: input.prompt, make_instrumental: input.instrumental ?? false };
     return this.#clips("generate", MUSIC_PATHS.generate, body, input);
   }
 
   /** Continues a clip from `continueAtS` (billed). */
-  async continuation(input: { clipId: string; prompt?: string; continueAtS?: number } & BilledMusicCallOptions): Promise<MusicClipsResult> {
-    const body = { audio_id: input.clipId, ...(input.prompt === undefined ? {} : { prompt: input.prompt }), ...(input.continueAtS === undefined ? {} : { continue_at: input.continueAtS }) };
+  async continuation(
+    input: { clipId: string; prompt?: string; continueAtS?: number } & BilledMusicCallOptions,
+  ): Promise<MusicClipsResult> {
+    const body = {
+      audio_id: input.clipId,
+      ...(input.prompt === undefined ? {} : { prompt: input.prompt }),
+      ...(input.continueAtS === undefined ? {} : { continue_at: input.continueAtS }),
+    };
     return this.#clips("continuation", MUSIC_PATHS.continuation, body, input);
   }
 
@@ -106,8 +121,15 @@ export class MusicClient {
   }
 
   /** Writes lyrics for a prompt (billed). */
-  async lyrics(input: { prompt: string } & BilledMusicCallOptions): Promise<{ lyrics: Lyrics; ids: GatewayIds; replayed: boolean }> {
-    const { value, ids, status, replayed } = await this.#billed("lyrics", MUSIC_PATHS.lyrics, { prompt: input.prompt }, input);
+  async lyrics(
+    input: { prompt: string } & BilledMusicCallOptions,
+  ): Promise<{ lyrics: Lyrics; ids: GatewayIds; replayed: boolean }> {
+    const { value, ids, status, replayed } = await this.#billed(
+      "lyrics",
+      MUSIC_PATHS.lyrics,
+      { prompt: input.prompt },
+      input,
+    );
     return { lyrics: lyricsFromBody(value, ids, status), ids, replayed };
   }
 
@@ -120,13 +142,20 @@ export class MusicClient {
   }
 
   /** Polls `get` with a growing interval until every clip has its `audio_url`. */
-  async waitForClips(clipIds: readonly string[], options: WaitForClipsOptions = {}): Promise<{ clips: Clip[]; ids: GatewayIds }> {
+  async waitForClips(
+    clipIds: readonly string[],
+    options: WaitForClipsOptions = {},
+  ): Promise<{ clips: Clip[]; ids: GatewayIds }> {
     return waitForClips((signal) => this.get(clipIds, signal === undefined ? {} : { signal }), clipIds, options);
   }
 
   /** The quota report: upstream `credits_left` and this key's `svc_key_quota` (free). */
   async getLimit(options: MusicCallOptions = {}): Promise<{ report: QuotaReport; ids: GatewayIds }> {
-    const { value, ids, status } = await this.#transport.json({ method: "GET", url: this.#url(MUSIC_PATHS.getLimit), ...signalOf(options) });
+    const { value, ids, status } = await this.#transport.json({
+      method: "GET",
+      url: this.#url(MUSIC_PATHS.getLimit),
+      ...signalOf(options),
+    });
     const parsed = quotaReportSchema.safeParse(value);
     if (!parsed.success) throw invalidResponse("The quota report does not match the wire format.", ids, status);
     return { report: parsed.data, ids };
@@ -135,7 +164,10 @@ export class MusicClient {
   /** Downloads a finished clip's audio; with `path`, streams it to that file instead of memory. */
   download(clip: Clip, options?: MusicCallOptions & { path?: undefined }): Promise<DownloadedAudio>;
   download(clip: Clip, options: MusicCallOptions & { path: string }): Promise<SavedAudio>;
-  async download(clip: Clip, options: MusicCallOptions & { path?: string } = {}): Promise<DownloadedAudio | SavedAudio> {
+  async download(
+    clip: Clip,
+    options: MusicCallOptions & { path?: string } = {},
+  ): Promise<DownloadedAudio | SavedAudio> {
     return downloadClip(this.#transport, this.rootURL, clip, options);
   }
 
@@ -148,7 +180,12 @@ export class MusicClient {
     return `${this.rootURL}/musicapi/api/${path}`;
   }
 
-  async #clips(operation: MusicOperation, path: string, json: unknown, options: BilledMusicCallOptions): Promise<MusicClipsResult> {
+  async #clips(
+    operation: MusicOperation,
+    path: string,
+    json: unknown,
+    options: BilledMusicCallOptions,
+  ): Promise<MusicClipsResult> {
     const { value, ids, status, replayed } = await this.#billed(operation, path, json, options);
     return { clips: clipsFromBody(value, ids, status), ids, replayed };
   }

@@ -149,7 +149,10 @@ class Utf8Decoder {
   #first = true;
 
   decode(chunk: Uint8Array): string {
-    const bytes = this.#pending === undefined ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([this.#pending, chunk]);
+    const bytes =
+      this.#pending === undefined
+        ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+        : Buffer.concat([this.#pending, chunk]);
     const end = completeLength(bytes);
     this.#pending = end < bytes.length ? Buffer.from(bytes.subarray(end)) : undefined;
     const whole = bytes.subarray(0, end);

@@ -33,7 +33,7 @@ export function readEnv(options: ConnectionOptions = {}, env: NodeJS.ProcessEnv 
     });
   }
   if (!apiKey.startsWith("sk-") || apiKey.length <= 3) {
-    throw new ConfigError("The API key does not start with \"sk-\". Pass the key the gateway issued (sk-...).", {
+    throw new ConfigError('The API key does not start with "sk-". Pass the key the gateway issued (sk-...).', {
       code: "invalid_api_key_format",
     });
   }

@@ -18,7 +18,11 @@ export interface WaitForClipsOptions {
 }
 
 /** Defaults of waitForClips. */
-export const WAIT_FOR_CLIPS_DEFAULTS = { timeoutMs: 300_000, pollIntervalMs: 2_000, maxPollIntervalMs: 15_000 } as const;
+export const WAIT_FOR_CLIPS_DEFAULTS = {
+  timeoutMs: 300_000,
+  pollIntervalMs: 2_000,
+  maxPollIntervalMs: 15_000,
+} as const;
 
 const FAILED_STATUSES = new Set(["error", "failed", "failure"]);
 
@@ -30,7 +34,10 @@ export async function waitForClips(
 ): Promise<{ clips: Clip[]; ids: GatewayIds }> {
   const timeoutMs = positiveNumber("timeoutMs", options.timeoutMs ?? WAIT_FOR_CLIPS_DEFAULTS.timeoutMs);
   let intervalMs = positiveNumber("pollIntervalMs", options.pollIntervalMs ?? WAIT_FOR_CLIPS_DEFAULTS.pollIntervalMs);
-  const maxIntervalMs = positiveNumber("maxPollIntervalMs", options.maxPollIntervalMs ?? WAIT_FOR_CLIPS_DEFAULTS.maxPollIntervalMs);
+  const maxIntervalMs = positiveNumber(
+    "maxPollIntervalMs",
+    options.maxPollIntervalMs ?? WAIT_FOR_CLIPS_DEFAULTS.maxPollIntervalMs,
+  );
   const { signal } = options;
   const deadline = Date.now() + timeoutMs;
   let lastError: SvcFlowError | undefined;

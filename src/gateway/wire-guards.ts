@@ -31,7 +31,11 @@ function isUsage(value: unknown): boolean {
   if (!isCount(value.prompt_tokens) || !isCount(value.completion_tokens) || !isCount(value.total_tokens)) return false;
   if (value.total_tokens === 0 && value.prompt_tokens === 0 && value.completion_tokens === 0) return false;
   const details = value.completion_tokens_details;
-  if (details != null && !(isObject(details) && (details.reasoning_tokens === undefined || isCount(details.reasoning_tokens)))) return false;
+  if (
+    details != null &&
+    !(isObject(details) && (details.reasoning_tokens === undefined || isCount(details.reasoning_tokens)))
+  )
+    return false;
   return value.prompt_tokens_details == null || isObject(value.prompt_tokens_details);
 }
 
@@ -82,7 +86,11 @@ function isContentPart(part: unknown): boolean {
     case "image_url":
       return isObject(part.image_url) && isFilledString(part.image_url.url) && isOptionalString(part.image_url.detail);
     case "input_audio":
-      return isObject(part.input_audio) && typeof part.input_audio.data === "string" && typeof part.input_audio.format === "string";
+      return (
+        isObject(part.input_audio) &&
+        typeof part.input_audio.data === "string" &&
+        typeof part.input_audio.format === "string"
+      );
     case "video_url":
       return isObject(part.video_url) && isFilledString(part.video_url.url);
     default:
@@ -93,7 +101,8 @@ function isContentPart(part: unknown): boolean {
 function isMessage(value: unknown): boolean {
   if (!isObject(value) || !ROLES.has(value.role as string)) return false;
   const content = value.content;
-  if (!(content == null || typeof content === "string" || (Array.isArray(content) && content.every(isContentPart)))) return false;
+  if (!(content == null || typeof content === "string" || (Array.isArray(content) && content.every(isContentPart))))
+    return false;
   if (!isOptionalString(value.name) || !isOptionalString(value.tool_call_id)) return false;
   const calls = value.tool_calls;
   return calls === undefined || (Array.isArray(calls) && calls.every(isToolCall));
@@ -102,12 +111,19 @@ function isMessage(value: unknown): boolean {
 function isTool(value: unknown): boolean {
   if (!isObject(value) || value.type !== "function") return false;
   const fn = value.function;
-  return isObject(fn) && isFilledString(fn.name) && isOptionalString(fn.description) && (fn.parameters === undefined || isPlainObject(fn.parameters));
+  return (
+    isObject(fn) &&
+    isFilledString(fn.name) &&
+    isOptionalString(fn.description) &&
+    (fn.parameters === undefined || isPlainObject(fn.parameters))
+  );
 }
 
 function isToolChoice(value: unknown): boolean {
   if (value === undefined || (typeof value === "string" && TOOL_CHOICES.has(value))) return true;
-  return isObject(value) && value.type === "function" && isObject(value.function) && typeof value.function.name === "string";
+  return (
+    isObject(value) && value.type === "function" && isObject(value.function) && typeof value.function.name === "string"
+  );
 }
 
 // No `images` to move into the text, and no `reasoning` without `reasoning_content` (see wire.ts).
@@ -119,7 +135,8 @@ function hasPlainReply(message: Fields): boolean {
 function isChunkChoice(value: unknown): boolean {
   if (!isObject(value) || !Number.isSafeInteger(value.index) || !isNullishString(value.finish_reason)) return false;
   const delta = value.delta;
-  if (!isObject(delta) || !isNullishString(delta.role) || !isNullishString(delta.content) || !hasPlainReply(delta)) return false;
+  if (!isObject(delta) || !isNullishString(delta.role) || !isNullishString(delta.content) || !hasPlainReply(delta))
+    return false;
   const calls = delta.tool_calls;
   return calls == null || (Array.isArray(calls) && calls.every(isToolCallDelta));
 }
@@ -139,14 +156,35 @@ export function isChatRequest(value: unknown): value is ChatRequest {
   if (!isObject(value) || !isFilledString(value.model)) return false;
   const messages = value.messages;
   if (!Array.isArray(messages) || messages.length === 0 || !messages.every(isMessage)) return false;
-  if (!isOptionalBoolean(value.stream) || !isOptionalBoolean(value.parallel_tool_calls) || !isOptionalString(value.user)) return false;
+  if (
+    !isOptionalBoolean(value.stream) ||
+    !isOptionalBoolean(value.parallel_tool_calls) ||
+    !isOptionalString(value.user)
+  )
+    return false;
   const options = value.stream_options;
   if (!(options == null || (isObject(options) && isOptionalBoolean(options.include_usage)))) return false;
-  if (!isNullishPositiveCount(value.max_tokens) || !isNullishPositiveCount(value.max_completion_tokens) || !isNullishPositiveCount(value.n)) return false;
+  if (
+    !isNullishPositiveCount(value.max_tokens) ||
+    !isNullishPositiveCount(value.max_completion_tokens) ||
+    !isNullishPositiveCount(value.n)
+  )
+    return false;
   if (!isNullishNumber(value.temperature) || !isNullishNumber(value.top_p)) return false;
   const stop = value.stop;
-  if (!(stop == null || typeof stop === "string" || (Array.isArray(stop) && stop.every((entry) => typeof entry === "string")))) return false;
-  if (!(value.tools === undefined || (Array.isArray(value.tools) && value.tools.every(isTool))) || !isToolChoice(value.tool_choice)) return false;
+  if (
+    !(
+      stop == null ||
+      typeof stop === "string" ||
+      (Array.isArray(stop) && stop.every((entry) => typeof entry === "string"))
+    )
+  )
+    return false;
+  if (
+    !(value.tools === undefined || (Array.isArray(value.tools) && value.tools.every(isTool))) ||
+    !isToolChoice(value.tool_choice)
+  )
+    return false;
   const format = value.response_format;
   return format === undefined || (isObject(format) && typeof format.type === "string");
 }
@@ -154,7 +192,8 @@ export function isChatRequest(value: unknown): value is ChatRequest {
 /** True when `value` is certainly a valid stream chunk; false means "ask chatChunkSchema". */
 export function isChatChunk(value: unknown): value is ChatChunk {
   if (!isObject(value) || value.object !== "chat.completion.chunk") return false;
-  if (!isFilledString(value.id) || !Number.isSafeInteger(value.created) || typeof value.model !== "string") return false;
+  if (!isFilledString(value.id) || !Number.isSafeInteger(value.created) || typeof value.model !== "string")
+    return false;
   if (!Array.isArray(value.choices) || !value.choices.every(isChunkChoice)) return false;
   return value.usage == null || isUsage(value.usage);
 }
@@ -162,7 +201,8 @@ export function isChatChunk(value: unknown): value is ChatChunk {
 /** True when `value` is certainly a valid chat response; false means "ask chatResponseSchema". */
 export function isChatResponse(value: unknown): value is ChatResponse {
   if (!isObject(value) || value.object !== "chat.completion") return false;
-  if (!isFilledString(value.id) || !Number.isSafeInteger(value.created) || typeof value.model !== "string") return false;
+  if (!isFilledString(value.id) || !Number.isSafeInteger(value.created) || typeof value.model !== "string")
+    return false;
   if (!Array.isArray(value.choices) || !value.choices.every(isResponseChoice)) return false;
   return isUsage(value.usage);
 }

@@ -103,7 +103,13 @@ export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
 /** A count a relay may send as null, a float or a string: a non-negative integer, or undefined. */
 const count = z
-  .union([z.number(), z.string().regex(/^\d+(\.\d+)?$/).transform(Number)])
+  .union([
+    z.number(),
+    z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .transform(Number),
+  ])
   .nullish()
   .transform((value) => (value == null ? undefined : Math.max(0, Math.round(value))));
 
@@ -136,7 +142,9 @@ export const usageSchema: z.ZodType<Usage> = z
       prompt_tokens: prompt,
       completion_tokens: completion,
       total_tokens: usage.total_tokens ?? prompt + completion,
-      ...(details == null || details.reasoning_tokens !== undefined ? {} : { completion_tokens_details: omit(details, "reasoning_tokens") }),
+      ...(details == null || details.reasoning_tokens !== undefined
+        ? {}
+        : { completion_tokens_details: omit(details, "reasoning_tokens") }),
     };
   });
 
@@ -149,7 +157,11 @@ function omit<T extends Record<string, unknown>>(value: T, key: string): Record<
  * (some relays send `{}` or zeros on every chunk, before or after the real one). */
 const replyUsage = usageSchema
   .nullish()
-  .transform((usage) => (usage != null && usage.prompt_tokens === 0 && usage.completion_tokens === 0 && usage.total_tokens === 0 ? undefined : usage));
+  .transform((usage) =>
+    usage != null && usage.prompt_tokens === 0 && usage.completion_tokens === 0 && usage.total_tokens === 0
+      ? undefined
+      : usage,
+  );
 
 /** An image a relay returns beside the text (OpenRouter's `images`). */
 const replyImageSchema = z.looseObject({
@@ -175,7 +187,10 @@ function imagesAsMarkdown(images: readonly z.output<typeof replyImageSchema>[] |
 
 /** `content` a relay may send as an array of parts: text parts joined, image parts as Markdown. */
 const replyContent = z
-  .union([z.string(), z.array(z.looseObject({ type: z.string().nullish(), text: z.string().nullish() }).and(replyImageSchema))])
+  .union([
+    z.string(),
+    z.array(z.looseObject({ type: z.string().nullish(), text: z.string().nullish() }).and(replyImageSchema)),
+  ])
   .nullish()
   .transform((content) => {
     if (!Array.isArray(content)) return content;
@@ -201,13 +216,15 @@ export const replyToolCallSchema = z
     type: z.string().nullish(),
     function: z.looseObject({ name: z.string().nullish(), arguments: argumentsText }).nullish(),
   })
-  .transform((call): ToolCall => ({
-    ...call,
-    // The assembler makes an id for a call that has none.
-    id: call.id ?? "",
-    type: "function",
-    function: { ...call.function, name: call.function?.name ?? "", arguments: call.function?.arguments ?? "" },
-  }));
+  .transform(
+    (call): ToolCall => ({
+      ...call,
+      // The assembler makes an id for a call that has none.
+      id: call.id ?? "",
+      type: "function",
+      function: { ...call.function, name: call.function?.name ?? "", arguments: call.function?.arguments ?? "" },
+    }),
+  );
 
 /** The message of a non-streamed reply. */
 export interface ReplyMessage {
@@ -240,15 +257,25 @@ export const chatResponseSchema: z.ZodType<ChatResponse> = z
     choices: z
       .array(
         z.looseObject({
-          index: z.number().int().nullish().transform((index) => index ?? 0),
-          finish_reason: z.string().nullish().transform((reason) => reason ?? null),
+          index: z
+            .number()
+            .int()
+            .nullish()
+            .transform((index) => index ?? 0),
+          finish_reason: z
+            .string()
+            .nullish()
+            .transform((reason) => reason ?? null),
           message: z
             .looseObject({
               role: z.string().nullish(),
               content: replyContent,
               reasoning_content: z.string().nullish(),
               reasoning: z.string().nullish(),
-              tool_calls: z.array(replyToolCallSchema).nullish().transform((calls) => calls ?? undefined),
+              tool_calls: z
+                .array(replyToolCallSchema)
+                .nullish()
+                .transform((calls) => calls ?? undefined),
               images: z.array(replyImageSchema).nullish(),
             })
             .nullish()
@@ -263,7 +290,14 @@ export const chatResponseSchema: z.ZodType<ChatResponse> = z
 
 /** A message or delta in one shape: its `images` moved into its text as Markdown, and reasoning
  * sent as `reasoning` (OpenRouter) read as `reasoning_content` (new-api and LiteLLM send both). */
-function normalizeMessage<T extends { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; images?: readonly z.output<typeof replyImageSchema>[] | null }>(message: T): T {
+function normalizeMessage<
+  T extends {
+    content?: string | null;
+    reasoning_content?: string | null;
+    reasoning?: string | null;
+    images?: readonly z.output<typeof replyImageSchema>[] | null;
+  },
+>(message: T): T {
   const markdown = imagesAsMarkdown(message.images);
   const reasoning = message.reasoning_content ?? message.reasoning;
   if (markdown === "" && reasoning === message.reasoning_content) return message;
@@ -319,32 +353,37 @@ export interface ChatChunk {
 /** One `data:` event of a streamed chat completion. Azure opens with a chunk whose id, object
  * and model are "" and whose choices are empty, and sends choices without `delta`; one-api's
  * Gemini chunks have no finish reason; usage may come on any chunk, or on none. */
-export const chatChunkSchema: z.ZodType<ChatChunk> = z.looseObject({
-  id: idString,
-  object: z.string().nullish(),
-  created: z.number().nullish(),
-  model: z.string().nullish(),
-  choices: z
-    .array(
-      z.looseObject({
-        index: z.number().int().nullish().transform((index) => index ?? 0),
-        delta: z
-          .looseObject({
-            role: z.string().nullish(),
-            content: replyContent,
-            reasoning_content: z.string().nullish(),
-            reasoning: z.string().nullish(),
-            tool_calls: z.array(toolCallDeltaSchema).nullish(),
-            images: z.array(replyImageSchema).nullish(),
-          })
-          .nullish()
-          .transform((delta): ChatDelta => normalizeMessage(delta ?? {})),
-        finish_reason: z.string().nullish(),
-      }),
-    )
-    .nullish(),
-  usage: replyUsage,
-})
+export const chatChunkSchema: z.ZodType<ChatChunk> = z
+  .looseObject({
+    id: idString,
+    object: z.string().nullish(),
+    created: z.number().nullish(),
+    model: z.string().nullish(),
+    choices: z
+      .array(
+        z.looseObject({
+          index: z
+            .number()
+            .int()
+            .nullish()
+            .transform((index) => index ?? 0),
+          delta: z
+            .looseObject({
+              role: z.string().nullish(),
+              content: replyContent,
+              reasoning_content: z.string().nullish(),
+              reasoning: z.string().nullish(),
+              tool_calls: z.array(toolCallDeltaSchema).nullish(),
+              images: z.array(replyImageSchema).nullish(),
+            })
+            .nullish()
+            .transform((delta): ChatDelta => normalizeMessage(delta ?? {})),
+          finish_reason: z.string().nullish(),
+        }),
+      )
+      .nullish(),
+    usage: replyUsage,
+  })
   // Anything JSON would pass a schema where every field may be absent: a chunk has at least one.
   .refine((chunk) => chunk.choices != null || chunk.usage != null, { message: "a chat chunk has choices or usage" })
   .transform((chunk) => ({ ...chunk, choices: chunk.choices ?? [] }));
@@ -361,10 +400,19 @@ export type ModelList = z.infer<typeof modelListSchema>;
 export const errorBodySchema = z.looseObject({
   error: z.union([
     z.looseObject({
-      message: z.string().nullish().transform((message) => message ?? ""),
+      message: z
+        .string()
+        .nullish()
+        .transform((message) => message ?? ""),
       type: z.string().nullish(),
-      code: z.union([z.string(), z.number()]).nullish().transform((code) => (code == null ? code : String(code))),
-      param: z.unknown().optional().transform((param) => (typeof param === "string" ? param : undefined)),
+      code: z
+        .union([z.string(), z.number()])
+        .nullish()
+        .transform((code) => (code == null ? code : String(code))),
+      param: z
+        .unknown()
+        .optional()
+        .transform((param) => (typeof param === "string" ? param : undefined)),
     }),
     z.string().transform((message) => ({ message, type: undefined, code: undefined, param: undefined })),
   ]),

@@ -1,4 +1,10 @@
-import { AIMessage, AIMessageChunk, type BaseMessage, type MessageContent, type UsageMetadata } from "@langchain/core/messages";
+import {
+  AIMessage,
+  AIMessageChunk,
+  type BaseMessage,
+  type MessageContent,
+  type UsageMetadata,
+} from "@langchain/core/messages";
 import type { InvalidToolCall, ToolCall } from "@langchain/core/messages/tool";
 import { getModel } from "../catalog/models.js";
 import type { ChatReply } from "../chat/chat-reply.js";
@@ -14,7 +20,8 @@ export function toAIMessage(reply: ChatReply): AIMessage {
     ...(reply.responseId === undefined ? {} : { id: reply.responseId }),
     tool_calls: reply.toolCalls.map(toToolCall),
     invalid_tool_calls: reply.invalidToolCalls.map(toInvalidToolCall),
-    additional_kwargs: reply.reasoning === "" ? extrasOf(reply) : { ...extrasOf(reply), reasoning_content: reply.reasoning },
+    additional_kwargs:
+      reply.reasoning === "" ? extrasOf(reply) : { ...extrasOf(reply), reasoning_content: reply.reasoning },
     response_metadata: replyMetadata(reply),
     ...(reply.usage === undefined ? {} : { usage_metadata: usageMetadataOf(reply.usage) }),
   });
@@ -31,7 +38,9 @@ export function toEventChunk(event: ReplyEvent, id: string): AIMessageChunk {
       return new AIMessageChunk({
         id,
         content: "",
-        tool_call_chunks: [{ type: "tool_call_chunk", index: event.index, id: event.id, name: event.name, args: event.arguments }],
+        tool_call_chunks: [
+          { type: "tool_call_chunk", index: event.index, id: event.id, name: event.name, args: event.arguments },
+        ],
       });
   }
 }
@@ -99,7 +108,13 @@ function toToolCall(call: ChatReply["toolCalls"][number]): ToolCall {
 }
 
 function toInvalidToolCall(call: ChatReply["invalidToolCalls"][number]): InvalidToolCall {
-  return { type: "invalid_tool_call", id: call.id, ...(call.name === undefined ? {} : { name: call.name }), args: call.arguments, error: call.error };
+  return {
+    type: "invalid_tool_call",
+    id: call.id,
+    ...(call.name === undefined ? {} : { name: call.name }),
+    args: call.arguments,
+    error: call.error,
+  };
 }
 
 // An image model's reply becomes text and image blocks; any other reply stays a string.

@@ -92,7 +92,8 @@ export function resolveChatGatewayOptions(options: ChatGatewayOptions): Resolved
   }
   const retry = resolvePolicy({
     ...options.retry,
-    attempts: options.maxRetries === undefined ? (options.retry?.attempts ?? RETRY_DEFAULTS.attempts) : options.maxRetries + 1,
+    attempts:
+      options.maxRetries === undefined ? (options.retry?.attempts ?? RETRY_DEFAULTS.attempts) : options.maxRetries + 1,
   });
   const client =
     options.client ??

@@ -18,7 +18,11 @@ import { callChat, type ChatCall, type ChatCallOptions } from "../chat/call-chat
 import type { ChatRequest } from "../gateway/wire.js";
 import { ParameterError } from "../errors.js";
 import { toAIMessage, toEventChunk, toFinalChunk } from "./build-reply-message.js";
-import { resolveChatGatewayOptions, type ChatGatewayOptions, type ResolvedChatGatewayOptions } from "./chat-gateway-options.js";
+import {
+  resolveChatGatewayOptions,
+  type ChatGatewayOptions,
+  type ResolvedChatGatewayOptions,
+} from "./chat-gateway-options.js";
 import { toWireContent } from "./convert-content.js";
 import { toWireMessages } from "./convert-messages.js";
 import { toJsonSchemaFormat, toWireTool, toWireToolChoice } from "./convert-tools.js";
@@ -136,10 +140,16 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     | Runnable<BaseLanguageModelInput, RunOutput, ChatGatewayCallOptions>
     | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }, ChatGatewayCallOptions> {
     if (!this.#resolved.chain[0]!.capabilities.tools && (config?.method ?? "functionCalling") === "functionCalling") {
-      throw new ParameterError(`${this.model} does not call tools, so it cannot give structured output. Use a text model.`);
+      throw new ParameterError(
+        `${this.model} does not call tools, so it cannot give structured output. Use a text model.`,
+      );
     }
     // The call options (idempotencyKey, signal) reach the model through the binding.
-    return structuredOutput<RunOutput>(this, outputSchema, config) as Runnable<BaseLanguageModelInput, RunOutput, ChatGatewayCallOptions>;
+    return structuredOutput<RunOutput>(this, outputSchema, config) as Runnable<
+      BaseLanguageModelInput,
+      RunOutput,
+      ChatGatewayCallOptions
+    >;
   }
 
   override async _generate(
@@ -149,15 +159,22 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
   ): Promise<ChatResult> {
     if (this.streaming) {
       let aggregate: ChatGenerationChunk | undefined;
-      for await (const chunk of this._streamResponseChunks(messages, options, runManager)) aggregate = aggregate?.concat(chunk) ?? chunk;
+      for await (const chunk of this._streamResponseChunks(messages, options, runManager))
+        aggregate = aggregate?.concat(chunk) ?? chunk;
       const message = aggregate!.message;
-      return { generations: [{ text: aggregate!.text, message, generationInfo: aggregate!.generationInfo }], llmOutput: llmOutputOf(message) };
+      return {
+        generations: [{ text: aggregate!.text, message, generationInfo: aggregate!.generationInfo }],
+        llmOutput: llmOutputOf(message),
+      };
     }
     const reply = await callChat({ ...this.#call(messages, options), stream: false }, this.#options(options));
     const message = toAIMessage(reply);
     // `message.text` runs LangChain's content-block translators; a string is its own text.
     const text = typeof message.content === "string" ? message.content : message.text;
-    return { generations: [{ text, message, generationInfo: { finish_reason: reply.finishReason } }], llmOutput: llmOutputOf(message) };
+    return {
+      generations: [{ text, message, generationInfo: { finish_reason: reply.finishReason } }],
+      llmOutput: llmOutputOf(message),
+    };
   }
 
   override async *_streamResponseChunks(
@@ -177,7 +194,8 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
       }
       const text = event.type === "text" ? event.text : "";
       const chunk = new ChatGenerationChunk({ message: toEventChunk(event, id), text });
-      if (event.type === "text") await runManager?.handleLLMNewToken(event.text, undefined, undefined, undefined, undefined, { chunk });
+      if (event.type === "text")
+        await runManager?.handleLLMNewToken(event.text, undefined, undefined, undefined, undefined, { chunk });
       yield chunk;
     }
   }
@@ -199,7 +217,9 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
       ...(tools?.length ? { tools } : {}),
       ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
       ...(options.parallel_tool_calls === undefined ? {} : { parallel_tool_calls: options.parallel_tool_calls }),
-      ...(options.response_format === undefined ? {} : { response_format: toJsonSchemaFormat(options.response_format) }),
+      ...(options.response_format === undefined
+        ? {}
+        : { response_format: toJsonSchemaFormat(options.response_format) }),
       ...(this.maxTokens === undefined ? {} : { max_tokens: this.maxTokens }),
       ...(this.temperature === undefined ? {} : { temperature: this.temperature }),
       ...(this.topP === undefined ? {} : { top_p: this.topP }),
@@ -226,5 +246,13 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
 
 function llmOutputOf(message: BaseMessage): Record<string, unknown> | undefined {
   const usage = (message as AIMessageChunk).usage_metadata;
-  return usage && { tokenUsage: { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, totalTokens: usage.total_tokens } };
+  return (
+    usage && {
+      tokenUsage: {
+        promptTokens: usage.input_tokens,
+        completionTokens: usage.output_tokens,
+        totalTokens: usage.total_tokens,
+      },
+    }
+  );
 }

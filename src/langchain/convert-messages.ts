@@ -31,9 +31,7 @@ export function toWireMessage(message: BaseMessage): Message {
   const type = message.type === "generic" ? (message as BaseMessage & { role: string }).role : message.type;
   const role = ROLES[type];
   if (!role) {
-    throw new ParameterError(
-      `Messages of type "${type}" cannot be sent. Use system, human, ai or tool messages.`,
-    );
+    throw new ParameterError(`Messages of type "${type}" cannot be sent. Use system, human, ai or tool messages.`);
   }
   const name = message.name ? { name: message.name } : {};
   switch (role) {

@@ -30,7 +30,11 @@ function convertTool(tool: BindToolsInput): Tool {
       },
     };
   }
-  return wireTool({ name: requireName(record.name), description: record.description as string | undefined, schema: record.schema ?? record.parameters });
+  return wireTool({
+    name: requireName(record.name),
+    description: record.description as string | undefined,
+    schema: record.schema ?? record.parameters,
+  });
 }
 
 /** Every LangChain `tool_choice` form as the wire's: `auto`, `none`, `required` (also "any"), a
@@ -68,7 +72,9 @@ function requireName(name: unknown): string {
 }
 
 /** A response format whose JSON Schema may be a zod schema (agents pass one), as the wire's. */
-export function toJsonSchemaFormat(format: ChatRequest["response_format"] & { json_schema?: { schema?: unknown } }): ChatRequest["response_format"] {
+export function toJsonSchemaFormat(
+  format: ChatRequest["response_format"] & { json_schema?: { schema?: unknown } },
+): ChatRequest["response_format"] {
   const schema = format?.json_schema?.schema;
   if (format === undefined || schema === undefined) return format;
   return { ...format, json_schema: { ...format.json_schema, schema: toJsonSchema(schema, "response_format") } };

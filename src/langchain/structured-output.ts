@@ -2,7 +2,13 @@ import type { BaseLanguageModelInput } from "@langchain/core/language_models/bas
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { RunnableLambda, type Runnable } from "@langchain/core/runnables";
 import { StructuredOutputError } from "../errors.js";
-import { parseStructured, prepareSchema, structuredRequest, type PreparedSchema, type StructuredOutputMethod } from "../chat/prepare-schema.js";
+import {
+  parseStructured,
+  prepareSchema,
+  structuredRequest,
+  type PreparedSchema,
+  type StructuredOutputMethod,
+} from "../chat/prepare-schema.js";
 
 /** What a model must offer for structured output (ChatGateway implements it). */
 export interface StructuredOutputHost {
@@ -27,7 +33,11 @@ export function structuredOutput<T>(
   const request = structuredRequest(prepared, method, config.strict);
   const bound = model.withConfig(
     method === "functionCalling"
-      ? { tools: request.tools, tool_choice: prepared.name, ls_structured_output_format: { kwargs: { method }, schema: prepared.jsonSchema } }
+      ? {
+          tools: request.tools,
+          tool_choice: prepared.name,
+          ls_structured_output_format: { kwargs: { method }, schema: prepared.jsonSchema },
+        }
       : { response_format: request.response_format },
   );
   const parse = (message: BaseMessage): T => parseReply<T>(message, prepared, method);
@@ -51,8 +61,14 @@ export function parseReply<T>(message: BaseMessage, prepared: PreparedSchema, me
   if (method !== "functionCalling") return parseStructured<T>({ raw: message.text }, prepared, method, model);
   const ai = AIMessage.isInstance(message) ? message : undefined;
   const call = ai?.tool_calls?.find((candidate) => candidate.name === prepared.name);
-  if (call) return parseStructured<T>({ raw: JSON.stringify(call.args), arguments: call.args }, prepared, method, model);
+  if (call)
+    return parseStructured<T>({ raw: JSON.stringify(call.args), arguments: call.args }, prepared, method, model);
   const invalid = ai?.invalid_tool_calls?.find((candidate) => candidate.name === prepared.name);
   const raw = invalid?.args ?? message.text;
-  return parseStructured<T>({ raw, ...(invalid === undefined ? {} : { invalid: invalid.error ?? "bad arguments" }) }, prepared, method, model);
+  return parseStructured<T>(
+    { raw, ...(invalid === undefined ? {} : { invalid: invalid.error ?? "bad arguments" }) },
+    prepared,
+    method,
+    model,
+  );
 }

@@ -20,7 +20,12 @@ export function decodeImage(bytes: Uint8Array): DecodedImage | undefined {
   }
   if (facts.format === "jpeg") {
     try {
-      const decoded = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: 64, maxMemoryUsageInMB: 256 });
+      const decoded = jpeg.decode(bytes, {
+        useTArray: true,
+        formatAsRGBA: true,
+        maxResolutionInMP: 64,
+        maxMemoryUsageInMB: 256,
+      });
       return { facts, raster: { width: decoded.width, height: decoded.height, data: decoded.data } };
     } catch {
       return { facts };

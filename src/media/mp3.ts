@@ -36,8 +36,12 @@ export function probeMp3(bytes: Uint8Array): Mp3Facts | undefined {
     const bitrateIndex = (header >>> 12) & 15;
     const rateIndex = (header >>> 10) & 3;
     const valid =
-      (header & 0xffe00000) >>> 0 === 0xffe00000 && version !== 1 && layer === 1 && bitrateIndex !== 0 &&
-      bitrateIndex !== 15 && rateIndex !== 3;
+      (header & 0xffe00000) >>> 0 === 0xffe00000 &&
+      version !== 1 &&
+      layer === 1 &&
+      bitrateIndex !== 0 &&
+      bitrateIndex !== 15 &&
+      rateIndex !== 3;
     if (!valid) {
       // Junk before the first frame is skipped; junk after it (a trailing tag) ends the stream.
       if (frames > 0) break;

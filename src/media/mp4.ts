@@ -28,9 +28,13 @@ export function probeMp4(bytes: Uint8Array): Mp4Facts | undefined {
   let facts: { -readonly [K in keyof Mp4Facts]: Mp4Facts[K] } = { seconds: duration / timescale };
   for (const trak of allBoxes(view, moov, "trak")) {
     const handler = path(view, trak, ["mdia", "hdlr"]);
-    const kind = handler && handler.start + 12 <= view.length ? view.toString("latin1", handler.start + 8, handler.start + 12) : "";
+    const kind =
+      handler && handler.start + 12 <= view.length
+        ? view.toString("latin1", handler.start + 8, handler.start + 12)
+        : "";
     const stsd = path(view, trak, ["mdia", "minf", "stbl", "stsd"]);
-    const codec = stsd && stsd.start + 16 <= view.length ? view.toString("latin1", stsd.start + 12, stsd.start + 16) : undefined;
+    const codec =
+      stsd && stsd.start + 16 <= view.length ? view.toString("latin1", stsd.start + 12, stsd.start + 16) : undefined;
     if (kind === "vide" && facts.videoCodec === undefined) {
       const tkhd = findBox(view, trak, "tkhd");
       facts = { ...facts, videoCodec: codec, ...(tkhd ? frameSize(view, tkhd) : {}) };

@@ -4,10 +4,22 @@ import { MAX_RASTER_SIDE, type Raster } from "./raster.js";
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
-const DEPTHS: Record<number, readonly number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
+const DEPTHS: Record<number, readonly number[]> = {
+  0: [1, 2, 4, 8, 16],
+  2: [8, 16],
+  3: [1, 2, 4, 8],
+  4: [8, 16],
+  6: [8, 16],
+};
 // Adam7: x start, y start, x step, y step of each of the seven passes.
 const ADAM7 = [
-  [0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2],
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
 ] as const;
 
 interface Header {
@@ -80,7 +92,8 @@ export function decodePng(bytes: Uint8Array): Raster | undefined {
     if (end > view.length) return undefined;
     const type = view.toString("latin1", offset + 4, offset + 8);
     const body = view.subarray(offset + 8, offset + 8 + length);
-    if (crc32(view.subarray(offset + 4, offset + 8 + length)) !== view.readUInt32BE(offset + 8 + length)) return undefined;
+    if (crc32(view.subarray(offset + 4, offset + 8 + length)) !== view.readUInt32BE(offset + 8 + length))
+      return undefined;
     if (type === "IHDR") header = readHeader(body);
     else if (type === "PLTE") extras.palette = body;
     else if (type === "tRNS") extras.transparency = body;
@@ -100,7 +113,10 @@ export function decodePng(bytes: Uint8Array): Raster | undefined {
   if (inflated.length < expected) return undefined;
   const data = new Uint8Array(header.width * header.height * 4);
   // 8-bit RGB(A) without a colour key is most of what clients send: copy bytes instead of sampling.
-  const fastPath = header.depth === 8 && !extras.transparency ? ({ 2: 3, 6: 4 } as Record<number, number>)[header.colorType] : undefined;
+  const fastPath =
+    header.depth === 8 && !extras.transparency
+      ? ({ 2: 3, 6: 4 } as Record<number, number>)[header.colorType]
+      : undefined;
   let offset = 0;
   for (const [passWidth, passHeight, x0, y0, dx, dy] of passes(header)) {
     const rowBytes = Math.ceil((passWidth * bitsPerPixel) / 8);
@@ -134,8 +150,14 @@ function readHeader(body: Buffer): Header | undefined {
     interlaced: body[12] === 1,
   };
   const valid =
-    header.width > 0 && header.height > 0 && header.width <= MAX_RASTER_SIDE && header.height <= MAX_RASTER_SIDE &&
-    (DEPTHS[header.colorType]?.includes(header.depth) ?? false) && body[10] === 0 && body[11] === 0 && body[12]! <= 1;
+    header.width > 0 &&
+    header.height > 0 &&
+    header.width <= MAX_RASTER_SIDE &&
+    header.height <= MAX_RASTER_SIDE &&
+    (DEPTHS[header.colorType]?.includes(header.depth) ?? false) &&
+    body[10] === 0 &&
+    body[11] === 0 &&
+    body[12]! <= 1;
   return valid ? header : undefined;
 }
 
@@ -145,7 +167,10 @@ function passes(header: Header): Array<[number, number, number, number, number, 
   return ADAM7.map(([x0, y0, dx, dy]) => [
     Math.ceil(Math.max(0, header.width - x0) / dx),
     Math.ceil(Math.max(0, header.height - y0) / dy),
-    x0, y0, dx, dy,
+    x0,
+    y0,
+    dx,
+    dy,
   ]);
 }
 

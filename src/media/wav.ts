@@ -48,7 +48,12 @@ export function decodeWav(bytes: Uint8Array): DecodedWav | undefined {
     if (id === "fmt " && body + 16 <= view.length) {
       let code = view.readUInt16LE(body);
       if (code === FORMAT_EXTENSIBLE && size >= 26 && body + 26 <= view.length) code = view.readUInt16LE(body + 24);
-      format = { code, channels: view.readUInt16LE(body + 2), sampleRate: view.readUInt32LE(body + 4), bits: view.readUInt16LE(body + 14) };
+      format = {
+        code,
+        channels: view.readUInt16LE(body + 2),
+        sampleRate: view.readUInt32LE(body + 4),
+        bits: view.readUInt16LE(body + 14),
+      };
     }
     if (id === "data") {
       if (!format) return undefined;
@@ -77,7 +82,13 @@ function readSamples(
       channels[channel]![frame] = read(data, (frame * channelCount + channel) * width);
     }
   }
-  return { sampleRate, bitsPerSample: bits, encoding: code === FORMAT_FLOAT ? "float" : "pcm", channels, seconds: frames / sampleRate };
+  return {
+    sampleRate,
+    bitsPerSample: bits,
+    encoding: code === FORMAT_FLOAT ? "float" : "pcm",
+    channels,
+    seconds: frames / sampleRate,
+  };
 }
 
 function sampleReader(code: number, bits: number): ((data: Buffer, offset: number) => number) | undefined {

@@ -14,11 +14,13 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
     // A name with one public and one private address is refused whole: which one is dialled is not ours to pick.
     for (const { address } of addresses) {
       const kind = privateAddressKind(address);
-      if (kind !== undefined) return callback(new PrivateAddressError(`${hostname} resolves to ${address}, which is ${kind}`), "");
+      if (kind !== undefined)
+        return callback(new PrivateAddressError(`${hostname} resolves to ${address}, which is ${kind}`), "");
     }
     const [first] = addresses;
     if (options.all === true) return callback(null, addresses);
-    if (first === undefined) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), "");
+    if (first === undefined)
+      return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), "");
     return callback(null, first.address, first.family);
   });
 };

@@ -48,7 +48,10 @@ export class RetryBudget {
   exhaustedError(): unknown {
     return (
       this.#lastError ??
-      new SvcFlowError("retry_budget_exhausted", `The retry budget of ${this.maxAttempts} attempts is spent. Raise it or fix the failing calls.`)
+      new SvcFlowError(
+        "retry_budget_exhausted",
+        `The retry budget of ${this.maxAttempts} attempts is spent. Raise it or fix the failing calls.`,
+      )
     );
   }
 }

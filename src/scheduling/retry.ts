@@ -49,7 +49,11 @@ export interface RetryOptions {
  * timeouts; never insufficient_quota, 400 or 401, which the error factory marks non-retryable).
  * The wait is exponential backoff with jitter, and never shorter than the error's Retry-After.
  */
-export async function withRetry<T>(task: (attempt: number) => Promise<T>, policy: RetryPolicy = {}, options: RetryOptions = {}): Promise<T> {
+export async function withRetry<T>(
+  task: (attempt: number) => Promise<T>,
+  policy: RetryPolicy = {},
+  options: RetryOptions = {},
+): Promise<T> {
   const resolved = resolvePolicy(policy);
   const { signal, budget } = options;
   try {
@@ -69,7 +73,12 @@ export async function withRetry<T>(task: (attempt: number) => Promise<T>, policy
 }
 
 /** The retries after a failed first attempt: throws `firstError` when it is not to be retried. */
-async function retry<T>(task: (attempt: number) => Promise<T>, resolved: Readonly<Required<RetryPolicy>>, options: RetryOptions, firstError: unknown): Promise<T> {
+async function retry<T>(
+  task: (attempt: number) => Promise<T>,
+  resolved: Readonly<Required<RetryPolicy>>,
+  options: RetryOptions,
+  firstError: unknown,
+): Promise<T> {
   const { signal, budget, onRetry } = options;
   const sleep = options.sleep ?? abortableSleep;
   let previousDelayMs: number | undefined;
@@ -122,10 +131,13 @@ export function resolvePolicy(policy: RetryPolicy): Readonly<Required<RetryPolic
   }
   if (!(resolved.minDelayMs >= 0)) throw new ConfigError(`Expected minDelayMs to be >= 0, got ${resolved.minDelayMs}.`);
   if (!(resolved.maxDelayMs >= resolved.minDelayMs)) {
-    throw new ConfigError(`Expected maxDelayMs to be >= minDelayMs (${resolved.minDelayMs}), got ${resolved.maxDelayMs}.`);
+    throw new ConfigError(
+      `Expected maxDelayMs to be >= minDelayMs (${resolved.minDelayMs}), got ${resolved.maxDelayMs}.`,
+    );
   }
   if (!(resolved.factor >= 1)) throw new ConfigError(`Expected factor to be >= 1, got ${resolved.factor}.`);
-  if (!(resolved.longRetryAfterS >= 0)) throw new ConfigError(`Expected longRetryAfterS to be >= 0, got ${resolved.longRetryAfterS}.`);
+  if (!(resolved.longRetryAfterS >= 0))
+    throw new ConfigError(`Expected longRetryAfterS to be >= 0, got ${resolved.longRetryAfterS}.`);
   if (!["full", "decorrelated", "none"].includes(resolved.jitter)) {
     throw new ConfigError(`Expected jitter to be "full", "decorrelated" or "none", got "${String(resolved.jitter)}".`);
   }

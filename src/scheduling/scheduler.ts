@@ -43,7 +43,8 @@ export class Scheduler {
   constructor(options: SchedulerOptions = {}) {
     this.#options = options;
     this.#keyLane = createLane("", options);
-    for (const [model, limits] of Object.entries(options.models ?? {})) this.#modelLanes.set(model, createLane(`models.${model}.`, limits));
+    for (const [model, limits] of Object.entries(options.models ?? {}))
+      this.#modelLanes.set(model, createLane(`models.${model}.`, limits));
     if (options.modelDefaults !== undefined) createLane("modelDefaults.", options.modelDefaults);
   }
 
@@ -88,7 +89,11 @@ export class Scheduler {
   }
 
   /** Acquires a slot, runs `task`, and releases the slot however the task ends. */
-  async run<T>(model: string, task: (signal?: AbortSignal) => Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+  async run<T>(
+    model: string,
+    task: (signal?: AbortSignal) => Promise<T>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<T> {
     const slot = await this.acquire(model, options);
     try {
       return await task(options.signal);
@@ -111,8 +116,11 @@ export class Scheduler {
 }
 
 function createLane(prefix: string, limits: LaneLimits): PQueue | undefined {
-  const concurrency = positiveInteger(`${prefix}concurrency`, limits.concurrency ?? Number.POSITIVE_INFINITY, { allowInfinity: true });
-  if (limits.rpm === undefined) return concurrency === Number.POSITIVE_INFINITY ? undefined : new PQueue({ concurrency });
+  const concurrency = positiveInteger(`${prefix}concurrency`, limits.concurrency ?? Number.POSITIVE_INFINITY, {
+    allowInfinity: true,
+  });
+  if (limits.rpm === undefined)
+    return concurrency === Number.POSITIVE_INFINITY ? undefined : new PQueue({ concurrency });
   const rpm = positiveInteger(`${prefix}rpm`, limits.rpm);
   // Strict is a sliding window: a fixed window would allow 2 x rpm across a window boundary.
   return new PQueue({ concurrency, intervalCap: rpm, interval: MINUTE_MS, strict: true });
@@ -142,4 +150,3 @@ function enter(lane: PQueue, signal: AbortSignal | undefined): Promise<() => voi
       });
   });
 }
-

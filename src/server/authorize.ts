@@ -50,10 +50,20 @@ export function authorize(
 
 /** The 401 of a key whose quota is spent. */
 export function sendKeyDeactivated(response: ServerResponse, dialect?: Dialect): void {
-  sendError(response, 401, "key_deactivated", "This API key is deactivated: its quota is spent. Top up the key or use another one.", dialect === undefined ? {} : { dialect });
+  sendError(
+    response,
+    401,
+    "key_deactivated",
+    "This API key is deactivated: its quota is spent. Top up the key or use another one.",
+    dialect === undefined ? {} : { dialect },
+  );
 }
 
-function findAccount(context: GatewayContext, request: IncomingMessage, response: ServerResponse): KeyAccount | undefined {
+function findAccount(
+  context: GatewayContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): KeyAccount | undefined {
   const header = request.headers.authorization;
   const account = header === undefined ? undefined : context.keys.findBearer(header);
   if (account) return account;

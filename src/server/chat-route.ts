@@ -23,7 +23,11 @@ import { sseText } from "./write-sse.js";
 import { simulateChat } from "./simulate/index.js";
 
 /** `POST /v1/chat/completions`: auth, limits, idempotency, validation, faults, simulation, billing, reply. */
-export async function handleChat(context: GatewayContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function handleChat(
+  context: GatewayContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const { requestId, compactId } = deferRequestIds(response);
   const keyed = hasIdempotencyKey(request);
   const admission = authorize(context, request, response, { deferDeactivation: keyed });
@@ -39,7 +43,8 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
   if (!parsed.success) return sendSchemaError(response, parsed.error, context.dialects.forFamily());
   const chat = parsed.data;
   const model = findModel(chat.model);
-  if (!model || !account.allows(model.id)) return sendModelNotFound(response, chat.model, model, context.dialects.forFamily(model?.family));
+  if (!model || !account.allows(model.id))
+    return sendModelNotFound(response, chat.model, model, context.dialects.forFamily(model?.family));
   setBackend(response, model.family);
   const dialect = context.dialects.forFamily(model.family);
 
@@ -69,7 +74,13 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
     const message = `The upstream ${model.id} backend failed (injected fault, status ${fault.status}). Retry with backoff or fall back to another model.`;
     const failure = { status: fault.status, code: "upstream_error", message };
     // Some relays have sent their 200 before the upstream fails, and report it inside the stream.
-    const inStream = chat.stream ? dialect.streamError(failure, { id: `chatcmpl-${compactId}`, created: Math.floor(Date.now() / 1000), model: model.servedAs }) : undefined;
+    const inStream = chat.stream
+      ? dialect.streamError(failure, {
+          id: `chatcmpl-${compactId}`,
+          created: Math.floor(Date.now() / 1000),
+          model: model.servedAs,
+        })
+      : undefined;
     if (inStream) return streamFrames(response, inStream);
     return sendError(response, fault.status, "upstream_error", message, { dialect });
   }
@@ -79,7 +90,10 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
   }
 
   if (!rendered) {
-    const imageLimits = { maxBytes: context.config.limits.maxBodyBytes, allowPrivateAddresses: context.allowPrivateImageURLs };
+    const imageLimits = {
+      maxBytes: context.config.limits.maxBodyBytes,
+      allowPrivateAddresses: context.allowPrivateImageURLs,
+    };
     const seed = hashString(key, context.config.faults.seed);
     try {
       const reply = await simulateChat(chat, model, {
@@ -117,19 +131,27 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
     images: reply.images,
     reasoningTokens: reply.reasoningTokens,
   };
-  const meta: CompletionMeta = { id: `chatcmpl-${compactId}`, created: Math.floor(Date.now() / 1000), model: model.servedAs };
+  const meta: CompletionMeta = {
+    id: `chatcmpl-${compactId}`,
+    created: Math.floor(Date.now() / 1000),
+    model: model.servedAs,
+  };
   const includeUsage = chat.stream_options?.include_usage === true;
   if (dialect !== cleanDialect) {
     const parts = replyParts(reply, promptTokens, meta, chat.model);
     const stream = chat.stream ? dialect.stream(parts, includeUsage) : undefined;
     const text = stream ? sseText(stream.frames, stream.end) : JSON.stringify(dialect.json(parts));
-    const hold = storingHold(quotaHold, idempotency.claim, response, () => (stream ? { kind: "sse-text", text } : { kind: "json", text }));
+    const hold = storingHold(quotaHold, idempotency.claim, response, () =>
+      stream ? { kind: "sse-text", text } : { kind: "json", text },
+    );
     if (stream) return streamDialect(response, { stream, fault, hold, entry });
     return sendJsonReply(response, fault, hold, entry, text);
   }
   // Billed means stored: a repeat of the Idempotency-Key replays exactly what this request sent.
   const hold = storingHold(quotaHold, idempotency.claim, response, () =>
-    chat.stream ? { kind: "sse", events: rendered.chunks(meta, includeUsage).chunks } : { kind: "json", text: rendered.json(meta) },
+    chat.stream
+      ? { kind: "sse", events: rendered.chunks(meta, includeUsage).chunks }
+      : { kind: "json", text: rendered.json(meta) },
   );
 
   if (chat.stream) {
@@ -139,7 +161,13 @@ export async function handleChat(context: GatewayContext, request: IncomingMessa
   sendJsonReply(response, fault, hold, entry, rendered.json(meta));
 }
 
-function sendJsonReply(response: ServerResponse, fault: FaultDecision, hold: QuotaHold, entry: Omit<BilledEntry, "yuan" | "refunded">, text: string): void {
+function sendJsonReply(
+  response: ServerResponse,
+  fault: FaultDecision,
+  hold: QuotaHold,
+  entry: Omit<BilledEntry, "yuan" | "refunded">,
+  text: string,
+): void {
   if (fault.kind === "drop" || response.destroyed) {
     hold.release();
     response.socket?.destroy();
@@ -149,9 +177,18 @@ function sendJsonReply(response: ServerResponse, fault: FaultDecision, hold: Quo
   sendJsonText(response, 200, text);
 }
 
-function sendModelNotFound(response: ServerResponse, requested: string, model: ModelInfo | undefined, dialect: Dialect): void {
+function sendModelNotFound(
+  response: ServerResponse,
+  requested: string,
+  model: ModelInfo | undefined,
+  dialect: Dialect,
+): void {
   const message = model
     ? `This key may not call ${model.id}. GET /v1/models lists the models it may call.`
     : `The model "${requested}" does not exist. Did you mean ${suggestModels(requested).join(", ")}? GET /v1/models lists the models this key may call.`;
-  sendError(response, 404, "model_not_found", message, { param: "model", dialect, ...(model ? { modelNotAllowed: requested } : {}) });
+  sendError(response, 404, "model_not_found", message, {
+    param: "model",
+    dialect,
+    ...(model ? { modelNotAllowed: requested } : {}),
+  });
 }

@@ -17,7 +17,10 @@ const RESPONSE_FORMATS = new Set(["text", "json_object", "json_schema"]);
 export function checkChatRequest(request: ChatRequest, model: ModelInfo): RequestProblem | undefined {
   const { rules, capabilities } = model;
   if (rules.rejectsMaxTokens && request.max_tokens != null) {
-    return invalid("max_tokens", `${model.id} is a reasoning model and does not accept max_tokens. Use max_completion_tokens instead.`);
+    return invalid(
+      "max_tokens",
+      `${model.id} is a reasoning model and does not accept max_tokens. Use max_completion_tokens instead.`,
+    );
   }
   for (const param of ["temperature", "top_p"] as const) {
     const value = request[param];
@@ -27,18 +30,25 @@ export function checkChatRequest(request: ChatRequest, model: ModelInfo): Reques
     }
     if (value < 0 || value > 1) return invalid(param, `${param} must be between 0 and 1, got ${value}.`);
   }
-  if (request.n != null && request.n !== 1) return invalid("n", "Only n = 1 is supported. Send one request per completion.");
+  if (request.n != null && request.n !== 1)
+    return invalid("n", "Only n = 1 is supported. Send one request per completion.");
   if (request.tools?.length && !capabilities.tools) {
     return invalid("tools", `${model.id} does not support tool calling. Remove tools or use a chat model.`);
   }
   const toolProblem = checkToolChoice(request);
   if (toolProblem) return toolProblem;
   if (request.response_format && !RESPONSE_FORMATS.has(request.response_format.type)) {
-    return invalid("response_format.type", `response_format.type must be text, json_object or json_schema, got "${request.response_format.type}".`);
+    return invalid(
+      "response_format.type",
+      `response_format.type must be text, json_object or json_schema, got "${request.response_format.type}".`,
+    );
   }
   for (const [index, message] of request.messages.entries()) {
     if (message.role === "tool" && !message.tool_call_id) {
-      return invalid(`messages[${index}].tool_call_id`, "A message with role tool needs the tool_call_id of the call it answers.");
+      return invalid(
+        `messages[${index}].tool_call_id`,
+        "A message with role tool needs the tool_call_id of the call it answers.",
+      );
     }
     if (!Array.isArray(message.content)) continue;
     for (const [partIndex, part] of message.content.entries()) {

@@ -12,7 +12,9 @@ export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 const modelId = z.string().superRefine((id, context) => {
   if (id !== "*" && !findModel(id)) {
-    const hints = suggestModels(id).map((hint) => `"${hint}"`).join(", ");
+    const hints = suggestModels(id)
+      .map((hint) => `"${hint}"`)
+      .join(", ");
     context.addIssue({ code: "custom", message: `Unknown model "${id}". Did you mean ${hints}?` });
   }
 });
@@ -82,15 +84,23 @@ export const musicConfigSchema = z
 
 const dialectName = z.string().superRefine((name, context) => {
   if (!(DIALECT_NAMES as string[]).includes(name)) {
-    context.addIssue({ code: "custom", message: `Unknown dialect "${name}". Known dialects: ${DIALECT_NAMES.join(", ")}.` });
+    context.addIssue({
+      code: "custom",
+      message: `Unknown dialect "${name}". Known dialects: ${DIALECT_NAMES.join(", ")}.`,
+    });
   }
 }) as unknown as z.ZodType<DialectName>;
 
 /** `dialect:` one relay dialect for every reply, or one per model family (unnamed families speak clean). */
-export const dialectSettingSchema = z.union([
-  dialectName,
-  z.object({ alpha: dialectName.optional(), beta: dialectName.optional(), gamma: dialectName.optional() }).strict(),
-], { error: `Expected a dialect name (${DIALECT_NAMES.join(", ")}) or a map from family (alpha, beta, gamma) to a dialect name.` });
+export const dialectSettingSchema = z.union(
+  [
+    dialectName,
+    z.object({ alpha: dialectName.optional(), beta: dialectName.optional(), gamma: dialectName.optional() }).strict(),
+  ],
+  {
+    error: `Expected a dialect name (${DIALECT_NAMES.join(", ")}) or a map from family (alpha, beta, gamma) to a dialect name.`,
+  },
+);
 
 /** The local gateway's configuration (DESIGN.md section 3); every field is optional. */
 export const gatewayConfigSchema = z

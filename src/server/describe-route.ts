@@ -6,7 +6,11 @@ import { NOT_OFFERED } from "./not-offered-route.js";
 export const API_VERSION = "2026-07-15";
 
 const ENDPOINTS = [
-  ["POST", "/v1/chat/completions", "Chat completion: messages, tools, vision, audio/video (gamma-2.5), image generation, SSE streaming"],
+  [
+    "POST",
+    "/v1/chat/completions",
+    "Chat completion: messages, tools, vision, audio/video (gamma-2.5), image generation, SSE streaming",
+  ],
   ["GET", "/v1/models", "The models the presented key may call"],
   ["POST", `/musicapi/api/${MUSIC_PATHS.generate}`, "Music generation: prompt, make_instrumental; yields 2 clips (¥2)"],
   ["GET", `/musicapi/api/${MUSIC_PATHS.get}?ids=a,b`, "Clips; audio_url once complete"],
@@ -40,7 +44,10 @@ function escapeHtml(text: string): string {
 }
 
 function html(rootURL: string): string {
-  const rows = ENDPOINTS.map(([method, path, summary]) => `<tr><td>${method}</td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(summary)}</td></tr>`).join("\n");
+  const rows = ENDPOINTS.map(
+    ([method, path, summary]) =>
+      `<tr><td>${method}</td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(summary)}</td></tr>`,
+  ).join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>svc-flow local gateway ${API_VERSION}</title></head>
 <body>

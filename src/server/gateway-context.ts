@@ -35,7 +35,9 @@ export class GatewayContext {
     this.prices = mergePrices(config.prices);
     this.faults = new FaultInjector(config.faults);
     // A refunded music call was in effect not billed, so a repeat of its key must run again.
-    this.music = new MusicStore(config.music, config.faults.seed, (owner, requestId) => this.idempotency.forget(owner, requestId));
+    this.music = new MusicStore(config.music, config.faults.seed, (owner, requestId) =>
+      this.idempotency.forget(owner, requestId),
+    );
   }
 
   /** A snapshot of every key's bookkeeping. */

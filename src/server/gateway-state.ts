@@ -13,7 +13,14 @@ export const GATEWAY_STATE_FILE = "gateway-state.jsonl";
 
 type StateRecord =
   | { readonly type: "billed"; readonly key: string; readonly entry: BilledEntry }
-  | { readonly type: "stored"; readonly key: string; readonly idempotencyKey: string; readonly fingerprint: string; readonly response: StoredResponse; readonly expiresAt: number }
+  | {
+      readonly type: "stored";
+      readonly key: string;
+      readonly idempotencyKey: string;
+      readonly fingerprint: string;
+      readonly response: StoredResponse;
+      readonly expiresAt: number;
+    }
   | { readonly type: "music-job"; readonly key: string; readonly job: MusicJobRecord };
 
 /**
@@ -38,7 +45,8 @@ export function keepGatewayState(context: GatewayContext, stateDir: string, keys
     const account = accounts.get(record.key);
     if (!account) continue;
     if (record.type === "stored") context.idempotency.restore(account, record.idempotencyKey, record);
-    if (record.type === "music-job") context.music.restore(account, record.job, (data) => withRender(data, account, context.music));
+    if (record.type === "music-job")
+      context.music.restore(account, record.job, (data) => withRender(data, account, context.music));
   }
   const append = (record: StateRecord) => appendFileSync(file, `${JSON.stringify(record)}\n`);
   for (const [id, account] of accounts) {

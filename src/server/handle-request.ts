@@ -37,7 +37,12 @@ async function route(context: GatewayContext, request: IncomingMessage, response
   }
   if (path === "/v1/models" || path.startsWith("/v1/models/")) {
     if (method !== "GET") return methodNotAllowed(request, response, "GET");
-    return handleModels(context, request, response, path === "/v1/models" ? undefined : path.slice("/v1/models/".length));
+    return handleModels(
+      context,
+      request,
+      response,
+      path === "/v1/models" ? undefined : path.slice("/v1/models/".length),
+    );
   }
   if (path.startsWith(MUSIC_PREFIX)) {
     const query = new URLSearchParams(queryAt === -1 ? "" : url.slice(queryAt + 1));

@@ -69,7 +69,13 @@ export class IdempotencyStore {
   readonly #now: () => number;
   readonly #spaces = new Map<KeyAccount, KeySpace>();
   /** Told of every stored response (a gateway with a state folder writes it down). */
-  onStored: ((account: KeyAccount, key: string, record: { fingerprint: string; response: StoredResponse; expiresAt: number }) => void) | undefined;
+  onStored:
+    | ((
+        account: KeyAccount,
+        key: string,
+        record: { fingerprint: string; response: StoredResponse; expiresAt: number },
+      ) => void)
+    | undefined;
 
   constructor(limits: IdempotencyLimits = IDEMPOTENCY_LIMITS, now: () => number = Date.now) {
     this.#limits = limits;
@@ -81,11 +87,19 @@ export class IdempotencyStore {
    * for it, then replays its response or (when it was not billed) takes the claim itself; resolves
    * undefined when `gone` resolves first (the waiting client left).
    */
-  async begin(account: KeyAccount, key: string, fingerprint: string, gone: Promise<void>): Promise<IdempotencyLookup | undefined> {
+  async begin(
+    account: KeyAccount,
+    key: string,
+    fingerprint: string,
+    gone: Promise<void>,
+  ): Promise<IdempotencyLookup | undefined> {
     const space = this.#space(account);
     for (;;) {
       const stored = this.#stored(space, key);
-      if (stored) return stored.fingerprint === fingerprint ? { kind: "replay", response: stored.response } : { kind: "conflict" };
+      if (stored)
+        return stored.fingerprint === fingerprint
+          ? { kind: "replay", response: stored.response }
+          : { kind: "conflict" };
       const pending = space.pending.get(key);
       if (!pending) return { kind: "claimed", claim: this.#claim(account, space, key, fingerprint) };
       if (pending.fingerprint !== fingerprint) return { kind: "conflict" };
@@ -104,7 +118,11 @@ export class IdempotencyStore {
   }
 
   /** Keeps a response an earlier gateway stored (read back from its state folder); an expired one is dropped. */
-  restore(account: KeyAccount, key: string, record: { fingerprint: string; response: StoredResponse; expiresAt: number }): void {
+  restore(
+    account: KeyAccount,
+    key: string,
+    record: { fingerprint: string; response: StoredResponse; expiresAt: number },
+  ): void {
     if (record.expiresAt <= this.#now()) return;
     const space = this.#space(account);
     const bytes = bodyBytes(record.response);

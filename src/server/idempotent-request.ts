@@ -49,7 +49,8 @@ export async function applyIdempotencyKey(
   const lookup = await context.idempotency.begin(account, key, fingerprintOf(path, body), gone);
   if (lookup === undefined) return DONE;
   if (lookup.kind === "conflict") {
-    const message = "This Idempotency-Key was already used for a different request (another body or endpoint). Send a new key for a new request; repeat the key only with the identical request.";
+    const message =
+      "This Idempotency-Key was already used for a different request (another body or endpoint). Send a new key for a new request; repeat the key only with the identical request.";
     sendError(response, 422, "idempotency_key_reused", message, { param: "Idempotency-Key" });
     return DONE;
   }
@@ -70,7 +71,12 @@ export function withoutIdempotencyKey(account: KeyAccount, response: ServerRespo
 }
 
 /** A hold that, once committed (billed), stores the response `body` gives for replays under `claim`. */
-export function storingHold(hold: QuotaHold, claim: IdempotencyClaim | undefined, response: ServerResponse, body: () => StoredResponse["body"]): QuotaHold {
+export function storingHold(
+  hold: QuotaHold,
+  claim: IdempotencyClaim | undefined,
+  response: ServerResponse,
+  body: () => StoredResponse["body"],
+): QuotaHold {
   if (claim === undefined) return hold;
   return {
     commit: (entry) => {
@@ -83,7 +89,12 @@ export function storingHold(hold: QuotaHold, claim: IdempotencyClaim | undefined
 }
 
 /** Stores a billed response under `claim`, with the id headers of `response`. */
-export function storeResponse(claim: IdempotencyClaim | undefined, response: ServerResponse, requestId: string, body: StoredResponse["body"]): void {
+export function storeResponse(
+  claim: IdempotencyClaim | undefined,
+  response: ServerResponse,
+  requestId: string,
+  body: StoredResponse["body"],
+): void {
   if (claim === undefined) return;
   claim.store({ requestId, headers: idHeaders(response), body });
 }

@@ -112,7 +112,8 @@ export class KeyAccount {
    */
   hold(yuan: number, mustCoverYuan = yuan): QuotaHold | undefined {
     const amount = roundYuan(yuan);
-    if (this.quota !== null && roundYuan(mustCoverYuan) > roundYuan(this.quota - this.#spent - this.#held)) return undefined;
+    if (this.quota !== null && roundYuan(mustCoverYuan) > roundYuan(this.quota - this.#spent - this.#held))
+      return undefined;
     this.#held = roundYuan(this.#held + amount);
     let settled = false;
     const account = this;

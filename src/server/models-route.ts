@@ -17,7 +17,12 @@ function modelObject(model: ModelInfo) {
 const lists = new WeakMap<KeyAccount, string>();
 
 /** `GET /v1/models` (the models the key may call) and `GET /v1/models/{id}`. */
-export function handleModels(context: GatewayContext, request: IncomingMessage, response: ServerResponse, id?: string): void {
+export function handleModels(
+  context: GatewayContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  id?: string,
+): void {
   assignRequestIds(response);
   const admission = authorize(context, request, response);
   if (!admission) return;
@@ -25,17 +30,28 @@ export function handleModels(context: GatewayContext, request: IncomingMessage, 
   if (id === undefined) {
     let text = lists.get(account);
     if (text === undefined) {
-      const data = listModels().filter((model) => account.allows(model.id)).map(modelObject);
+      const data = listModels()
+        .filter((model) => account.allows(model.id))
+        .map(modelObject);
       text = JSON.stringify({ object: "list", data });
       lists.set(account, text);
     }
-    response.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
+    response.writeHead(200, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(text),
+    });
     response.end(text);
     return;
   }
   const model = findModel(decodeURIComponent(id));
   if (!model || !account.allows(model.id)) {
-    sendError(response, 404, "model_not_found", `The model "${id}" does not exist or this key may not call it. GET /v1/models lists the models it may call.`, { param: "model" });
+    sendError(
+      response,
+      404,
+      "model_not_found",
+      `The model "${id}" does not exist or this key may not call it. GET /v1/models lists the models it may call.`,
+      { param: "model" },
+    );
     return;
   }
   sendJson(response, 200, modelObject(model));

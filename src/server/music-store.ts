@@ -41,7 +41,9 @@ export interface MusicJobRecord {
   readonly fails: boolean;
   /** When its clips complete, in ms since the epoch. */
   readonly completeAt: number;
-  readonly clips: ReadonlyArray<ClipData & { readonly id: string; readonly audioId: string; readonly createdAt: string }>;
+  readonly clips: ReadonlyArray<
+    ClipData & { readonly id: string; readonly audioId: string; readonly createdAt: string }
+  >;
 }
 
 /** One billed call that made clips. */
@@ -86,7 +88,16 @@ export class MusicStore {
   /** Starts a billed job; its clips complete (or fail and are refunded) after completeAfterMs. */
   submit(owner: KeyAccount, requestId: string, credits: number, specs: readonly ClipSpec[]): ClipRecord[] {
     const createdAt = new Date().toISOString();
-    const clips = specs.map((spec): ClipRecord => ({ ...spec, id: randomUUID(), audioId: randomUUID(), owner, createdAt, status: "submitted" }));
+    const clips = specs.map(
+      (spec): ClipRecord => ({
+        ...spec,
+        id: randomUUID(),
+        audioId: randomUUID(),
+        owner,
+        createdAt,
+        status: "submitted",
+      }),
+    );
     const fails = this.#random() < this.#config.failRate;
     const completeAt = Date.now() + this.#config.completeAfterMs;
     this.onSubmitted?.(owner, { requestId, credits, fails, completeAt, clips: clips.map(clipData) });
@@ -156,7 +167,9 @@ export class MusicStore {
   }
 
   #finish(job: Job): void {
-    let failure = job.fails ? "The music service failed to generate this clip; the call was refunded. Submit it again." : undefined;
+    let failure = job.fails
+      ? "The music service failed to generate this clip; the call was refunded. Submit it again."
+      : undefined;
     if (!failure) {
       try {
         for (const clip of job.clips) this.audioOf(clip);
@@ -182,7 +195,14 @@ export class MusicStore {
 function clipData(clip: ClipRecord): MusicJobRecord["clips"][number] {
   const { id, audioId, createdAt, type, prompt, title, tags, instrumental, parentId, stem, continueAtS } = clip;
   return {
-    id, audioId, createdAt, type, prompt, title, tags, instrumental,
+    id,
+    audioId,
+    createdAt,
+    type,
+    prompt,
+    title,
+    tags,
+    instrumental,
     ...(parentId === undefined ? {} : { parentId }),
     ...(stem === undefined ? {} : { stem }),
     ...(continueAtS === undefined ? {} : { continueAtS }),

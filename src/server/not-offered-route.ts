@@ -13,7 +13,12 @@ export const NOT_OFFERED: Readonly<Record<string, string>> = {
 };
 
 /** Answers 404 not_offered for an endpoint the gateway does not have, so clients stop expecting it. */
-export function handleNotOffered(context: GatewayContext, request: IncomingMessage, response: ServerResponse, what: string): void {
+export function handleNotOffered(
+  context: GatewayContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  what: string,
+): void {
   assignRequestIds(response);
   if (!authorize(context, request, response)) return;
   // The body is not needed; discarding it keeps the connection usable.

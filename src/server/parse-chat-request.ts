@@ -89,7 +89,8 @@ function messageInOrder(message: Message): boolean {
       if (inner && !ordered((part as unknown as Record<string, object>)[part.type]!, inner)) return false;
     }
   }
-  for (const call of message.tool_calls ?? []) if (!ordered(call, TOOL_CALL) || !ordered(call.function, TOOL_CALL_FUNCTION)) return false;
+  for (const call of message.tool_calls ?? [])
+    if (!ordered(call, TOOL_CALL) || !ordered(call.function, TOOL_CALL_FUNCTION)) return false;
   return true;
 }
 

@@ -39,7 +39,11 @@ export interface BodyLimits {
  * resolves undefined then. A body still arriving at the deadline gets 408 and the connection is
  * closed, which frees the request's concurrency slot (a trickled body would otherwise hold it).
  */
-export function readJsonBody(request: IncomingMessage, response: ServerResponse, limits: BodyLimits): Promise<JsonBody | undefined> {
+export function readJsonBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  limits: BodyLimits,
+): Promise<JsonBody | undefined> {
   const maxBytes = limits.maxBodyBytes;
   return new Promise((resolve) => {
     if (declaresTooLarge(request, maxBytes)) {
@@ -55,7 +59,13 @@ export function readJsonBody(request: IncomingMessage, response: ServerResponse,
       chunks.length = 0;
       // The rest of the body will not be read: answer, then cut the connection.
       response.once("finish", () => request.socket.destroy());
-      sendError(response, 408, "request_timeout", `The request body did not arrive within ${limits.bodyTimeoutMs} ms. Send it at once, or raise limits.bodyTimeoutMs.`, { close: true });
+      sendError(
+        response,
+        408,
+        "request_timeout",
+        `The request body did not arrive within ${limits.bodyTimeoutMs} ms. Send it at once, or raise limits.bodyTimeoutMs.`,
+        { close: true },
+      );
       resolve(undefined);
     }, limits.bodyTimeoutMs);
     deadline.unref();

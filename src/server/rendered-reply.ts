@@ -47,7 +47,12 @@ function chunkHead(meta: CompletionMeta): string {
 }
 
 function toolCallOf(call: SimulatedToolCall) {
-  return { ...call.extra, id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } };
+  return {
+    ...call.extra,
+    id: call.id,
+    type: "function" as const,
+    function: { name: call.name, arguments: call.arguments },
+  };
 }
 
 /**
@@ -186,10 +191,18 @@ export class RenderedReply {
     this.reply.toolCalls.forEach((call, index) => {
       const { function: fn, ...fields } = toolCallOf(call);
       starts.push(pieces.length);
-      pieces.push(CHOICE_OPEN, JSON.stringify({ tool_calls: [{ index, ...fields, function: { name: fn.name, arguments: "" } }] }), CHOICE_CLOSE);
+      pieces.push(
+        CHOICE_OPEN,
+        JSON.stringify({ tool_calls: [{ index, ...fields, function: { name: fn.name, arguments: "" } }] }),
+        CHOICE_CLOSE,
+      );
       for (const fragment of splitArguments(fn.arguments)) {
         starts.push(pieces.length);
-        pieces.push(`{"index":0,"delta":{"tool_calls":[{"index":${index},"function":{"arguments":`, JSON.stringify(fragment), ARGUMENTS_CLOSE);
+        pieces.push(
+          `{"index":0,"delta":{"tool_calls":[{"index":${index},"function":{"arguments":`,
+          JSON.stringify(fragment),
+          ARGUMENTS_CLOSE,
+        );
       }
     });
     const finishIndex = starts.length;

@@ -99,14 +99,26 @@ export function writeHeadWithIds(response: ServerResponse, status: number, heade
   }
   // Left in place: a response stored for replay after its head went out still finds its ids.
   const { requestId, auditId, backendId } = ID_HEADERS;
-  response.writeHead(status, [requestId, pending.requestId, auditId, pending.auditId, backendId, pending.backendId, ...headers]);
+  response.writeHead(status, [
+    requestId,
+    pending.requestId,
+    auditId,
+    pending.auditId,
+    backendId,
+    pending.backendId,
+    ...headers,
+  ]);
 }
 
 /** The id headers of a response, pending or set, by name (for storing a response to replay). */
 export function idHeaders(response: ServerResponse): Record<string, string> {
   const pending = (response as Deferring)[PENDING];
   if (pending) {
-    return { [ID_HEADERS.requestId]: pending.requestId, [ID_HEADERS.auditId]: pending.auditId, [ID_HEADERS.backendId]: pending.backendId };
+    return {
+      [ID_HEADERS.requestId]: pending.requestId,
+      [ID_HEADERS.auditId]: pending.auditId,
+      [ID_HEADERS.backendId]: pending.backendId,
+    };
   }
   const headers: Record<string, string> = {};
   for (const name of Object.values(ID_HEADERS)) {

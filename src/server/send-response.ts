@@ -48,7 +48,12 @@ export function sendError(
   }
   const headers: (string | number)[] = [];
   if (options.retryAfterS !== undefined) {
-    headers.push("retry-after", String(options.retryAfterS), "retry-after-ms", String(Math.round(options.retryAfterS * 1000)));
+    headers.push(
+      "retry-after",
+      String(options.retryAfterS),
+      "retry-after-ms",
+      String(Math.round(options.retryAfterS * 1000)),
+    );
   }
   // Clients of the wire format (the openai SDK) retry every 429 unless told otherwise; an
   // exhausted quota or a bad key will not get better by retrying.
@@ -76,9 +81,14 @@ export function sendSchemaError(response: ServerResponse, error: z.ZodError, dia
   const message = missing
     ? `Missing required field ${param}. See the chat completion request format.`
     : `Invalid ${param || "request"}: ${issue?.message ?? "does not match the request format"}.`;
-  sendError(response, 400, "invalid_parameter", message, { param: param || undefined, ...(dialect === undefined ? {} : { dialect }) });
+  sendError(response, 400, "invalid_parameter", message, {
+    param: param || undefined,
+    ...(dialect === undefined ? {} : { dialect }),
+  });
 }
 
 function formatParam(path: readonly PropertyKey[]): string {
-  return path.map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`)).join("");
+  return path
+    .map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`))
+    .join("");
 }

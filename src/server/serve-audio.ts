@@ -6,9 +6,20 @@ import { sendError } from "./send-response.js";
  * `GET {root}/musicapi/audio/{id}.wav`: a completed clip's audio. No key is needed (an audio
  * player cannot send one); the id is an unguessable UUID. Byte ranges are served for seeking.
  */
-export function serveAudio(context: GatewayContext, request: IncomingMessage, response: ServerResponse, file: string): void {
+export function serveAudio(
+  context: GatewayContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  file: string,
+): void {
   const audio = context.music.audio(file.replace(/\.wav$/, ""));
-  if (!audio) return sendError(response, 404, "not_found", "No audio here: the clip is unknown or not complete yet. Poll get until audio_url is set.");
+  if (!audio)
+    return sendError(
+      response,
+      404,
+      "not_found",
+      "No audio here: the clip is unknown or not complete yet. Poll get until audio_url is set.",
+    );
   const headers = { "content-type": "audio/wav", "accept-ranges": "bytes", "cache-control": "private, max-age=3600" };
   const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? "");
   let start = 0;
@@ -25,7 +36,11 @@ export function serveAudio(context: GatewayContext, request: IncomingMessage, re
       response.end();
       return;
     }
-    response.writeHead(206, { ...headers, "content-range": `bytes ${start}-${end}/${audio.length}`, "content-length": end - start + 1 });
+    response.writeHead(206, {
+      ...headers,
+      "content-range": `bytes ${start}-${end}/${audio.length}`,
+      "content-length": end - start + 1,
+    });
   } else {
     response.writeHead(200, { ...headers, "content-length": audio.length });
   }

@@ -21,7 +21,7 @@ export function splitContent(text: string): string[] {
     // A segment is what `/\s*\S+|\s+/g` matches: spaces and the word after them, or trailing spaces.
     const segmentEnd = endOfSegment(text, segmentStart);
     const length = segmentEnd - segmentStart;
-    const size = length > LONG_RUN ? LONG_PIECE : length > SHORT_RUN ? SHORT_RUN : length;
+    const size = length > LONG_RUN ? LONG_PIECE : Math.min(length, SHORT_RUN);
     for (let pieceStart = segmentStart; pieceStart < segmentEnd; ) {
       const pieceEnd = endOfPiece(text, pieceStart, segmentEnd, size);
       words++;

@@ -51,7 +51,12 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   // whoever reaches it, so private addresses are refused unless the caller opts in.
   const allowPrivateImageURLs = options.allowPrivateImageURLs ?? isLoopbackHost(host);
   const context = new GatewayContext(config, { allowPrivateImageURLs });
-  if (options.stateDir !== undefined) keepGatewayState(context, options.stateDir, effectiveKeys(config).map((key) => key.key));
+  if (options.stateDir !== undefined)
+    keepGatewayState(
+      context,
+      options.stateDir,
+      effectiveKeys(config).map((key) => key.key),
+    );
   const handler = createRequestHandler(context);
   const server = createServer({ keepAliveTimeout: 65_000 }, handler);
   // An oversized upload announced with `Expect: 100-continue` (curl does this) is refused before

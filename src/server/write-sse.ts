@@ -15,7 +15,14 @@ export function sseText(frames: readonly SseFrame[], end: SseEnd | false = false
   return end === "done" ? `${text}data: [DONE]\n\n` : text;
 }
 
-const SSE_HEAD: readonly string[] = ["content-type", "text/event-stream; charset=utf-8", "cache-control", "no-cache", "x-accel-buffering", "no"];
+const SSE_HEAD: readonly string[] = [
+  "content-type",
+  "text/event-stream; charset=utf-8",
+  "cache-control",
+  "no-cache",
+  "x-accel-buffering",
+  "no",
+];
 
 /** Writes a server-sent-event stream; every SSE byte the gateway sends goes through here. */
 export class SseWriter {

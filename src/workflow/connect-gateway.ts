@@ -37,7 +37,8 @@ export function configuredGateway(options: ConnectGatewayOptions = {}): GatewayC
   const baseURL = options.baseURL ?? nonEmpty(env.SVC_BASE_URL);
   const apiKey = options.apiKey ?? nonEmpty(env.SVC_API_KEY);
   if (baseURL !== undefined) {
-    if (apiKey === undefined) throw new ConfigError("SVC_API_KEY is not set. Pass apiKey or set SVC_API_KEY.", { code: "missing_api_key" });
+    if (apiKey === undefined)
+      throw new ConfigError("SVC_API_KEY is not set. Pass apiKey or set SVC_API_KEY.", { code: "missing_api_key" });
     return { baseURL, apiKey, local: false, close: async () => undefined };
   }
   if (apiKey !== undefined) {

@@ -7,12 +7,17 @@ import type { InputSpec } from "./schema/workflow-schema.js";
 export function inputProblem(spec: InputSpec, value: unknown): string | undefined {
   const type = spec.type ?? "string";
   const fits =
-    type === "string" || type === "items" ? typeof value === "string"
-    : type === "number" ? typeof value === "number" && Number.isFinite(value)
-    : type === "integer" ? Number.isInteger(value)
-    : type === "boolean" ? typeof value === "boolean"
-    : type === "array" ? Array.isArray(value)
-    : isPlainObject(value);
+    type === "string" || type === "items"
+      ? typeof value === "string"
+      : type === "number"
+        ? typeof value === "number" && Number.isFinite(value)
+        : type === "integer"
+          ? Number.isInteger(value)
+          : type === "boolean"
+            ? typeof value === "boolean"
+            : type === "array"
+              ? Array.isArray(value)
+              : isPlainObject(value);
   if (!fits) return `expected ${type === "integer" ? "an" : "a"} ${type}, got ${JSON.stringify(value)}`;
   if (spec.enum !== undefined && !spec.enum.some((option) => option === value)) {
     return `expected one of ${spec.enum.map((option) => JSON.stringify(option)).join(", ")}, got ${JSON.stringify(value)}`;
@@ -24,12 +29,17 @@ export function inputProblem(spec: InputSpec, value: unknown): string | undefine
  * The run's input values: given values (strings from `--input k=v` are converted to the declared type),
  * then defaults. Unknown names, missing required inputs and ill-typed values are one ConfigError.
  */
-export function resolveInputs(specs: Readonly<Record<string, InputSpec>> = {}, given: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
+export function resolveInputs(
+  specs: Readonly<Record<string, InputSpec>> = {},
+  given: Readonly<Record<string, unknown>> = {},
+): Record<string, unknown> {
   const problems: string[] = [];
   const names = Object.keys(specs);
   for (const name of Object.keys(given)) {
     if (!Object.hasOwn(specs, name)) {
-      problems.push(`Unknown input "${name}". ${didYouMean(name, names)}${names.length > 0 ? `Inputs: ${names.join(", ")}.` : "The workflow declares no inputs."}`);
+      problems.push(
+        `Unknown input "${name}". ${didYouMean(name, names)}${names.length > 0 ? `Inputs: ${names.join(", ")}.` : "The workflow declares no inputs."}`,
+      );
     }
   }
   const values: Record<string, unknown> = {};
@@ -52,7 +62,8 @@ export function resolveInputs(specs: Readonly<Record<string, InputSpec>> = {}, g
 function convert(spec: InputSpec, raw: unknown): unknown {
   if (typeof raw !== "string") return raw;
   const type = spec.type ?? "string";
-  if (type === "number" || type === "integer") return raw.trim() === "" ? raw : Number.isNaN(Number(raw)) ? raw : Number(raw);
+  if (type === "number" || type === "integer")
+    return raw.trim() === "" ? raw : Number.isNaN(Number(raw)) ? raw : Number(raw);
   if (type === "boolean") return raw === "true" ? true : raw === "false" ? false : raw;
   if (type === "array" || type === "object") {
     try {

@@ -43,11 +43,13 @@ export function neededCapabilities(step: LeafStep): NeededCapability[] {
 
 /** Which models a model-calling step tries: its own, else the defaults; inherited fallbacks that cannot serve it are dropped. */
 export function planModels(step: LeafStep, defaults: Defaults = {}): ModelPlan {
-  if (step.uses !== "chat" && step.uses !== "agent" && step.uses !== "image") return { modelFrom: "step", fallbacks: [], dropped: [] };
+  if (step.uses !== "chat" && step.uses !== "agent" && step.uses !== "image")
+    return { modelFrom: "step", fallbacks: [], dropped: [] };
   const own = step.with.model;
   const fallbackDefault = step.uses === "image" ? undefined : defaults.fallbacks;
   const model = own ?? (step.uses === "image" ? (defaults.imageModel ?? DEFAULT_IMAGE_MODEL) : defaults.model);
-  const modelFrom = own !== undefined ? "step" : step.uses === "image" && defaults.imageModel === undefined ? "built-in" : "defaults";
+  const modelFrom =
+    own !== undefined ? "step" : step.uses === "image" && defaults.imageModel === undefined ? "built-in" : "defaults";
   if (step.with.fallbacks !== undefined || fallbackDefault === undefined) {
     return { model, modelFrom, fallbacks: step.with.fallbacks ?? [], dropped: [] };
   }
@@ -72,7 +74,9 @@ export function missingCapability(model: string, needs: readonly NeededCapabilit
 
 /** `Model "x" has no audio input. Models with it: a, b.` */
 export function capabilityMessage(model: string, need: NeededCapability): string {
-  const able = listModels().filter((info: ModelInfo) => info.capabilities[need]).map((info) => info.id);
+  const able = listModels()
+    .filter((info: ModelInfo) => info.capabilities[need])
+    .map((info) => info.id);
   return `Model "${model}" has no ${WHAT[need]}; models with it: ${able.join(", ")}.`;
 }
 

@@ -26,7 +26,9 @@ export class WorkflowError extends ConfigError {
 /** `file:line:column path: message`, the form editors and terminals turn into links. */
 export function formatIssue(issue: WorkflowIssue): string {
   const where = issue.line > 0 ? `${issue.file}:${issue.line}:${issue.column}` : issue.file;
-  return issue.path.length === 0 ? `${where}: ${issue.message}` : `${where} ${formatPath(issue.path)}: ${issue.message}`;
+  return issue.path.length === 0
+    ? `${where}: ${issue.message}`
+    : `${where} ${formatPath(issue.path)}: ${issue.message}`;
 }
 
 function describe(issues: readonly WorkflowIssue[]): string {

@@ -5,7 +5,13 @@ export type RunStatus = "done" | "stopped" | "failed" | "waiting";
 
 /** Progress of a run, for a live display or a log; `key` names a step instance (`posters[2].poster`). */
 export type WorkflowEvent =
-  | { readonly type: "run-started"; readonly runId: string; readonly runDir: string; readonly resumed: boolean; readonly steps: number }
+  | {
+      readonly type: "run-started";
+      readonly runId: string;
+      readonly runDir: string;
+      readonly resumed: boolean;
+      readonly steps: number;
+    }
   | { readonly type: "step-started"; readonly key: string; readonly id: string; readonly kind: string }
   | {
       readonly type: "step-finished";
@@ -40,6 +46,17 @@ export type WorkflowEvent =
       readonly failed: number;
       readonly total: number;
     }
-  | { readonly type: "cost"; readonly spentYuan: number; readonly heldYuan: number; readonly maxYuan?: number; readonly unpriced: number }
+  | {
+      readonly type: "cost";
+      readonly spentYuan: number;
+      readonly heldYuan: number;
+      readonly maxYuan?: number;
+      readonly unpriced: number;
+    }
   | { readonly type: "warning"; readonly key?: string; readonly message: string }
-  | { readonly type: "run-finished"; readonly status: RunStatus; readonly runDir: string; readonly error?: ErrorSummary };
+  | {
+      readonly type: "run-finished";
+      readonly status: RunStatus;
+      readonly runDir: string;
+      readonly error?: ErrorSummary;
+    };

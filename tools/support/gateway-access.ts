@@ -48,9 +48,12 @@ export function checkToolModel(model: string, needs: keyof Capabilities, toolNam
       ? "it answers with images, not text"
       : undefined;
   if (problem !== undefined) {
-    throw new ConfigError(`The ${toolName} tool cannot use ${model}: ${problem}. Use a model that does, e.g. ${example}.`, {
-      code: "invalid_parameter",
-    });
+    throw new ConfigError(
+      `The ${toolName} tool cannot use ${model}: ${problem}. Use a model that does, e.g. ${example}.`,
+      {
+        code: "invalid_parameter",
+      },
+    );
   }
   return model;
 }

@@ -15,7 +15,11 @@ export interface MusicJobLog {
   /** The job kept for `call` (the last one), if any. */
   find(call: string): LoggedMusicJob | undefined;
   /** Sends `start`, one billed call that starts a job, and keeps the job under `call` with the call's bill; resolves once kept. */
-  submit(operation: string, call: string, start: (music: MusicClient) => Promise<MusicClipsResult>): Promise<LoggedMusicJob>;
+  submit(
+    operation: string,
+    call: string,
+    start: (music: MusicClient) => Promise<MusicClipsResult>,
+  ): Promise<LoggedMusicJob>;
 }
 
 /**

@@ -19,24 +19,41 @@ export interface SavedImage {
 /** Takes the first image of an image model's reply and writes it into the workspace. */
 export async function saveImageReply(
   reply: ChatReply,
-  target: { readonly workspace: string; readonly requested?: string; readonly folder: string; readonly stem: string; readonly model: string },
+  target: {
+    readonly workspace: string;
+    readonly requested?: string;
+    readonly folder: string;
+    readonly stem: string;
+    readonly model: string;
+  },
 ): Promise<SavedImage> {
   const [image] = imagesFromReply(reply.content);
   const blocks = decodeImageReply(reply.content);
-  const caption = (blocks === undefined ? reply.content : blocks.map((block) => (block.type === "text" ? block.text : "")).join("")).trim();
+  const caption = (
+    blocks === undefined ? reply.content : blocks.map((block) => (block.type === "text" ? block.text : "")).join("")
+  ).trim();
   if (image === undefined) {
     const said = caption === "" ? "nothing" : `"${caption.slice(0, 200)}"`;
-    throw new UpstreamError(`The image model ${target.model} answered without an image (it said ${said}). Rephrase the prompt and try again.`, {
-      code: "no_image",
-      retryable: false,
-    });
+    throw new UpstreamError(
+      `The image model ${target.model} answered without an image (it said ${said}). Rephrase the prompt and try again.`,
+      {
+        code: "no_image",
+        retryable: false,
+      },
+    );
   }
   const facts = probeImage(image.bytes);
   const format = facts?.format ?? image.mimeType.replace(/^image\//, "");
   // The spec promises PNG; another format is saved under its own extension rather than mislabelled.
   const extension = format === "jpeg" ? "jpg" : format;
-  const requested = target.requested !== undefined && extension !== "png" ? target.requested.replace(/\.png$/i, "") : target.requested;
-  const output = await chooseOutputPath(target.workspace, requested, { folder: target.folder, stem: target.stem }, extension);
+  const requested =
+    target.requested !== undefined && extension !== "png" ? target.requested.replace(/\.png$/i, "") : target.requested;
+  const output = await chooseOutputPath(
+    target.workspace,
+    requested,
+    { folder: target.folder, stem: target.stem },
+    extension,
+  );
   await writeWorkspaceFile(output, image.bytes);
   return {
     path: output.relative,

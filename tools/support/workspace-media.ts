@@ -13,7 +13,11 @@ export interface WorkspaceMedia {
 }
 
 /** Reads a whole file from the workspace, refusing paths outside it, folders and files over `maxBytes`. */
-export async function readWorkspaceMedia(workspace: string, requested: string, maxBytes: number): Promise<WorkspaceMedia> {
+export async function readWorkspaceMedia(
+  workspace: string,
+  requested: string,
+  maxBytes: number,
+): Promise<WorkspaceMedia> {
   const target = await resolveWorkspacePath(workspace, requested);
   const name = `"${target.relative}"`;
   if (!target.exists) {
@@ -22,7 +26,8 @@ export async function readWorkspaceMedia(workspace: string, requested: string, m
     });
   }
   const info = await stat(target.absolute);
-  if (!info.isFile()) throw new ToolInputError(`${name} is not a file; give the path of a file.`, { code: "not_a_file" });
+  if (!info.isFile())
+    throw new ToolInputError(`${name} is not a file; give the path of a file.`, { code: "not_a_file" });
   if (info.size > maxBytes) {
     throw new ToolInputError(
       `${name} is ${formatBytes(info.size)}, over the ${formatBytes(maxBytes)} the gateway takes in one request. ` +

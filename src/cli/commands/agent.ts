@@ -26,13 +26,24 @@ const FLAGS = {
   budget: { type: "string", value: "YUAN", help: "Stop before spending more than this" },
   "max-steps": { type: "string", value: "N", help: "Most model turns before it must answer; default: the agent's own" },
   out: { type: "string", value: "DIR", help: "Where the transcript and cost go; default: runs/<time>-agent-NAME" },
-  prices: { type: "string", value: "FILE", help: "Prices (YAML or JSON, in yuan) for models without a published price" },
+  prices: {
+    type: "string",
+    value: "FILE",
+    help: "Prices (YAML or JSON, in yuan) for models without a published price",
+  },
   "allow-unpriced": { type: "boolean", help: "Let a budgeted agent call models without a price" },
-  "allow-private-network": { type: "boolean", help: "Let fetch_url reach localhost and private addresses (10.x, 192.168.x)" },
+  "allow-private-network": {
+    type: "boolean",
+    help: "Let fetch_url reach localhost and private addresses (10.x, 192.168.x)",
+  },
   "fetch-max-bytes": { type: "string", value: "N", help: "Most bytes fetch_url reads from a page; default 262144" },
   "fetch-timeout-ms": { type: "string", value: "N", help: "How long fetch_url waits for a page; default 15000" },
   json: { type: "boolean", help: "Print the outcome as JSON instead of the live view" },
-  mcp: { type: "string", value: "FILE", help: "MCP servers (a workflow's mcp: section, YAML or JSON) whose tools the agent may call" },
+  mcp: {
+    type: "string",
+    value: "FILE",
+    help: "MCP servers (a workflow's mcp: section, YAML or JSON) whose tools the agent may call",
+  },
 } as const satisfies FlagSpecs;
 
 /** `svc-flow agent NAME "TASK"`: runs a ready agent, streaming its steps, and writes its transcript and cost. */
@@ -46,9 +57,11 @@ export const agentCommand: Command = {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     const [name, ...words] = positionals;
     if (name === undefined) throw new UsageError(`Name an agent: ${listAgentNames().join(", ")}.`);
-    if (!listAgentNames().includes(name)) throw new UsageError(`Unknown agent "${name}". Agents: ${listAgentNames().join(", ")}.`);
+    if (!listAgentNames().includes(name))
+      throw new UsageError(`Unknown agent "${name}". Agents: ${listAgentNames().join(", ")}.`);
     const task = words.join(" ").trim();
-    if (task === "") throw new UsageError(`Give the task after the agent's name, in quotes: svc-flow agent ${name} "..."`);
+    if (task === "")
+      throw new UsageError(`Give the task after the agent's name, in quotes: svc-flow agent ${name} "..."`);
     const maxSteps = wholeNumberFlag("max-steps", values["max-steps"]);
     const toolOptions = fetchOptions(values);
     const flags = await readRunFlags(values, context.cwd, context.signal);
@@ -72,7 +85,11 @@ export const agentCommand: Command = {
     const mcpFile = values.mcp === undefined ? undefined : resolve(context.cwd, values.mcp);
     const mcp = mcpFile === undefined ? undefined : await readMcpFile(mcpFile);
     const json = values.json === true;
-    const connection = await connectGateway({ env: context.env, stateDir: runDir, notice: (line) => context.stderr.write(`${line}\n`) });
+    const connection = await connectGateway({
+      env: context.env,
+      stateDir: runDir,
+      notice: (line) => context.stderr.write(`${line}\n`),
+    });
     try {
       const transcript = new AgentTranscript(runDir);
       const show = json ? undefined : liveView(context);
@@ -108,7 +125,11 @@ export const agentCommand: Command = {
   },
 };
 
-function fetchOptions(values: { "allow-private-network"?: boolean; "fetch-max-bytes"?: string; "fetch-timeout-ms"?: string }) {
+function fetchOptions(values: {
+  "allow-private-network"?: boolean;
+  "fetch-max-bytes"?: string;
+  "fetch-timeout-ms"?: string;
+}) {
   const fetchMaxBytes = wholeNumberFlag("fetch-max-bytes", values["fetch-max-bytes"]);
   const fetchTimeoutMs = wholeNumberFlag("fetch-timeout-ms", values["fetch-timeout-ms"]);
   return {
@@ -128,13 +149,20 @@ function liveView(context: CommandContext): (event: AgentEvent) => void {
 }
 
 // The answer goes to stdout (so it can be piped); everything about the run goes to stderr.
-function report(context: CommandContext, outcome: AgentOutcome, ledger: CostLedger, runDir: string, json: boolean): void {
+function report(
+  context: CommandContext,
+  outcome: AgentOutcome,
+  ledger: CostLedger,
+  runDir: string,
+  json: boolean,
+): void {
   if (json) {
     context.stdout.write(`${JSON.stringify({ ...outcome, cost: ledger.summary(), runDir }, null, 2)}\n`);
     return;
   }
   if (outcome.status === "answered") {
-    const body = outcome.structuredResponse === undefined ? outcome.answer : JSON.stringify(outcome.structuredResponse, null, 2);
+    const body =
+      outcome.structuredResponse === undefined ? outcome.answer : JSON.stringify(outcome.structuredResponse, null, 2);
     context.stdout.write(`${body}\n`);
   } else {
     context.stderr.write(`svc-flow agent: ${outcome.message}\n`);
@@ -156,5 +184,9 @@ function failureJson(error: unknown, ledger: CostLedger, runDir: string) {
 }
 
 function stamp(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, "").replace(/[-:]/g, "").replace("T", "-");
+  return new Date()
+    .toISOString()
+    .replace(/\.\d+Z$/, "")
+    .replace(/[-:]/g, "")
+    .replace("T", "-");
 }

@@ -20,7 +20,10 @@ export const approveCommand: Command = {
   flags: FLAGS,
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
-    if (positionals.length !== 2) throw new UsageError("Name the run directory and the approval step, e.g. svc-flow approve runs/sign-off sign-off.");
+    if (positionals.length !== 2)
+      throw new UsageError(
+        "Name the run directory and the approval step, e.g. svc-flow approve runs/sign-off sign-off.",
+      );
     const runDir = resolve(context.cwd, positionals[0]!);
     const item = wholeNumberFlag("item", values.item, { min: 0 });
     const decision = await recordApproval(runDir, {
@@ -40,7 +43,10 @@ export const approveCommand: Command = {
       signal: context.signal,
       env: context.env,
       notice: (line) => context.stderr.write(`${line}\n`),
-      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }, { env: context.env, signal: context.signal }),
+      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }, {
+        env: context.env,
+        signal: context.signal,
+      }),
     });
     return reportRunResult(result, context);
   },

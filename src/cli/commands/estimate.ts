@@ -8,8 +8,17 @@ import { parseCommandArgs } from "../parse-args.js";
 import { readInputs } from "../run-flags.js";
 
 const FLAGS = {
-  input: { type: "string", multiple: true, value: "NAME=VALUE", help: "Set an input as svc-flow run would (repeat for more)" },
-  prices: { type: "string", value: "FILE", help: "Prices (YAML or JSON, in yuan) for models without a published price" },
+  input: {
+    type: "string",
+    multiple: true,
+    value: "NAME=VALUE",
+    help: "Set an input as svc-flow run would (repeat for more)",
+  },
+  prices: {
+    type: "string",
+    value: "FILE",
+    help: "Prices (YAML or JSON, in yuan) for models without a published price",
+  },
   json: { type: "boolean", help: "Print the estimate as JSON" },
 } as const satisfies FlagSpecs;
 
@@ -19,12 +28,23 @@ export const estimateCommand: Command = {
   flags: FLAGS,
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the workflow file to estimate." : "Estimate one workflow file at a time.");
+    if (positionals.length !== 1)
+      throw new UsageError(
+        positionals.length === 0 ? "Name the workflow file to estimate." : "Estimate one workflow file at a time.",
+      );
     // Named as typed, so errors show the path the user gave.
     const workflow = await loadWorkflow(positionals[0]!, { signal: context.signal, cwd: context.cwd });
-    const prices = values.prices === undefined ? undefined : await loadPriceFile(resolve(context.cwd, values.prices), { signal: context.signal });
-    const estimate = await estimateWorkflow(workflow, { inputs: readInputs(values.input), ...(prices === undefined ? {} : { prices }) });
-    context.stdout.write(values.json === true ? `${JSON.stringify(estimate, null, 2)}\n` : `${formatEstimate(estimate)}\n`);
+    const prices =
+      values.prices === undefined
+        ? undefined
+        : await loadPriceFile(resolve(context.cwd, values.prices), { signal: context.signal });
+    const estimate = await estimateWorkflow(workflow, {
+      inputs: readInputs(values.input),
+      ...(prices === undefined ? {} : { prices }),
+    });
+    context.stdout.write(
+      values.json === true ? `${JSON.stringify(estimate, null, 2)}\n` : `${formatEstimate(estimate)}\n`,
+    );
     return 0;
   },
 };

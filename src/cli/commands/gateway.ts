@@ -8,7 +8,11 @@ export const DEFAULT_GATEWAY_PORT = 8787;
 
 const FLAGS = {
   port: { type: "string", value: "N", help: `Port on 127.0.0.1; 0 picks a free one; default ${DEFAULT_GATEWAY_PORT}` },
-  config: { type: "string", value: "FILE", help: "Gateway config (YAML or JSON): keys, quotas, prices, faults, music, dialect" },
+  config: {
+    type: "string",
+    value: "FILE",
+    help: "Gateway config (YAML or JSON): keys, quotas, prices, faults, music, dialect",
+  },
   dialect: { type: "string", value: "NAME", help: "Speak a relay's dialect (overrides the config's dialect:)" },
 } as const satisfies FlagSpecs;
 
@@ -16,12 +20,16 @@ const FLAGS = {
 export const gatewayCommand: Command = {
   usage: "svc-flow gateway [options]",
   flags: FLAGS,
-  notes: [`Dialects: ${DIALECT_NAMES.join(", ")}.`, "It prints one stdout line with its base URL; point SVC_BASE_URL there. Ctrl-C stops it."],
+  notes: [
+    `Dialects: ${DIALECT_NAMES.join(", ")}.`,
+    "It prints one stdout line with its base URL; point SVC_BASE_URL there. Ctrl-C stops it.",
+  ],
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}".`);
     const port = numberFlag("port", values.port, { min: 0 }) ?? DEFAULT_GATEWAY_PORT;
-    if (!Number.isInteger(port) || port > 65_535) throw new UsageError(`Expected --port to be an integer 0..65535, got "${values.port}".`);
+    if (!Number.isInteger(port) || port > 65_535)
+      throw new UsageError(`Expected --port to be an integer 0..65535, got "${values.port}".`);
     const dialect = values.dialect;
     if (dialect !== undefined && !(DIALECT_NAMES as string[]).includes(dialect)) {
       throw new UsageError(`Unknown dialect "${dialect}" for --dialect. Known dialects: ${DIALECT_NAMES.join(", ")}.`);
@@ -39,7 +47,10 @@ export const gatewayCommand: Command = {
     }
     context.stdout.write(`svc-flow gateway listening on ${gateway.baseURL}\n`);
     const setting = gateway.config.dialect;
-    if (setting !== "clean") context.stderr.write(`Speaking the ${typeof setting === "string" ? setting : JSON.stringify(setting)} dialect.\n`);
+    if (setting !== "clean")
+      context.stderr.write(
+        `Speaking the ${typeof setting === "string" ? setting : JSON.stringify(setting)} dialect.\n`,
+      );
     const keys = gateway.config.keys;
     context.stderr.write(
       keys

@@ -12,10 +12,14 @@ const FLAGS = {
 export const mcpCommand: Command = {
   usage: "svc-flow mcp serve [options]",
   flags: FLAGS,
-  notes: ["Speaks MCP on stdin/stdout (for an MCP client to start); progress and notices go to stderr.", "Each call runs its workflow into runs/<time>-<name> under the current folder."],
+  notes: [
+    "Speaks MCP on stdin/stdout (for an MCP client to start); progress and notices go to stderr.",
+    "Each call runs its workflow into runs/<time>-<name> under the current folder.",
+  ],
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
-    if (positionals[0] !== "serve" || positionals.length !== 1) throw new UsageError("The mcp command has one subcommand: svc-flow mcp serve [--workflows DIR].");
+    if (positionals[0] !== "serve" || positionals.length !== 1)
+      throw new UsageError("The mcp command has one subcommand: svc-flow mcp serve [--workflows DIR].");
     const { server, workflows } = await createWorkflowMcpServer({
       workflowsDir: resolve(context.cwd, values.workflows ?? "workflows"),
       cwd: context.cwd,
@@ -23,7 +27,9 @@ export const mcpCommand: Command = {
       run: { env: context.env, notice: (line) => context.stderr.write(`${line}\n`) },
       warn: (line) => context.stderr.write(`${line}\n`),
     });
-    context.stderr.write(`svc-flow mcp serve: ${workflows.size} workflow tool(s): ${[...workflows.keys()].join(", ")}\n`);
+    context.stderr.write(
+      `svc-flow mcp serve: ${workflows.size} workflow tool(s): ${[...workflows.keys()].join(", ")}\n`,
+    );
     const closed = new Promise<void>((done) => {
       server.onclose = () => done();
     });

@@ -10,7 +10,11 @@ import { parseCommandArgs } from "../parse-args.js";
 
 const FLAGS = {
   all: { type: "boolean", help: "Also list catalogue models the key may not call" },
-  prices: { type: "string", value: "FILE", help: "Prices (YAML or JSON, in yuan) for models without a published price" },
+  prices: {
+    type: "string",
+    value: "FILE",
+    help: "Prices (YAML or JSON, in yuan) for models without a published price",
+  },
   json: { type: "boolean", help: "Print the listing as JSON" },
 } as const satisfies FlagSpecs;
 
@@ -21,16 +25,24 @@ export const modelsCommand: Command = {
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}".`);
-    const prices = mergePrices(values.prices === undefined ? {} : await loadPriceFile(resolve(context.cwd, values.prices), { signal: context.signal }));
+    const prices = mergePrices(
+      values.prices === undefined
+        ? {}
+        : await loadPriceFile(resolve(context.cwd, values.prices), { signal: context.signal }),
+    );
     const connection = await connectGateway({ env: context.env, notice: (line) => context.stderr.write(`${line}\n`) });
     const client = new GatewayClient({ apiKey: connection.apiKey, baseURL: connection.baseURL });
     try {
       const { models } = await client.listModels({ signal: context.signal });
       const listing = joinModelList(models, prices, { all: values.all === true });
       if (values.json === true) {
-        context.stdout.write(`${JSON.stringify(values.all === true ? listing : { models: listing.models }, null, 2)}\n`);
+        context.stdout.write(
+          `${JSON.stringify(values.all === true ? listing : { models: listing.models }, null, 2)}\n`,
+        );
       } else if (listing.models.length === 0) {
-        context.stderr.write("The key may call no models. Ask the gateway's operator to grant it some, or use another key.\n");
+        context.stderr.write(
+          "The key may call no models. Ask the gateway's operator to grant it some, or use another key.\n",
+        );
       } else {
         context.stdout.write(`${formatModelListing(listing)}\n`);
       }

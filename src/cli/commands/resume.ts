@@ -11,7 +11,11 @@ import { throwIfInterrupted } from "../interrupted.js";
 
 const FLAGS = {
   ...RUN_FLAGS,
-  workflow: { type: "string", value: "FILE", help: "The workflow file to finish with; default: the run's own copy (workflow.yaml)" },
+  workflow: {
+    type: "string",
+    value: "FILE",
+    help: "The workflow file to finish with; default: the run's own copy (workflow.yaml)",
+  },
   redis: { type: "string", value: "URL", help: "Resume a distributed run (by its id) on the workers of this Redis" },
   out: { type: "string", value: "DIR", help: "With --redis: where the finished run's files go" },
 } as const satisfies FlagSpecs;
@@ -23,7 +27,8 @@ export const resumeCommand: Command = {
   notes: ["With --redis the run keeps its stored prices unless --prices replaces them."],
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
-    if (positionals.length !== 1) throw new UsageError("Name the run directory to resume (the --out of `svc-flow run`).");
+    if (positionals.length !== 1)
+      throw new UsageError("Name the run directory to resume (the --out of `svc-flow run`).");
     const flags = await readRunFlags(values, context.cwd, context.signal);
     const models = values.redis === undefined ? await callableModels(context.env, context.signal) : undefined;
     throwIfInterrupted(context.signal);
@@ -43,7 +48,10 @@ export const resumeCommand: Command = {
       signal: context.signal,
       env: context.env,
       notice: (line) => context.stderr.write(`${line}\n`),
-      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }, { env: context.env, signal: context.signal }),
+      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }, {
+        env: context.env,
+        signal: context.signal,
+      }),
     });
     return reportRunResult(result, context);
   },

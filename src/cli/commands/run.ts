@@ -11,7 +11,12 @@ import { callableModels } from "../callable-models.js";
 import { throwIfInterrupted } from "../interrupted.js";
 
 const FLAGS = {
-  input: { type: "string", multiple: true, value: "NAME=VALUE", help: "Set an input (repeat for more; lists and objects as JSON)" },
+  input: {
+    type: "string",
+    multiple: true,
+    value: "NAME=VALUE",
+    help: "Set an input (repeat for more; lists and objects as JSON)",
+  },
   out: { type: "string", value: "DIR", help: "The run directory; default: runs/<time>-<workflow name>" },
   items: { type: "string", value: "FILE", help: "Run the steps once per row of a .jsonl or .csv file (a batch)" },
   ...RUN_FLAGS,
@@ -23,12 +28,22 @@ const FLAGS = {
 export const runCommand: Command = {
   usage: "svc-flow run FILE [options]",
   flags: FLAGS,
-  notes: ["Progress goes to stderr: a live view on a terminal (NO_COLOR: no colour), plain lines otherwise.", "Ctrl-C stops cleanly; finish the run with svc-flow resume RUN_DIR."],
+  notes: [
+    "Progress goes to stderr: a live view on a terminal (NO_COLOR: no colour), plain lines otherwise.",
+    "Ctrl-C stops cleanly; finish the run with svc-flow resume RUN_DIR.",
+  ],
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the workflow file to run." : "Run one workflow file at a time.");
+    if (positionals.length !== 1)
+      throw new UsageError(
+        positionals.length === 0 ? "Name the workflow file to run." : "Run one workflow file at a time.",
+      );
     const models = await callableModels(context.env, context.signal);
-    const workflow = await loadWorkflow(resolve(context.cwd, positionals[0]!), { signal: context.signal, cwd: context.cwd, ...(models === undefined ? {} : { models }) });
+    const workflow = await loadWorkflow(resolve(context.cwd, positionals[0]!), {
+      signal: context.signal,
+      cwd: context.cwd,
+      ...(models === undefined ? {} : { models }),
+    });
     const flags = await readRunFlags(values, context.cwd, context.signal);
     throwIfInterrupted(context.signal);
     if (values.redis !== undefined) {
@@ -51,12 +66,19 @@ export const runCommand: Command = {
       signal: context.signal,
       env: context.env,
       notice: (line) => context.stderr.write(`${line}\n`),
-      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }, { env: context.env, signal: context.signal }),
+      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }, {
+        env: context.env,
+        signal: context.signal,
+      }),
     });
     return reportRunResult(result, context);
   },
 };
 
 function stamp(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, "").replace(/[-:]/g, "").replace("T", "-");
+  return new Date()
+    .toISOString()
+    .replace(/\.\d+Z$/, "")
+    .replace(/[-:]/g, "")
+    .replace("T", "-");
 }

@@ -16,7 +16,8 @@ export const runsCommand: Command = {
   flags: FLAGS,
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
-    if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}". Pass the runs folder with --dir.`);
+    if (positionals.length > 0)
+      throw new UsageError(`Unexpected argument "${positionals[0]}". Pass the runs folder with --dir.`);
     const limit = numberFlag("limit", values.limit, { min: 1 }) ?? 20;
     const runs = await listRuns(resolve(context.cwd, values.dir ?? "runs"), { limit });
     if (values.json === true) {
@@ -24,12 +25,17 @@ export const runsCommand: Command = {
       return 0;
     }
     if (runs.length === 0) {
-      context.stderr.write(`No runs in ${values.dir ?? "runs"}. Start one with svc-flow run FILE or svc-flow schedule FILE.\n`);
+      context.stderr.write(
+        `No runs in ${values.dir ?? "runs"}. Start one with svc-flow run FILE or svc-flow schedule FILE.\n`,
+      );
       return 0;
     }
     context.stdout.write(`${formatRuns(runs)}\n`);
     const waiting = runs.filter((run) => run.waitingFor !== undefined && run.waitingFor.length > 0);
-    if (waiting.length > 0) context.stdout.write(`\nAnswer a waiting run with: svc-flow approve RUN_DIR STEP_ID [--reject] [--note TEXT] [--item N]\n`);
+    if (waiting.length > 0)
+      context.stdout.write(
+        `\nAnswer a waiting run with: svc-flow approve RUN_DIR STEP_ID [--reject] [--note TEXT] [--item N]\n`,
+      );
     return 0;
   },
 };
@@ -40,12 +46,18 @@ export function formatRuns(runs: readonly RunListing[]): string {
     run.startedAt === undefined ? "-" : run.startedAt.replace("T", " ").replace(/\.\d+Z$/, "Z"),
     run.name,
     run.waitingFor === undefined ? run.state : `waiting for ${run.waitingFor.join(", ")}`,
-    run.items === undefined ? "-" : `${run.items.done}/${run.items.total}${run.items.failed > 0 ? ` (${run.items.failed} failed)` : ""}`,
+    run.items === undefined
+      ? "-"
+      : `${run.items.done}/${run.items.total}${run.items.failed > 0 ? ` (${run.items.failed} failed)` : ""}`,
     `${formatYuan(run.costYuan)}${run.unpriced ? " + unpriced" : ""}`,
     run.dir,
   ]);
   const header = ["STARTED", "NAME", "STATE", "ITEMS", "COST", "DIR"];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join("  ")
+      .trimEnd();
   return [line(header), ...rows.map(line)].join("\n");
 }

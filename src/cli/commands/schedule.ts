@@ -29,23 +29,46 @@ export const scheduleCommand: Command = {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length === 0) throw new UsageError("Name at least one workflow file with a schedule:.");
     const flags = await readRunFlags(values, context.cwd, context.signal);
-    const workflows = await Promise.all(positionals.map((file) => loadWorkflow(resolve(context.cwd, file), { signal: context.signal })));
+    const workflows = await Promise.all(
+      positionals.map((file) => loadWorkflow(resolve(context.cwd, file), { signal: context.signal })),
+    );
     const jobs = jobsFromWorkflows(workflows);
     const runsDir = resolve(context.cwd, values.runs ?? "runs");
     const log = (line: string) => context.stdout.write(`${new Date().toISOString()} ${line}\n`);
 
     if (values.redis !== undefined) {
-      context.stderr.write(`svc-flow schedule: ${jobs.length} workflow(s), items run on the workers of ${values.redis.replace(/\/\/[^@/]*@/, "//***@")}, runs in ${runsDir}.\n`);
-      const summary = await runScheduler(jobs, { runner: new QueueRunner(values.redis, { budgetYuan: flags.budgetYuan, prices: flags.prices, allowUnpriced: flags.allowUnpriced }), runsDir, signal: context.signal, catchUp: values["catch-up"] === true, onEvent: (event) => log(describeEvent(event, jobs)) });
+      context.stderr.write(
+        `svc-flow schedule: ${jobs.length} workflow(s), items run on the workers of ${values.redis.replace(/\/\/[^@/]*@/, "//***@")}, runs in ${runsDir}.\n`,
+      );
+      const summary = await runScheduler(jobs, {
+        runner: new QueueRunner(values.redis, {
+          budgetYuan: flags.budgetYuan,
+          prices: flags.prices,
+          allowUnpriced: flags.allowUnpriced,
+        }),
+        runsDir,
+        signal: context.signal,
+        catchUp: values["catch-up"] === true,
+        onEvent: (event) => log(describeEvent(event, jobs)),
+      });
       log(`stopped: ${summary.started} run(s) started, ${summary.skipped} firing(s) skipped, ${summary.failed} failed`);
       return 0;
     }
     // One gateway for every firing, so a local one is started (and announced) once.
     const gateway = await connectGateway({ env: context.env, notice: (line) => context.stderr.write(`${line}\n`) });
     try {
-      for (const job of jobs) log(`${job.name}: cron "${job.schedule.cron}" (${job.schedule.timezone ?? "local time"}), overlap ${job.overlap}`);
-      context.stderr.write(`svc-flow schedule: ${jobs.length} workflow(s), runs in ${runsDir}. Ctrl-C stops after runs in flight save their progress.\n`);
-      const runner = new LocalRunner({ ...flags, gateway: { baseURL: gateway.baseURL, apiKey: gateway.apiKey }, env: context.env });
+      for (const job of jobs)
+        log(
+          `${job.name}: cron "${job.schedule.cron}" (${job.schedule.timezone ?? "local time"}), overlap ${job.overlap}`,
+        );
+      context.stderr.write(
+        `svc-flow schedule: ${jobs.length} workflow(s), runs in ${runsDir}. Ctrl-C stops after runs in flight save their progress.\n`,
+      );
+      const runner = new LocalRunner({
+        ...flags,
+        gateway: { baseURL: gateway.baseURL, apiKey: gateway.apiKey },
+        env: context.env,
+      });
       const summary = await runScheduler(jobs, {
         runner,
         runsDir,
@@ -94,6 +117,7 @@ export function describeEvent(event: SchedulerEvent, jobs: readonly ScheduledJob
 }
 
 function errorMessage(error: unknown): string {
-  if (typeof error === "object" && error !== null && "message" in error) return String((error as { message: unknown }).message);
+  if (typeof error === "object" && error !== null && "message" in error)
+    return String((error as { message: unknown }).message);
   return String(error);
 }

@@ -5,9 +5,7 @@ import { WorkflowError } from "../../workflow/workflow-error.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 
-const FLAGS = {
-
-} as const satisfies FlagSpecs;
+const FLAGS = {} as const satisfies FlagSpecs;
 
 // Problems of the file or of what it names (an MCP server that does not start, a variable it reads that is not set).
 const FILE_PROBLEMS = new Set(["invalid_workflow", "mcp_server_failed", "missing_env", "unknown_tool"]);
@@ -27,10 +25,15 @@ export const validateCommand: Command = {
         const tools = servers?.tools().length;
         await servers?.close();
         const count = countSteps(workflow.definition.steps);
-        const mcp = tools === undefined ? "" : `, ${tools} MCP tool${tools === 1 ? "" : "s"} from ${servers!.names.join(", ")}`;
+        const mcp =
+          tools === undefined ? "" : `, ${tools} MCP tool${tools === 1 ? "" : "s"} from ${servers!.names.join(", ")}`;
         context.stdout.write(`${file}: ok (${workflow.name}, ${count} step${count === 1 ? "" : "s"}${mcp})\n`);
       } catch (error) {
-        if (!(error instanceof WorkflowError) && !(error instanceof Error && "code" in error && FILE_PROBLEMS.has(String(error.code)))) throw error;
+        if (
+          !(error instanceof WorkflowError) &&
+          !(error instanceof Error && "code" in error && FILE_PROBLEMS.has(String(error.code)))
+        )
+          throw error;
         failed = true;
         context.stderr.write(`${error.message}\n`);
       }

@@ -17,7 +17,8 @@ export interface AgentPlan {
 
 /** The model, tools, step limit and output budget of an agent step (named agent or inline tools). */
 export function planAgent(step: AgentStep, context: EstimateContext): AgentPlan {
-  const named = step.with.agent === undefined ? undefined : listAgentDefinitions().find((agent) => agent.name === step.with.agent);
+  const named =
+    step.with.agent === undefined ? undefined : listAgentDefinitions().find((agent) => agent.name === step.with.agent);
   const models = planModels(step, context.workflow.definition.defaults);
   // The step's own model wins; a named agent keeps its model otherwise (as runAgentStep does).
   const model = step.with.model === undefined && named !== undefined ? named.model : models.model;
@@ -27,6 +28,7 @@ export function planAgent(step: AgentStep, context: EstimateContext): AgentPlan 
     system: [named?.system ?? "", step.with.system ?? ""].filter((part) => part !== "").join("\n\n"),
     tools: named?.tools ?? step.with.tools ?? [],
     maxSteps: step.with.maxSteps ?? named?.maxSteps ?? DEFAULT_MAX_STEPS,
-    maxTokens: typeof step.with.maxTokens === "number" ? step.with.maxTokens : (named?.maxTokens ?? DEFAULT_AGENT_MAX_TOKENS),
+    maxTokens:
+      typeof step.with.maxTokens === "number" ? step.with.maxTokens : (named?.maxTokens ?? DEFAULT_AGENT_MAX_TOKENS),
   };
 }

@@ -49,7 +49,9 @@ export function estimateChatCalls(plan: ChatCallsPlan, context: EstimateContext)
   let yuan = 0;
   const unpriced = new Map<string, { calls: number; promptTokens: number; outputTokens: number }>();
   const messages: Message[] = [
-    ...(plan.system === undefined || plan.system.text === "" ? [] : [{ role: "system" as const, content: plan.system.text }]),
+    ...(plan.system === undefined || plan.system.text === ""
+      ? []
+      : [{ role: "system" as const, content: plan.system.text }]),
     { role: "user", content: plan.prompt.text },
   ];
   const extraTokens = (plan.system?.extraTokens ?? 0) + plan.prompt.extraTokens + plan.mediaTokens;
@@ -58,19 +60,33 @@ export function estimateChatCalls(plan: ChatCallsPlan, context: EstimateContext)
       const budget = outputBudget(context.ledger, model, plan.limit);
       const estimate = context.ledger.estimate({
         kind: "chat",
-        request: { model, messages, max_tokens: budget.tokens, ...(plan.tools === undefined || plan.tools.length === 0 ? {} : { tools: [...plan.tools] }) },
+        request: {
+          model,
+          messages,
+          max_tokens: budget.tokens,
+          ...(plan.tools === undefined || plan.tools.length === 0 ? {} : { tools: [...plan.tools] }),
+        },
       });
       // Earlier turns' replies go back to the model with the next turn; a prompt that does not fit
       // the context window is refused before it is billed, so the window caps what can be billed.
       const window = findModel(model)?.contextWindow;
       const wanted = estimate.promptTokens + extraTokens + turn * budget.tokens;
-      const promptTokens = window === undefined ? wanted : Math.min(wanted, Math.max(estimate.promptTokens, window - budget.tokens));
-      const cost = priceChat(model, { promptTokens, completionTokens: budget.tokens, images: estimate.images }, context.ledger.prices);
+      const promptTokens =
+        window === undefined ? wanted : Math.min(wanted, Math.max(estimate.promptTokens, window - budget.tokens));
+      const cost = priceChat(
+        model,
+        { promptTokens, completionTokens: budget.tokens, images: estimate.images },
+        context.ledger.prices,
+      );
       for (const assumption of budget.assumptions) assumptions.add(assumption);
       if (!budget.upperBound) upperBound = false;
       if (cost.yuan === undefined) {
         const use = unpriced.get(model) ?? { calls: 0, promptTokens: 0, outputTokens: 0 };
-        unpriced.set(model, { calls: use.calls + 1, promptTokens: use.promptTokens + promptTokens, outputTokens: use.outputTokens + budget.tokens });
+        unpriced.set(model, {
+          calls: use.calls + 1,
+          promptTokens: use.promptTokens + promptTokens,
+          outputTokens: use.outputTokens + budget.tokens,
+        });
       }
       return { yuan: cost.yuan ?? 0, reasoning: findModel(model)?.capabilities.reasoning === true };
     });

@@ -3,7 +3,14 @@ import { MAX_IMAGE_TOKENS } from "../../catalog/tokens.js";
 import { wireTool, type ToolDefinition } from "../../chat/wire-tool.js";
 import type { Tool } from "../../gateway/wire.js";
 import { DEFAULT_TOOL_ROUNDS } from "../../workflow/kinds/chat-kind.js";
-import type { AgentStep, ChatStep, ImageStep, LeafStep, MusicStep, ToolStep } from "../../workflow/schema/step-schemas.js";
+import type {
+  AgentStep,
+  ChatStep,
+  ImageStep,
+  LeafStep,
+  MusicStep,
+  ToolStep,
+} from "../../workflow/schema/step-schemas.js";
 import { workflowToolContext } from "../../workflow/schema/tool-settings-schema.js";
 import { planModels } from "../../workflow/step-models.js";
 import { createTools, isToolName } from "../../../tools/index.js";
@@ -52,15 +59,26 @@ async function estimateChat(step: ChatStep, context: EstimateContext): Promise<L
   if (model === undefined) return unknownModel();
   const history = Array.isArray(step.with.history)
     ? step.with.history.map((turn) => boundText(turn.content, context))
-    : step.with.history === undefined ? [] : [{ ...literal(""), unknown: [step.with.history] }];
-  const media = await Promise.all((["images", "audio", "video"] as const).map((field) => boundMedia(step.with[field], field === "images" ? "image" : field, context)));
+    : step.with.history === undefined
+      ? []
+      : [{ ...literal(""), unknown: [step.with.history] }];
+  const media = await Promise.all(
+    (["images", "audio", "video"] as const).map((field) =>
+      boundMedia(step.with[field], field === "images" ? "image" : field, context),
+    ),
+  );
   const tools = step.with.tools ?? [];
   const limit = stepLimit(step.with.maxTokens, context.workflow.definition.defaults?.maxTokens, context);
   const rounds = tools.length > 0 ? (step.with.maxToolRounds ?? DEFAULT_TOOL_ROUNDS) : 0;
-  const schemaTool: Tool[] = step.with.schema === undefined ? [] : [{ type: "function", function: { name: "extract", parameters: step.with.schema } }];
+  const schemaTool: Tool[] =
+    step.with.schema === undefined
+      ? []
+      : [{ type: "function", function: { name: "extract", parameters: step.with.schema } }];
   const notes = [
     ...(limit.note === undefined ? [] : [limit.note]),
-    ...(rounds > 0 ? [`up to ${rounds + 1} model turns (maxToolRounds ${rounds}); tool results sent back are not counted`] : []),
+    ...(rounds > 0
+      ? [`up to ${rounds + 1} model turns (maxToolRounds ${rounds}); tool results sent back are not counted`]
+      : []),
     ...gatewayToolNotes(tools, context),
   ];
   return chatLeaf(
@@ -81,7 +99,13 @@ async function estimateChat(step: ChatStep, context: EstimateContext): Promise<L
 async function estimateImage(step: ImageStep, context: EstimateContext): Promise<LeafEstimate> {
   const { model, fallbacks } = planModels(step, context.workflow.definition.defaults);
   if (model === undefined) return unknownModel();
-  const plan = { models: [model, ...fallbacks], prompt: boundText(step.with.prompt, context), mediaTokens: step.with.source === undefined ? 0 : MAX_IMAGE_TOKENS, limit: undefined, turns: 1 };
+  const plan = {
+    models: [model, ...fallbacks],
+    prompt: boundText(step.with.prompt, context),
+    mediaTokens: step.with.source === undefined ? 0 : MAX_IMAGE_TOKENS,
+    limit: undefined,
+    turns: 1,
+  };
   return chatLeaf(plan, context, { notes: [], unknown: [], exact: true });
 }
 
@@ -111,7 +135,10 @@ async function estimateAgent(step: AgentStep, context: EstimateContext): Promise
   ];
   const plan: ChatCallsPlan = {
     models: [agent.model, ...agent.fallbacks],
-    system: joinBounds([literal(agent.system), ...(step.with.system === undefined ? [] : [boundText(step.with.system, context)])]),
+    system: joinBounds([
+      literal(agent.system),
+      ...(step.with.system === undefined ? [] : [boundText(step.with.system, context)]),
+    ]),
     prompt: boundText(step.with.prompt, context),
     mediaTokens: 0,
     limit: agent.maxTokens,
@@ -123,22 +150,41 @@ async function estimateAgent(step: AgentStep, context: EstimateContext): Promise
 
 function estimateTool(step: ToolStep, context: EstimateContext): LeafEstimate {
   const name = step.with.tool;
-  if (!Object.hasOwn(GATEWAY_TOOLS, name)) return { models: [], calls: 0, yuan: 0, unpriced: [], upperBound: true, notes: [] };
+  if (!Object.hasOwn(GATEWAY_TOOLS, name))
+    return { models: [], calls: 0, yuan: 0, unpriced: [], upperBound: true, notes: [] };
   const input = step.with.input;
-  const prompt = typeof input === "string" || input === undefined ? boundText(input ?? "", context) : joinBounds(Object.values(input).map((value) => boundText(value, context)));
+  const prompt =
+    typeof input === "string" || input === undefined
+      ? boundText(input ?? "", context)
+      : joinBounds(Object.values(input).map((value) => boundText(value, context)));
   const tool = gatewayToolPlan(name, prompt);
-  return tool.kind === "music" ? musicLeaf(tool.operation, context) : chatLeaf(tool.plan, context, { notes: tool.notes, unknown: [], exact: tool.notes.length === 0 });
+  return tool.kind === "music"
+    ? musicLeaf(tool.operation, context)
+    : chatLeaf(tool.plan, context, { notes: tool.notes, unknown: [], exact: tool.notes.length === 0 });
 }
 
-function chatLeaf(plan: ChatCallsPlan, context: EstimateContext, extra: { notes: readonly string[]; unknown: readonly string[]; exact: boolean }): LeafEstimate {
+function chatLeaf(
+  plan: ChatCallsPlan,
+  context: EstimateContext,
+  extra: { notes: readonly string[]; unknown: readonly string[]; exact: boolean },
+): LeafEstimate {
   const estimate = estimateChatCalls(plan, context);
   const unknown = [...(plan.system?.unknown ?? []), ...plan.prompt.unknown, ...extra.unknown];
   const bounded = [...(plan.system?.bounded ?? []), ...plan.prompt.bounded].filter((bound) => bound.tokens > 0);
   const notes = [
     ...extra.notes,
-    ...bounded.map((bound) => `${bound.expression} counted at up to ${bound.tokens.toLocaleString("en-US")} prompt tokens (what that step may output; a smaller maxTokens there lowers it)`),
-    ...(unknown.length === 0 ? [] : [`the prompt holds ${unknown.join(", ")}, whose size is only known when the step runs`]),
-    ...(plan.models.length > 1 ? [`fallbacks ${plan.models.slice(1).join(", ")} counted at their worst (an empty reply from a reasoning model is billed before the next is tried)`] : []),
+    ...bounded.map(
+      (bound) =>
+        `${bound.expression} counted at up to ${bound.tokens.toLocaleString("en-US")} prompt tokens (what that step may output; a smaller maxTokens there lowers it)`,
+    ),
+    ...(unknown.length === 0
+      ? []
+      : [`the prompt holds ${unknown.join(", ")}, whose size is only known when the step runs`]),
+    ...(plan.models.length > 1
+      ? [
+          `fallbacks ${plan.models.slice(1).join(", ")} counted at their worst (an empty reply from a reasoning model is billed before the next is tried)`,
+        ]
+      : []),
     ...estimate.assumptions,
   ];
   return {
@@ -152,14 +198,27 @@ function chatLeaf(plan: ChatCallsPlan, context: EstimateContext, extra: { notes:
 }
 
 function unknownModel(): LeafEstimate {
-  return { models: [], calls: 1, yuan: 0, unpriced: [{ name: "unknown model", calls: 1, promptTokens: 0, outputTokens: 0 }], upperBound: false, notes: ["no model: set with.model or defaults.model"] };
+  return {
+    models: [],
+    calls: 1,
+    yuan: 0,
+    unpriced: [{ name: "unknown model", calls: 1, promptTokens: 0, outputTokens: 0 }],
+    upperBound: false,
+    notes: ["no model: set with.model or defaults.model"],
+  };
 }
 
 // Tool definitions go out with every turn and count as prompt tokens; fetch_url's description names its limits.
 function wireTools(tools: ReadonlyArray<string | ToolDefinition>, context: EstimateContext): Tool[] {
   const names = tools.filter((tool): tool is string => typeof tool === "string" && isToolName(tool));
   const own = tools.filter((tool): tool is ToolDefinition => typeof tool !== "string");
-  return [...createTools(names, { ...workflowToolContext(context.workflow.definition.tools), workspace: context.workflow.baseDir }), ...own].map((tool) => wireTool(tool));
+  return [
+    ...createTools(names, {
+      ...workflowToolContext(context.workflow.definition.tools),
+      workspace: context.workflow.baseDir,
+    }),
+    ...own,
+  ].map((tool) => wireTool(tool));
 }
 
 function gatewayToolNotes(tools: ReadonlyArray<string | ToolDefinition>, context: EstimateContext): string[] {

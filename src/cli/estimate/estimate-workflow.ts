@@ -70,12 +70,23 @@ export interface EstimateWorkflowOptions {
 }
 
 /** Prices a loaded workflow without calling anything: per step and in total, with what is unpriced or unknown. */
-export async function estimateWorkflow(workflow: Workflow, options: EstimateWorkflowOptions = {}): Promise<WorkflowEstimate> {
+export async function estimateWorkflow(
+  workflow: Workflow,
+  options: EstimateWorkflowOptions = {},
+): Promise<WorkflowEstimate> {
   const { inputs, missingInputs } = knownInputs(workflow, options.inputs ?? {});
   const steps = new Map<string, Step>();
-  const index = (list: readonly Step[]): void => list.forEach((step) => (steps.set(step.id, step), index(childSteps(step))));
+  const index = (list: readonly Step[]): void =>
+    list.forEach((step) => (steps.set(step.id, step), index(childSteps(step))));
   index(workflow.definition.steps);
-  const context: EstimateContext = { workflow, ledger: new CostLedger(options.prices === undefined ? {} : { prices: options.prices }), inputs, missingInputs, steps, variables: new Map() };
+  const context: EstimateContext = {
+    workflow,
+    ledger: new CostLedger(options.prices === undefined ? {} : { prices: options.prices }),
+    inputs,
+    missingInputs,
+    steps,
+    variables: new Map(),
+  };
   const rows: StepEstimate[] = [];
   const maps: MapEstimate[] = [];
   await walk(workflow.definition.steps, { prefix: "", times: 1, context, rows, maps });
@@ -117,22 +128,35 @@ async function walk(list: readonly Step[], place: Walk): Promise<number> {
     const runs = condition === false ? 0 : 1;
     if (isMapStep(step)) {
       const items = mapItems(step, place.context);
-      const variable: VariableBound = items.items !== undefined ? { items: items.items } : items.itemTokens === undefined ? {} : { tokens: items.itemTokens };
+      const variable: VariableBound =
+        items.items !== undefined
+          ? { items: items.items }
+          : items.itemTokens === undefined
+            ? {}
+            : { tokens: items.itemTokens };
       const variables = new Map(place.context.variables).set(step.as ?? "item", variable);
       const times = here.times === undefined || items.count === undefined ? undefined : here.times * items.count;
       const mapIndex = place.maps.length;
       place.maps.push({ step: key, exact: items.exact, source: items.source, yuanPerItem: 0 });
       const perItem = await walk(step.steps, { ...here, times, context: { ...place.context, variables } });
-      place.maps[mapIndex] = { step: key, ...(items.count === undefined ? {} : { count: items.count }), exact: items.exact, source: items.source, yuanPerItem: perItem };
+      place.maps[mapIndex] = {
+        step: key,
+        ...(items.count === undefined ? {} : { count: items.count }),
+        exact: items.exact,
+        source: items.source,
+        yuanPerItem: perItem,
+      };
       yuan += runs * perItem * (items.count ?? 1);
     } else if (isParallelStep(step)) {
       yuan += runs * (await walk(step.parallel, here));
     } else {
       const leaf = await estimateLeaf(step, place.context);
       const ifNote =
-        condition === undefined ? [`runs only if ${String(step.if)}; counted as if it runs`]
-        : condition === false ? [`skipped: its if: ${String(step.if)} is false with these inputs`]
-        : [];
+        condition === undefined
+          ? [`runs only if ${String(step.if)}; counted as if it runs`]
+          : condition === false
+            ? [`skipped: its if: ${String(step.if)} is false with these inputs`]
+            : [];
       place.rows.push({
         step: key,
         kind: step.uses,
@@ -154,12 +178,17 @@ async function walk(list: readonly Step[], place: Walk): Promise<number> {
 
 // Given values are converted and checked like `svc-flow run` does; a required input left out is not
 // an error here: what reads it is simply not counted.
-function knownInputs(workflow: Workflow, given: Readonly<Record<string, string>>): { inputs: Record<string, unknown>; missingInputs: Set<string> } {
+function knownInputs(
+  workflow: Workflow,
+  given: Readonly<Record<string, string>>,
+): { inputs: Record<string, unknown>; missingInputs: Set<string> } {
   const specs = workflow.definition.inputs ?? {};
   for (const name of Object.keys(given)) {
     if (!Object.hasOwn(specs, name)) {
       const names = Object.keys(specs);
-      throw new ConfigError(`Unknown input "${name}". ${names.length > 0 ? `Inputs: ${names.join(", ")}.` : "The workflow declares no inputs."}`);
+      throw new ConfigError(
+        `Unknown input "${name}". ${names.length > 0 ? `Inputs: ${names.join(", ")}.` : "The workflow declares no inputs."}`,
+      );
     }
   }
   const inputs: Record<string, unknown> = {};
@@ -167,7 +196,8 @@ function knownInputs(workflow: Workflow, given: Readonly<Record<string, string>>
   for (const [name, spec] of Object.entries(specs)) {
     // An items input holds one row of a file per run: its value is only known then.
     if (spec.type === "items") missingInputs.add(name);
-    else if (Object.hasOwn(given, name)) Object.assign(inputs, resolveInputs({ [name]: spec }, { [name]: given[name] }));
+    else if (Object.hasOwn(given, name))
+      Object.assign(inputs, resolveInputs({ [name]: spec }, { [name]: given[name] }));
     else if (spec.default !== undefined) inputs[name] = spec.default;
     else if (spec.optional !== true) missingInputs.add(name);
   }
@@ -180,7 +210,11 @@ function addUnpriced(rows: readonly StepEstimate[]): UnpricedUse[] {
     for (const use of row.unpriced) {
       const times = row.times ?? 0;
       const total = totals.get(use.name) ?? { calls: 0, promptTokens: 0, outputTokens: 0 };
-      totals.set(use.name, { calls: total.calls + use.calls * times, promptTokens: total.promptTokens + use.promptTokens * times, outputTokens: total.outputTokens + use.outputTokens * times });
+      totals.set(use.name, {
+        calls: total.calls + use.calls * times,
+        promptTokens: total.promptTokens + use.promptTokens * times,
+        outputTokens: total.outputTokens + use.outputTokens * times,
+      });
     }
   }
   return [...totals].filter(([, total]) => total.calls > 0).map(([name, total]) => ({ name, ...total }));
@@ -190,10 +224,14 @@ function workflowNotes(workflow: Workflow, missingInputs: ReadonlySet<string>): 
   const notes: string[] = [];
   const specs = workflow.definition.inputs ?? {};
   for (const name of missingInputs) {
-    if (specs[name]?.type !== "items") notes.push(`input ${name} is required and was not given (--input ${name}=VALUE): what reads it is not counted`);
+    if (specs[name]?.type !== "items")
+      notes.push(`input ${name} is required and was not given (--input ${name}=VALUE): what reads it is not counted`);
   }
   for (const [name, spec] of Object.entries(specs)) {
-    if (spec.type === "items") notes.push(`the workflow runs once per row of input ${name} (svc-flow run --items FILE): these figures are for one row, and what reads the row is not counted`);
+    if (spec.type === "items")
+      notes.push(
+        `the workflow runs once per row of input ${name} (svc-flow run --items FILE): these figures are for one row, and what reads the row is not counted`,
+      );
   }
   return notes;
 }

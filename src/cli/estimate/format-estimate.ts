@@ -21,11 +21,20 @@ export function formatEstimate(estimate: WorkflowEstimate): string {
     totalLine(estimate),
   ];
   for (const map of estimate.maps) {
-    if (map.count === undefined) lines.push(`  + ${map.step}: ${formatYuan(map.yuanPerItem)} per item, for a number of items known only when it runs (${map.source})`);
+    if (map.count === undefined)
+      lines.push(
+        `  + ${map.step}: ${formatYuan(map.yuanPerItem)} per item, for a number of items known only when it runs (${map.source})`,
+      );
   }
-  if (estimate.unpriced.length > 0) lines.push(`unpriced: ${estimate.unpriced.map(describeUnpriced).join("; ")}. Give their prices with --prices FILE to count them.`);
+  if (estimate.unpriced.length > 0)
+    lines.push(
+      `unpriced: ${estimate.unpriced.map(describeUnpriced).join("; ")}. Give their prices with --prices FILE to count them.`,
+    );
   const perItemUnpriced = estimate.steps.filter((row) => row.times === undefined && row.unpriced.length > 0);
-  if (perItemUnpriced.length > 0) lines.push(`unpriced per item: ${perItemUnpriced.map((row) => `${row.step}: ${row.unpriced.map(describeUnpriced).join("; ")}`).join(" | ")}`);
+  if (perItemUnpriced.length > 0)
+    lines.push(
+      `unpriced per item: ${perItemUnpriced.map((row) => `${row.step}: ${row.unpriced.map(describeUnpriced).join("; ")}`).join(" | ")}`,
+    );
   if (estimate.budget !== undefined) {
     lines.push(
       estimate.budget.exceeded
@@ -34,8 +43,17 @@ export function formatEstimate(estimate: WorkflowEstimate): string {
     );
   }
   const notes = [
-    ...estimate.maps.filter((map) => map.count !== undefined).map((map) => `${map.step}: ${map.exact ? "" : "at most "}${map.count} item${map.count === 1 ? "" : "s"} (${map.source}), ${formatYuan(map.yuanPerItem)} per item`),
-    ...estimate.steps.flatMap((row) => (row.times === 0 ? row.notes.slice(0, 1) : row.notes).map((note) => `${row.step}${row.upperBound ? "" : "*"}: ${note}`)),
+    ...estimate.maps
+      .filter((map) => map.count !== undefined)
+      .map(
+        (map) =>
+          `${map.step}: ${map.exact ? "" : "at most "}${map.count} item${map.count === 1 ? "" : "s"} (${map.source}), ${formatYuan(map.yuanPerItem)} per item`,
+      ),
+    ...estimate.steps.flatMap((row) =>
+      (row.times === 0 ? row.notes.slice(0, 1) : row.notes).map(
+        (note) => `${row.step}${row.upperBound ? "" : "*"}: ${note}`,
+      ),
+    ),
     ...estimate.notes,
   ];
   if (notes.length > 0) lines.push("", "Notes:", ...notes.map((note) => `  ${note}`));
@@ -61,14 +79,19 @@ function totalLine(estimate: WorkflowEstimate): string {
   const unpriced = estimate.unpriced.length > 0 ? " + unpriced calls" : "";
   if (estimate.upperBound) return `total: at most ${formatYuan(estimate.maxYuan)}${unpriced} over ${calls}`;
   const why = [
-    ...(estimate.steps.some((row) => !row.upperBound) ? ["steps marked * rest on what only the run knows (see notes)"] : []),
+    ...(estimate.steps.some((row) => !row.upperBound)
+      ? ["steps marked * rest on what only the run knows (see notes)"]
+      : []),
     ...(estimate.complete ? [] : ["maps of unknown length are not in it"]),
   ];
   return `total: ${formatYuan(estimate.maxYuan)}${unpriced} over ${calls}, not a hard bound: ${why.join("; ")}`;
 }
 
 function describeUnpriced(use: UnpricedUse): string {
-  const tokens = use.promptTokens + use.outputTokens > 0 ? `, up to ${count(use.promptTokens)} prompt + ${count(use.outputTokens)} output tokens` : "";
+  const tokens =
+    use.promptTokens + use.outputTokens > 0
+      ? `, up to ${count(use.promptTokens)} prompt + ${count(use.outputTokens)} output tokens`
+      : "";
   return `${use.name} (${use.calls} call${use.calls === 1 ? "" : "s"}${tokens})`;
 }
 

@@ -19,7 +19,9 @@ export async function boundMedia(value: unknown, kind: MediaKind, context: Estim
   if (value === undefined) return { tokens: 0, unknown: [] };
   const items = knownValue(value, context);
   if (items === undefined) return { tokens: 0, unknown: [`${kind}: ${String(value)}`] };
-  const list = (Array.isArray(items) ? items : [items]).filter((item) => item !== undefined && item !== null && item !== "");
+  const list = (Array.isArray(items) ? items : [items]).filter(
+    (item) => item !== undefined && item !== null && item !== "",
+  );
   if (kind === "image") return { tokens: list.length * MAX_IMAGE_TOKENS, unknown: [] };
   let tokens = 0;
   const unknown: string[] = [];
@@ -30,7 +32,10 @@ export async function boundMedia(value: unknown, kind: MediaKind, context: Estim
       unknown.push(`${kind}: ${String(item)}`);
       continue;
     }
-    const part = await loadMediaPart(known, kind, { baseDir: context.workflow.baseDir, runDir: context.workflow.baseDir });
+    const part = await loadMediaPart(known, kind, {
+      baseDir: context.workflow.baseDir,
+      runDir: context.workflow.baseDir,
+    });
     tokens += countPartTokens(part);
   }
   return { tokens, unknown };

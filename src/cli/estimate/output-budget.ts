@@ -18,13 +18,21 @@ export function outputBudget(ledger: CostLedger, model: string, limit: number | 
   const raised = limit === undefined ? undefined : Math.max(limit, minimum);
   const estimate = ledger.estimate({
     kind: "chat",
-    request: { model, messages: [{ role: "user", content: "" }], ...(raised === undefined ? {} : { max_tokens: raised }) },
+    request: {
+      model,
+      messages: [{ role: "user", content: "" }],
+      ...(raised === undefined ? {} : { max_tokens: raised }),
+    },
   });
   return { tokens: estimate.maxOutputTokens, upperBound: estimate.upperBound, assumptions: estimate.assumptions };
 }
 
 /** A step's output limit as written (a number, or `${{ inputs.x }}` with a known value); a note when it cannot be known. */
-export function stepLimit(value: unknown, fallback: number | undefined, context: EstimateContext): { limit?: number; note?: string } {
+export function stepLimit(
+  value: unknown,
+  fallback: number | undefined,
+  context: EstimateContext,
+): { limit?: number; note?: string } {
   if (value === undefined) return fallback === undefined ? {} : { limit: fallback };
   if (typeof value === "number") return { limit: value };
   const single = typeof value === "string" ? parseTemplate(value).single : undefined;

@@ -29,7 +29,11 @@ export interface MapItems {
 }
 
 /** Most tokens a step's output (or a part of it, `path` after `output`) takes as text; undefined when unbounded. */
-export function outputTokenBound(id: string, path: ReadonlyArray<string | number>, context: EstimateContext): number | undefined {
+export function outputTokenBound(
+  id: string,
+  path: ReadonlyArray<string | number>,
+  context: EstimateContext,
+): number | undefined {
   const step = context.steps.get(id);
   if (step === undefined) return undefined;
   // A step skipped for these inputs outputs nothing.
@@ -70,10 +74,15 @@ export function chatOutputTokens(step: ChatStep, context: EstimateContext): numb
 
 /** The items of a map, as far as they are known before the run: a list in the file, a known input, or a schema's maxItems. */
 export function mapItems(step: MapStep, context: EstimateContext): MapItems {
-  if (Array.isArray(step.map)) return { count: step.map.length, exact: true, items: step.map, source: "the list in the file" };
+  if (Array.isArray(step.map))
+    return { count: step.map.length, exact: true, items: step.map, source: "the list in the file" };
   const single = parseTemplate(step.map).single;
   const [reference, ...others] = single === undefined ? [] : referencesOf(single);
-  const whole = single !== undefined && reference !== undefined && others.length === 0 && single.source.slice(single.start, single.end).trim() === reference.text;
+  const whole =
+    single !== undefined &&
+    reference !== undefined &&
+    others.length === 0 &&
+    single.source.slice(single.start, single.end).trim() === reference.text;
   if (!whole || reference.dynamic) return { exact: false, source: `${step.map.trim()} (known when the step runs)` };
   const [first, second] = reference.path;
   if (reference.root === "inputs" && typeof first === "string" && reference.path.length === 1) {
@@ -85,9 +94,13 @@ export function mapItems(step: MapStep, context: EstimateContext): MapItems {
   if (reference.root === "steps" && typeof first === "string" && second === "output" && reference.path.length === 2) {
     const itemTokens = outputTokenBound(first, [], context);
     const source = context.steps.get(first);
-    const maxItems = source !== undefined && !isMapStep(source) && !isParallelStep(source) && source.uses === "chat" ? schemaMaxItems(source.with.schema) : undefined;
+    const maxItems =
+      source !== undefined && !isMapStep(source) && !isParallelStep(source) && source.uses === "chat"
+        ? schemaMaxItems(source.with.schema)
+        : undefined;
     const tokens = itemTokens === undefined ? {} : { itemTokens };
-    if (maxItems !== undefined) return { count: maxItems, exact: false, ...tokens, source: `maxItems of steps.${first}'s schema` };
+    if (maxItems !== undefined)
+      return { count: maxItems, exact: false, ...tokens, source: `maxItems of steps.${first}'s schema` };
     return { exact: false, ...tokens, source: `steps.${first}.output (known when that step has run)` };
   }
   return { exact: false, source: `${reference.text} (known when the step runs)` };

@@ -28,7 +28,10 @@ const RUN_VALUE_TOKENS = 32;
 /** Combinations of map items tried when rendering an expression over several variables. */
 const MAX_COMBINATIONS = 1000;
 
-type ExpressionBound = { readonly kind: "text"; readonly text: string } | { readonly kind: "tokens"; readonly tokens: number } | { readonly kind: "unknown" };
+type ExpressionBound =
+  | { readonly kind: "text"; readonly text: string }
+  | { readonly kind: "tokens"; readonly tokens: number }
+  | { readonly kind: "unknown" };
 
 /** The size of a step field as it will be sent: a template string, or any other value as text. */
 export function boundText(value: unknown, context: EstimateContext): TextBound {
@@ -95,7 +98,11 @@ function knownInput(reference: Reference, context: EstimateContext): boolean {
 }
 
 // The longest rendering over the known items of every map variable the expression reads.
-function renderLongest(expression: ParsedExpression, references: readonly Reference[], context: EstimateContext): string | undefined {
+function renderLongest(
+  expression: ParsedExpression,
+  references: readonly Reference[],
+  context: EstimateContext,
+): string | undefined {
   const names = [...new Set(references.map((reference) => reference.root).filter((root) => root !== "inputs"))];
   let scopes: Array<Record<string, unknown>> = [{ inputs: context.inputs }];
   for (const name of names) {

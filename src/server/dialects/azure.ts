@@ -20,7 +20,17 @@ function deltaOf(piece: ReplyPiece): Record<string, unknown> {
     case "content":
       return { content: piece.text };
     case "tool-start":
-      return { tool_calls: [{ ...piece.call.extra, function: { arguments: "", name: piece.call.name }, id: piece.call.id, index: piece.index, type: "function" }] };
+      return {
+        tool_calls: [
+          {
+            ...piece.call.extra,
+            function: { arguments: "", name: piece.call.name },
+            id: piece.call.id,
+            index: piece.index,
+            type: "function",
+          },
+        ],
+      };
     case "tool-arguments":
       return { tool_calls: [{ function: { arguments: piece.text }, index: piece.index }] };
     case "finish":
@@ -30,7 +40,15 @@ function deltaOf(piece: ReplyPiece): Record<string, unknown> {
 
 function errorOf(failure: GatewayFailure): DialectError {
   if (failure.modelNotAllowed !== undefined || failure.code === "model_not_found") {
-    return { status: 404, body: { error: { code: "DeploymentNotFound", message: `The API deployment for this resource does not exist or this key may not use it (${failure.message})` } } };
+    return {
+      status: 404,
+      body: {
+        error: {
+          code: "DeploymentNotFound",
+          message: `The API deployment for this resource does not exist or this key may not use it (${failure.message})`,
+        },
+      },
+    };
   }
   if (failure.code === "insufficient_quota") {
     return { status: 429, body: { error: { code: "429", message: `Insufficient quota: ${failure.message}` } } };
@@ -47,33 +65,79 @@ function errorOf(failure: GatewayFailure): DialectError {
 export const azureDialect: Dialect = {
   name: "azure",
   stream(parts, includeUsage) {
-    const annotation = { choices: [], created: 0, id: "", model: "", object: "", prompt_filter_results: [{ prompt_index: 0, content_filter_results: FILTER_RESULTS }] };
+    const annotation = {
+      choices: [],
+      created: 0,
+      id: "",
+      model: "",
+      object: "",
+      prompt_filter_results: [{ prompt_index: 0, content_filter_results: FILTER_RESULTS }],
+    };
     const frames = [{ data: JSON.stringify(annotation) }];
-    const head = { created: parts.created, id: parts.id, model: parts.model, object: "chat.completion.chunk", system_fingerprint: FINGERPRINT };
+    const head = {
+      created: parts.created,
+      id: parts.id,
+      model: parts.model,
+      object: "chat.completion.chunk",
+      system_fingerprint: FINGERPRINT,
+    };
     const pieces = replyPieces(parts).filter((piece) => piece.kind !== "reasoning");
     for (const piece of pieces) {
       const filters = piece.kind === "role" || piece.kind === "finish" ? {} : FILTER_RESULTS;
-      const choice = { content_filter_results: filters, delta: deltaOf(piece), finish_reason: piece.kind === "finish" ? piece.reason : null, index: 0, logprobs: null };
+      const choice = {
+        content_filter_results: filters,
+        delta: deltaOf(piece),
+        finish_reason: piece.kind === "finish" ? piece.reason : null,
+        index: 0,
+        logprobs: null,
+      };
       frames.push({ data: JSON.stringify({ choices: [choice], ...head, ...(includeUsage ? { usage: null } : {}) }) });
     }
     const finishIndex = frames.length - 1;
     const offsets = { check_offset: 0, start_offset: 0, end_offset: parts.content.length };
-    frames.push({ data: JSON.stringify({ choices: [{ content_filter_offsets: offsets, content_filter_results: FILTER_RESULTS, finish_reason: null, index: 0 }], created: 0, id: "", model: "", object: "" }) });
+    frames.push({
+      data: JSON.stringify({
+        choices: [
+          { content_filter_offsets: offsets, content_filter_results: FILTER_RESULTS, finish_reason: null, index: 0 },
+        ],
+        created: 0,
+        id: "",
+        model: "",
+        object: "",
+      }),
+    });
     if (includeUsage) frames.push({ data: JSON.stringify({ choices: [], ...head, usage: wireUsage(parts) }) });
     return { frames, finishIndex, end: "done" };
   },
   json(parts: ReplyParts) {
     const hasTools = parts.toolCalls.length > 0;
-    const message = { content: hasTools && parts.content === "" ? null : parts.content, refusal: null, role: "assistant", ...(hasTools ? { tool_calls: parts.toolCalls.map(wireToolCall) } : {}) };
+    const message = {
+      content: hasTools && parts.content === "" ? null : parts.content,
+      refusal: null,
+      role: "assistant",
+      ...(hasTools ? { tool_calls: parts.toolCalls.map(wireToolCall) } : {}),
+    };
     return {
-      choices: [{ content_filter_results: FILTER_RESULTS, finish_reason: parts.finishReason, index: 0, logprobs: null, message }],
+      choices: [
+        {
+          content_filter_results: FILTER_RESULTS,
+          finish_reason: parts.finishReason,
+          index: 0,
+          logprobs: null,
+          message,
+        },
+      ],
       created: parts.created,
       id: parts.id,
       model: parts.model,
       object: "chat.completion",
       prompt_filter_results: [{ prompt_index: 0, content_filter_results: FILTER_RESULTS }],
       system_fingerprint: FINGERPRINT,
-      usage: { ...wireUsage(parts), completion_tokens_details: { reasoning_tokens: parts.usage.reasoningTokens }, prompt_tokens_details: { cached_tokens: 0 } },
+      usage: {
+        ...wireUsage(parts),
+        completion_tokens_details: { reasoning_tokens: parts.usage.reasoningTokens },
+        prompt_tokens_details: { cached_tokens: 0 },
+      },
     };
   },
   error: errorOf,

@@ -11,8 +11,17 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 /** The wire format's error body, as the local gateway sends it in its own (clean) dialect. */
-export function cleanErrorBody(failure: GatewayFailure): { error: { message: string; type: string; code: string; param: string | null } } {
-  return { error: { message: failure.message, type: TYPES[failure.code] ?? "invalid_request_error", code: failure.code, param: failure.param ?? null } };
+export function cleanErrorBody(failure: GatewayFailure): {
+  error: { message: string; type: string; code: string; param: string | null };
+} {
+  return {
+    error: {
+      message: failure.message,
+      type: TYPES[failure.code] ?? "invalid_request_error",
+      code: failure.code,
+      param: failure.param ?? null,
+    },
+  };
 }
 
 function usageOf(parts: ReplyParts) {
@@ -50,7 +59,12 @@ export const cleanDialect: Dialect = {
     const head = { id: parts.id, object: "chat.completion.chunk", created: parts.created, model: parts.model };
     const pieces = replyPieces(parts);
     const frames = pieces.map((piece) => {
-      const choice = { index: 0, delta: deltaOf(piece), logprobs: null, finish_reason: piece.kind === "finish" ? piece.reason : null };
+      const choice = {
+        index: 0,
+        delta: deltaOf(piece),
+        logprobs: null,
+        finish_reason: piece.kind === "finish" ? piece.reason : null,
+      };
       return { data: JSON.stringify({ ...head, choices: [choice], ...(includeUsage ? { usage: null } : {}) }) };
     });
     if (includeUsage) frames.push({ data: JSON.stringify({ ...head, choices: [], usage: usageOf(parts) }) });

@@ -8,7 +8,15 @@ import { newApiDialect } from "./new-api.js";
 import { oneApiGeminiDialect } from "./one-api-gemini.js";
 import { openRouterDialect } from "./openrouter.js";
 
-export type { Dialect, DialectError, DialectStream, GatewayFailure, ReplyParts, ReplyToolCall, ReplyUsage } from "./dialect.js";
+export type {
+  Dialect,
+  DialectError,
+  DialectStream,
+  GatewayFailure,
+  ReplyParts,
+  ReplyToolCall,
+  ReplyUsage,
+} from "./dialect.js";
 export { cleanDialect, cleanErrorBody } from "./clean.js";
 
 /** Every dialect the local gateway speaks, by name. */

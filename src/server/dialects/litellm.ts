@@ -16,12 +16,25 @@ function usageOf(parts: ReplyParts, completionTokens: number) {
     completion_tokens: completionTokens,
     prompt_tokens: promptTokens,
     total_tokens: promptTokens + completionTokens,
-    completion_tokens_details: { accepted_prediction_tokens: null, audio_tokens: null, reasoning_tokens: reasoningTokens === 0 ? null : reasoningTokens, rejected_prediction_tokens: null },
+    completion_tokens_details: {
+      accepted_prediction_tokens: null,
+      audio_tokens: null,
+      reasoning_tokens: reasoningTokens === 0 ? null : reasoningTokens,
+      rejected_prediction_tokens: null,
+    },
     prompt_tokens_details: null,
   };
 }
 
-const EMPTY_DELTA = { provider_specific_fields: null, content: null, role: null, function_call: null, tool_calls: null, audio: null, refusal: null };
+const EMPTY_DELTA = {
+  provider_specific_fields: null,
+  content: null,
+  role: null,
+  function_call: null,
+  tool_calls: null,
+  audio: null,
+  refusal: null,
+};
 
 function deltaOf(piece: ReplyPiece): Record<string, unknown> {
   switch (piece.kind) {
@@ -32,9 +45,25 @@ function deltaOf(piece: ReplyPiece): Record<string, unknown> {
     case "content":
       return { ...EMPTY_DELTA, content: piece.text };
     case "tool-start":
-      return { ...EMPTY_DELTA, tool_calls: [{ ...piece.call.extra, id: piece.call.id, function: { arguments: "", name: piece.call.name }, type: "function", index: piece.index }] };
+      return {
+        ...EMPTY_DELTA,
+        tool_calls: [
+          {
+            ...piece.call.extra,
+            id: piece.call.id,
+            function: { arguments: "", name: piece.call.name },
+            type: "function",
+            index: piece.index,
+          },
+        ],
+      };
     case "tool-arguments":
-      return { ...EMPTY_DELTA, tool_calls: [{ id: null, function: { arguments: piece.text, name: null }, type: "function", index: piece.index }] };
+      return {
+        ...EMPTY_DELTA,
+        tool_calls: [
+          { id: null, function: { arguments: piece.text, name: null }, type: "function", index: piece.index },
+        ],
+      };
     case "finish":
       return { ...EMPTY_DELTA };
   }
@@ -46,7 +75,12 @@ function proxyError(status: number, message: string, type: string, param = "None
 
 function errorOf(failure: GatewayFailure): DialectError {
   if (failure.modelNotAllowed !== undefined) {
-    return proxyError(401, `Authentication Error, API Key not allowed to access model. Tried to access ${failure.modelNotAllowed}`, "key_model_access_denied", "model");
+    return proxyError(
+      401,
+      `Authentication Error, API Key not allowed to access model. Tried to access ${failure.modelNotAllowed}`,
+      "key_model_access_denied",
+      "model",
+    );
   }
   switch (failure.code) {
     case "insufficient_quota":
@@ -59,7 +93,12 @@ function errorOf(failure: GatewayFailure): DialectError {
     case "concurrency_limit_exceeded":
       return proxyError(429, `litellm.RateLimitError: ${failure.message}`, "throttling_error");
     default:
-      return proxyError(failure.status, failure.status >= 500 ? `litellm.ServiceUnavailableError: ${failure.message}` : failure.message, "None", failure.param ?? "None");
+      return proxyError(
+        failure.status,
+        failure.status >= 500 ? `litellm.ServiceUnavailableError: ${failure.message}` : failure.message,
+        "None",
+        failure.param ?? "None",
+      );
   }
 }
 
@@ -72,12 +111,25 @@ function errorOf(failure: GatewayFailure): DialectError {
 export const litellmDialect: Dialect = {
   name: "litellm",
   stream(parts) {
-    const head = { id: parts.id, created: parts.created, model: parts.model, object: "chat.completion.chunk", system_fingerprint: null };
+    const head = {
+      id: parts.id,
+      created: parts.created,
+      model: parts.model,
+      object: "chat.completion.chunk",
+      system_fingerprint: null,
+    };
     const pieces = replyPieces(parts);
     const frames = pieces.map((piece, at) => ({
       data: JSON.stringify({
         ...head,
-        choices: [{ finish_reason: piece.kind === "finish" ? piece.reason : null, index: 0, delta: deltaOf(piece), logprobs: null }],
+        choices: [
+          {
+            finish_reason: piece.kind === "finish" ? piece.reason : null,
+            index: 0,
+            delta: deltaOf(piece),
+            logprobs: null,
+          },
+        ],
         provider_specific_fields: null,
         citations: null,
         usage: usageOf(parts, runningCompletionTokens(parts, at, pieces.length)),
@@ -90,7 +142,14 @@ export const litellmDialect: Dialect = {
     const message = {
       content: hasTools && parts.content === "" ? null : parts.content,
       role: "assistant",
-      tool_calls: hasTools ? parts.toolCalls.map((call) => ({ ...call.extra, function: { arguments: call.arguments, name: call.name }, id: call.id, type: "function" })) : null,
+      tool_calls: hasTools
+        ? parts.toolCalls.map((call) => ({
+            ...call.extra,
+            function: { arguments: call.arguments, name: call.name },
+            id: call.id,
+            type: "function",
+          }))
+        : null,
       function_call: null,
       ...(parts.reasoning === "" ? {} : { reasoning_content: parts.reasoning }),
       provider_specific_fields: null,

@@ -27,7 +27,17 @@ function deltaOf(piece: ReplyPiece): Record<string, unknown> {
     case "content":
       return { content: piece.text };
     case "tool-start":
-      return { tool_calls: [{ ...piece.call.extra, index: piece.index, id: piece.call.id, type: "function", function: { name: piece.call.name, arguments: "" } }] };
+      return {
+        tool_calls: [
+          {
+            ...piece.call.extra,
+            index: piece.index,
+            id: piece.call.id,
+            type: "function",
+            function: { name: piece.call.name, arguments: "" },
+          },
+        ],
+      };
     case "tool-arguments":
       return { tool_calls: [{ index: piece.index, type: null, function: { arguments: piece.text } }] };
     case "finish":
@@ -40,7 +50,8 @@ function ownError(status: number, message: string, code = ""): DialectError {
 }
 
 function errorOf(failure: GatewayFailure): DialectError {
-  if (failure.modelNotAllowed !== undefined) return ownError(403, `This token has no access to model ${failure.modelNotAllowed}`);
+  if (failure.modelNotAllowed !== undefined)
+    return ownError(403, `This token has no access to model ${failure.modelNotAllowed}`);
   switch (failure.code) {
     case "insufficient_quota":
       return ownError(403, "用户额度不足，剩余额度不足以支付本次请求", "insufficient_user_quota");
@@ -51,7 +62,12 @@ function errorOf(failure: GatewayFailure): DialectError {
     case "upstream_error":
       return ownError(failure.status, failure.message, "bad_response_status_code");
     default:
-      return { status: failure.status, body: { error: { message: failure.message, type: "new_api_error", param: failure.param ?? "", code: failure.code } } };
+      return {
+        status: failure.status,
+        body: {
+          error: { message: failure.message, type: "new_api_error", param: failure.param ?? "", code: failure.code },
+        },
+      };
   }
 }
 
@@ -65,12 +81,25 @@ function errorOf(failure: GatewayFailure): DialectError {
 export const newApiDialect: Dialect = {
   name: "new-api",
   stream(parts, includeUsage) {
-    const head = { id: parts.id, object: "chat.completion.chunk", created: parts.created, model: parts.model, system_fingerprint: null };
+    const head = {
+      id: parts.id,
+      object: "chat.completion.chunk",
+      created: parts.created,
+      model: parts.model,
+      system_fingerprint: null,
+    };
     const pieces = replyPieces(parts);
     const frames = pieces.map((piece) => ({
       data: JSON.stringify({
         ...head,
-        choices: [{ delta: deltaOf(piece), logprobs: null, finish_reason: piece.kind === "finish" ? piece.reason : null, index: 0 }],
+        choices: [
+          {
+            delta: deltaOf(piece),
+            logprobs: null,
+            finish_reason: piece.kind === "finish" ? piece.reason : null,
+            index: 0,
+          },
+        ],
         usage: null,
       }),
     }));
@@ -78,10 +107,18 @@ export const newApiDialect: Dialect = {
     return { frames, finishIndex: pieces.length - 1, end: "done" };
   },
   json(parts) {
-    const message: Record<string, unknown> = { role: "assistant", content: parts.toolCalls.length > 0 && parts.content === "" ? null : parts.content };
+    const message: Record<string, unknown> = {
+      role: "assistant",
+      content: parts.toolCalls.length > 0 && parts.content === "" ? null : parts.content,
+    };
     if (parts.reasoning !== "") message.reasoning_content = parts.reasoning;
     if (parts.toolCalls.length > 0) {
-      message.tool_calls = parts.toolCalls.map((call) => ({ ...call.extra, id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }));
+      message.tool_calls = parts.toolCalls.map((call) => ({
+        ...call.extra,
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments },
+      }));
     }
     return {
       id: parts.id,

@@ -21,16 +21,34 @@ function errorOf(failure: GatewayFailure): DialectError {
   switch (failure.code) {
     case "insufficient_quota":
       // preConsumeQuota: the user's quota cannot cover the request's estimate.
-      return { status: 403, body: { error: { message: "user quota is not enough", type: "one_api_error", param: "", code: "insufficient_user_quota" } } };
+      return {
+        status: 403,
+        body: {
+          error: {
+            message: "user quota is not enough",
+            type: "one_api_error",
+            param: "",
+            code: "insufficient_user_quota",
+          },
+        },
+      };
     case "key_deactivated":
       return ownError(401, "该令牌额度已用尽");
     case "invalid_api_key":
       return ownError(401, "无效的令牌");
     case "upstream_error":
       // The Gemini adaptor's own failures carry a numeric code.
-      return { status: failure.status, body: { error: { message: failure.message, type: "server_error", param: "", code: failure.status } } };
+      return {
+        status: failure.status,
+        body: { error: { message: failure.message, type: "server_error", param: "", code: failure.status } },
+      };
     default:
-      return { status: failure.status, body: { error: { message: failure.message, type: "one_api_error", param: failure.param ?? "", code: failure.code } } };
+      return {
+        status: failure.status,
+        body: {
+          error: { message: failure.message, type: "one_api_error", param: failure.param ?? "", code: failure.code },
+        },
+      };
   }
 }
 
@@ -51,14 +69,27 @@ export const oneApiGeminiDialect: Dialect = {
         const { id, name, arguments: args } = piece.call;
         delta = { tool_calls: [{ ...piece.call.extra, id, type: "function", function: { name, arguments: args } }] };
       } else continue;
-      frames.push({ data: JSON.stringify({ id: chunkId(), object: "chat.completion.chunk", created: parts.created, model: "gemini", choices: [{ index: 0, delta }] }) });
+      frames.push({
+        data: JSON.stringify({
+          id: chunkId(),
+          object: "chat.completion.chunk",
+          created: parts.created,
+          model: "gemini",
+          choices: [{ index: 0, delta }],
+        }),
+      });
     }
     return { frames, finishIndex: frames.length, end: "done" };
   },
   json(parts: ReplyParts) {
     const message: Record<string, unknown> = { role: "assistant" };
     if (parts.toolCalls.length > 0) {
-      message.tool_calls = parts.toolCalls.map((call) => ({ ...call.extra, id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }));
+      message.tool_calls = parts.toolCalls.map((call) => ({
+        ...call.extra,
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments },
+      }));
     } else message.content = parts.content;
     return {
       id: chunkId(),

@@ -10,11 +10,22 @@ import { replyPieces, wireToolCall, wireUsage, type ReplyPiece } from "./reply-p
 
 const PROCESSING = { comment: "OPENROUTER PROCESSING" };
 const MARKDOWN_IMAGE = /!\[[^\]]*\]\(([^)\s]+)\)/g;
-const NATIVE_FINISH: Readonly<Record<string, string>> = { stop: "STOP", length: "MAX_TOKENS", tool_calls: "tool_calls" };
+const NATIVE_FINISH: Readonly<Record<string, string>> = {
+  stop: "STOP",
+  length: "MAX_TOKENS",
+  tool_calls: "tool_calls",
+};
 
 /** The text of a reply without its Markdown images, and the images' URLs. */
-function splitImages(content: string): { text: string; images: { type: "image_url"; image_url: { url: string }; index: number }[] } {
-  const images = [...content.matchAll(MARKDOWN_IMAGE)].map((match, index) => ({ type: "image_url" as const, image_url: { url: match[1]! }, index }));
+function splitImages(content: string): {
+  text: string;
+  images: { type: "image_url"; image_url: { url: string }; index: number }[];
+} {
+  const images = [...content.matchAll(MARKDOWN_IMAGE)].map((match, index) => ({
+    type: "image_url" as const,
+    image_url: { url: match[1]! },
+    index,
+  }));
   return { text: images.length === 0 ? content : content.replace(MARKDOWN_IMAGE, "").trim(), images };
 }
 
@@ -33,13 +44,34 @@ function deltaOf(piece: ReplyPiece): Record<string, unknown> {
     case "role":
       return { role: "assistant", content: "", reasoning: null };
     case "reasoning":
-      return { role: "assistant", content: "", reasoning: piece.text, reasoning_details: [{ type: "reasoning.text", text: piece.text, format: "unknown", index: 0 }] };
+      return {
+        role: "assistant",
+        content: "",
+        reasoning: piece.text,
+        reasoning_details: [{ type: "reasoning.text", text: piece.text, format: "unknown", index: 0 }],
+      };
     case "content":
       return { role: "assistant", content: piece.text, reasoning: null };
     case "tool-start":
-      return { role: "assistant", content: null, tool_calls: [{ ...piece.call.extra, index: piece.index, id: piece.call.id, type: "function", function: { name: piece.call.name, arguments: "" } }] };
+      return {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            ...piece.call.extra,
+            index: piece.index,
+            id: piece.call.id,
+            type: "function",
+            function: { name: piece.call.name, arguments: "" },
+          },
+        ],
+      };
     case "tool-arguments":
-      return { role: "assistant", content: null, tool_calls: [{ index: piece.index, function: { arguments: piece.text } }] };
+      return {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ index: piece.index, function: { arguments: piece.text } }],
+      };
     case "finish":
       return { role: "assistant", content: "", reasoning: null };
   }
@@ -51,13 +83,34 @@ function generationId(): string {
 
 function errorOf(failure: GatewayFailure): DialectError {
   if (failure.modelNotAllowed !== undefined) {
-    return { status: 403, body: { error: { code: 403, message: `This API key may not use the model ${failure.modelNotAllowed}.` } } };
+    return {
+      status: 403,
+      body: { error: { code: 403, message: `This API key may not use the model ${failure.modelNotAllowed}.` } },
+    };
   }
-  if (failure.code === "model_not_found") return { status: 400, body: { error: { code: 400, message: `${failure.message} It is not a valid model ID.` } } };
+  if (failure.code === "model_not_found")
+    return { status: 400, body: { error: { code: 400, message: `${failure.message} It is not a valid model ID.` } } };
   if (failure.code === "insufficient_quota") {
-    return { status: 402, body: { error: { code: 402, message: `Insufficient credits. This account never purchased credits or its balance is spent. ${failure.message}` } } };
+    return {
+      status: 402,
+      body: {
+        error: {
+          code: 402,
+          message: `Insufficient credits. This account never purchased credits or its balance is spent. ${failure.message}`,
+        },
+      },
+    };
   }
-  return { status: failure.status, body: { error: { code: failure.status, message: failure.message, ...(failure.code === "upstream_error" ? { metadata: { provider_name: "Simulated" } } : {}) } } };
+  return {
+    status: failure.status,
+    body: {
+      error: {
+        code: failure.status,
+        message: failure.message,
+        ...(failure.code === "upstream_error" ? { metadata: { provider_name: "Simulated" } } : {}),
+      },
+    },
+  };
 }
 
 /**
@@ -70,15 +123,41 @@ export const openRouterDialect: Dialect = {
   name: "openrouter",
   stream(parts): DialectStream {
     const id = generationId();
-    const head = { id, provider: "Simulated", model: parts.model, object: "chat.completion.chunk", created: parts.created };
+    const head = {
+      id,
+      provider: "Simulated",
+      model: parts.model,
+      object: "chat.completion.chunk",
+      created: parts.created,
+    };
     const { text, images } = splitImages(parts.content);
     const pieces = replyPieces({ ...parts, content: text });
     const frames: DialectStream["frames"] = [PROCESSING, PROCESSING];
     for (const piece of pieces) {
       const delta = deltaOf(piece);
-      if (piece.kind === "finish" && images.length > 0) frames.push({ data: JSON.stringify({ ...head, choices: [{ index: 0, delta: { role: "assistant", content: "", images }, finish_reason: null, native_finish_reason: null, logprobs: null }] }) });
+      if (piece.kind === "finish" && images.length > 0)
+        frames.push({
+          data: JSON.stringify({
+            ...head,
+            choices: [
+              {
+                index: 0,
+                delta: { role: "assistant", content: "", images },
+                finish_reason: null,
+                native_finish_reason: null,
+                logprobs: null,
+              },
+            ],
+          }),
+        });
       const finish = piece.kind === "finish" ? piece.reason : null;
-      const choice = { index: 0, delta, finish_reason: finish, native_finish_reason: finish === null ? null : (NATIVE_FINISH[finish] ?? finish), logprobs: null };
+      const choice = {
+        index: 0,
+        delta,
+        finish_reason: finish,
+        native_finish_reason: finish === null ? null : (NATIVE_FINISH[finish] ?? finish),
+        logprobs: null,
+      };
       frames.push({ data: JSON.stringify({ ...head, choices: [choice] }) });
     }
     const finishIndex = frames.length - 1;
@@ -102,14 +181,30 @@ export const openRouterDialect: Dialect = {
       model: parts.model,
       object: "chat.completion",
       created: parts.created,
-      choices: [{ logprobs: null, finish_reason: parts.finishReason, native_finish_reason: NATIVE_FINISH[parts.finishReason] ?? parts.finishReason, index: 0, message }],
+      choices: [
+        {
+          logprobs: null,
+          finish_reason: parts.finishReason,
+          native_finish_reason: NATIVE_FINISH[parts.finishReason] ?? parts.finishReason,
+          index: 0,
+          message,
+        },
+      ],
       usage: usageOf(parts),
     };
   },
   error: errorOf,
   streamError(failure, parts) {
     const error = { code: failure.status, message: failure.message, metadata: { provider_name: "Simulated" } };
-    const chunk = { id: generationId(), object: "chat.completion.chunk", created: parts.created, model: parts.model, provider: "Simulated", error, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error", native_finish_reason: "error" }] };
+    const chunk = {
+      id: generationId(),
+      object: "chat.completion.chunk",
+      created: parts.created,
+      model: parts.model,
+      provider: "Simulated",
+      error,
+      choices: [{ index: 0, delta: { content: "" }, finish_reason: "error", native_finish_reason: "error" }],
+    };
     return { frames: [PROCESSING, { data: JSON.stringify(chunk) }], finishIndex: 1, end: "done" };
   },
 };

@@ -9,7 +9,12 @@ export function reasoningText(reasoningTokens: number): string {
 }
 
 /** A simulated reply as the parts every dialect renders. */
-export function replyParts(reply: SimulatedReply, promptTokens: number, meta: CompletionMeta, requestedModel: string): ReplyParts {
+export function replyParts(
+  reply: SimulatedReply,
+  promptTokens: number,
+  meta: CompletionMeta,
+  requestedModel: string,
+): ReplyParts {
   return {
     id: meta.id,
     created: meta.created,
@@ -17,7 +22,12 @@ export function replyParts(reply: SimulatedReply, promptTokens: number, meta: Co
     requestedModel,
     content: reply.content,
     reasoning: reasoningText(reply.reasoningTokens),
-    toolCalls: reply.toolCalls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments, ...(call.extra === undefined ? {} : { extra: call.extra }) })),
+    toolCalls: reply.toolCalls.map((call) => ({
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      ...(call.extra === undefined ? {} : { extra: call.extra }),
+    })),
     finishReason: reply.finishReason,
     usage: { promptTokens, completionTokens: reply.completionTokens, reasoningTokens: reply.reasoningTokens },
   };

@@ -30,9 +30,17 @@ export function wireToolCall(call: ReplyToolCall): Record<string, unknown> {
 }
 
 /** The usage object of the wire format. */
-export function wireUsage(parts: ReplyParts): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+export function wireUsage(parts: ReplyParts): {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+} {
   const { promptTokens, completionTokens } = parts.usage;
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
 }
 
 /** Completion tokens spent by the end of piece `at` of `count`, for relays that report running

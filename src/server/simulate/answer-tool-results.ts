@@ -13,12 +13,20 @@ export function answerFromToolResults(conversation: Conversation, random: Seeded
   const results = conversation.toolResults;
   const topic = readFacts(conversation.userText).keywords.slice(0, 3);
   const choice = pickFromList(conversation.userText) ?? tableFinding(conversation);
-  const closing = choice ?? (topic.length > 0
-    ? random.pick([`That answers your question about ${joinWords(topic)}.`, `That covers ${joinWords(topic)}.`, `I hope that helps with ${joinWords(topic)}.`])
-    : "");
+  const closing =
+    choice ??
+    (topic.length > 0
+      ? random.pick([
+          `That answers your question about ${joinWords(topic)}.`,
+          `That covers ${joinWords(topic)}.`,
+          `I hope that helps with ${joinWords(topic)}.`,
+        ])
+      : "");
   if (results.length === 1) return [describeResult(results[0]!, true), closing].filter(Boolean).join(" ");
   const lines = results.map((result) => `- ${describeResult(result, false)}`);
-  return [random.pick(["Here is what I found:", "Here are the results:", "The tools returned:"]), ...lines, closing].filter(Boolean).join("\n");
+  return [random.pick(["Here is what I found:", "Here are the results:", "The tools returned:"]), ...lines, closing]
+    .filter(Boolean)
+    .join("\n");
 }
 
 /** What a table the tools read says about the column the user asked after: its total and its best row. */
@@ -26,7 +34,8 @@ export function answerFromToolResults(conversation: Conversation, random: Seeded
 export function tableFinding(conversation: Conversation): string | undefined {
   for (const result of conversation.toolResults) {
     const column = findTableColumn(result.content, conversation.userText);
-    if (column) return `The ${column.name} add up to ${formatNumber(column.total)}; the highest is ${column.best.label} with ${formatNumber(column.best.value)}.`;
+    if (column)
+      return `The ${column.name} add up to ${formatNumber(column.total)}; the highest is ${column.best.label} with ${formatNumber(column.best.value)}.`;
   }
   return undefined;
 }
@@ -53,7 +62,9 @@ function describeResult(result: ToolResult, sentence: boolean): string {
     .slice(0, 3)
     .join(", ");
   const subject = about ? `${result.name} (${about})` : result.name;
-  return sentence ? `According to ${subject}: ${value.text}${/[.!?]$/.test(value.text) ? "" : "."}` : `${subject}: ${value.text}`;
+  return sentence
+    ? `According to ${subject}: ${value.text}${/[.!?]$/.test(value.text) ? "" : "."}`
+    : `${subject}: ${value.text}`;
 }
 
 function readValue(content: string): { text: string; scalar: boolean; object?: Record<string, unknown> } {
@@ -65,9 +76,20 @@ function readValue(content: string): { text: string; scalar: boolean; object?: R
     return { text: quote(trimmed), scalar: !/\s/.test(trimmed) };
   }
   if (parsed === null || typeof parsed !== "object") return { text: String(parsed), scalar: true };
-  if (Array.isArray(parsed)) return { text: quote(parsed.slice(0, 5).map((item) => (typeof item === "object" ? JSON.stringify(item) : String(item))).join(", ")), scalar: false };
+  if (Array.isArray(parsed))
+    return {
+      text: quote(
+        parsed
+          .slice(0, 5)
+          .map((item) => (typeof item === "object" ? JSON.stringify(item) : String(item)))
+          .join(", "),
+      ),
+      scalar: false,
+    };
   const object = parsed as Record<string, unknown>;
-  const fields = flatten(object).slice(0, MAX_FIELDS).map(([key, item]) => `${key} ${item}`);
+  const fields = flatten(object)
+    .slice(0, MAX_FIELDS)
+    .map(([key, item]) => `${key} ${item}`);
   return { text: quote(fields.join(", ")), scalar: false, object };
 }
 
@@ -87,7 +109,9 @@ function flatten(object: Record<string, unknown>, prefix = ""): Array<[string, s
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -33,7 +33,12 @@ export function applyOutputLimit(
     return { content: stopped, finishReason: "stop", completionTokens: tokens + reasoning, reasoningTokens: reasoning };
   }
   const content = truncateToTokens(stopped, budget);
-  return { content, finishReason: "length", completionTokens: countTextTokens(content) + reasoning, reasoningTokens: reasoning };
+  return {
+    content,
+    finishReason: "length",
+    completionTokens: countTextTokens(content) + reasoning,
+    reasoningTokens: reasoning,
+  };
 }
 
 /** The text up to (not including) the earliest stop sequence; the text itself when none occurs. */

@@ -15,7 +15,7 @@ const WORD_FORMS: ReadonlyArray<[RegExp, string]> = [
   [new RegExp(String.raw`\bdivide\s+(${NUMBER})\s+by\s+(${NUMBER})`, "gi"), "$1 / $2"],
   [new RegExp(String.raw`\bmultiply\s+(${NUMBER})\s+(?:by|and|with)\s+(${NUMBER})`, "gi"), "$1 * $2"],
   [new RegExp(String.raw`(${NUMBER})\s*(?:%|percent)\s+of\s+(${NUMBER})`, "gi"), "$1 / 100 * $2"],
-  [new RegExp(String.raw`(\d)\s*(?:x|×|times|multiplied by)\s*(?=-?\d)`, "gi"), "$1 * "],
+  [/(\d)\s*(?:x|×|times|multiplied by)\s*(?=-?\d)/gi, "$1 * "],
   [/\s+(?:plus|added to)\s+/gi, " + "],
   [/\s+(?:minus|less)\s+/gi, " - "],
   [/\s+(?:divided by|over)\s+/gi, " / "],

@@ -13,11 +13,24 @@ import { writeNotes } from "./write-notes.js";
 export const MAX_REQUESTED_WORDS = 30_000;
 const LONG_WORDS = 350;
 const NUMBER_WORDS: Record<string, number> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, fifteen: 15, twenty: 20,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
 };
 const COUNT = String.raw`(\d{1,5}|${Object.keys(NUMBER_WORDS).join("|")})`;
-const ECHO = /\b(?:say|reply with|respond with|repeat|answer with|output|print|return)\s+(?:back\s+)?(?:exactly|only|just|verbatim)?\s*(?:the\s+(?:word|phrase|text|string)\s*)?:?\s*(?:"([^"]+)"|“([^”]+)”|'([^']+)')/i;
+const ECHO =
+  /\b(?:say|reply with|respond with|repeat|answer with|output|print|return)\s+(?:back\s+)?(?:exactly|only|just|verbatim)?\s*(?:the\s+(?:word|phrase|text|string)\s*)?:?\s*(?:"([^"]+)"|“([^”]+)”|'([^']+)')/i;
 const ECHO_WORD = /\b(?:say|reply with|respond with|answer with)\s+(?:only|just)?\s*the word\s+([\p{L}\p{N}-]+)/iu;
 // ECHO_WORD cannot match without this literal, and testing it is far cheaper than the pattern's scan.
 const THE_WORD = /the word/i;
@@ -26,7 +39,10 @@ const PARAGRAPHS = new RegExp(String.raw`\b${COUNT}\s+paragraphs?\b`, "i");
 const SENTENCES = new RegExp(String.raw`\b${COUNT}[- ]sentences?\b`, "i");
 const FORM_WORD = new RegExp(`^${COUNT}-(?:words?|sentences?|paragraphs?|lines?|page)$`, "i");
 const ONE_LINE = /\b(?:one|a|an|single)\s+(?:[\w-]+\s+)?(?:line|tagline|slogan|blurb|headline|one-liner)\b/i;
-const LIST = new RegExp(String.raw`\b${COUNT}\s+(?:\w+\s+)?(bullet points|bullets|items|ideas|tips|ways|reasons|examples|names|taglines|slogans|headlines|steps|options|facts|points|things|titles|questions)\b`, "i");
+const LIST = new RegExp(
+  String.raw`\b${COUNT}\s+(?:\w+\s+)?(bullet points|bullets|items|ideas|tips|ways|reasons|examples|names|taglines|slogans|headlines|steps|options|facts|points|things|titles|questions)\b`,
+  "i",
+);
 
 /** A plain-text reply to the conversation's last user message. */
 export function composeText(conversation: Conversation, random: SeededRandom): string {
@@ -55,18 +71,31 @@ export function composeText(conversation: Conversation, random: SeededRandom): s
   if (list) {
     const noun = list[2]!.toLowerCase();
     const subject = topic.filter((word) => word.toLowerCase() !== noun);
-    return listAbout(subject, Math.min(200, count(list[1]!)), random, /taglines|slogans|headlines|titles|names/.test(noun) ? "slogans" : "points");
+    return listAbout(
+      subject,
+      Math.min(200, count(list[1]!)),
+      random,
+      /taglines|slogans|headlines|titles|names/.test(noun) ? "slogans" : "points",
+    );
   }
 
   if (facts.arithmetic.length > 0) {
     const [first, ...rest] = facts.arithmetic;
     const answers = facts.arithmetic.map((item) => `${item.expression} = ${formatNumber(item.value)}`);
-    return rest.length === 0 ? `The answer is ${formatNumber(first!.value)} (${answers[0]}).` : `${capitalise(joinWords(answers))}.`;
+    return rest.length === 0
+      ? `The answer is ${formatNumber(first!.value)} (${answers[0]}).`
+      : `${capitalise(joinWords(answers))}.`;
   }
-  if (/\b(long|detailed|in depth|in-depth|essay|article|story|thorough)\b/i.test(text)) return wordsAbout(topic, LONG_WORDS, random);
-  if (/\b(brief|briefly|short|one sentence|concise|one line|in a word)\b/i.test(text)) return sentencesAbout(topic, 1, random)[0]!;
+  if (/\b(long|detailed|in depth|in-depth|essay|article|story|thorough)\b/i.test(text))
+    return wordsAbout(topic, LONG_WORDS, random);
+  if (/\b(brief|briefly|short|one sentence|concise|one line|in a word)\b/i.test(text))
+    return sentencesAbout(topic, 1, random)[0]!;
   if (/^\s*(hi|hello|hey|good (morning|afternoon|evening))\b[\s!.,]*$/i.test(text)) {
-    return random.pick(["Hello! How can I help you today?", "Hi there! What would you like to talk about?", "Hello! What can I do for you?"]);
+    return random.pick([
+      "Hello! How can I help you today?",
+      "Hi there! What would you like to talk about?",
+      "Hello! What can I do for you?",
+    ]);
   }
   return [opener(text, topic, random), ...sentencesAbout(topic, random.int(2, 3), random)].join(" ");
 }
@@ -74,10 +103,19 @@ export function composeText(conversation: Conversation, random: SeededRandom): s
 function opener(text: string, topic: readonly string[], random: SeededRandom): string {
   if (topic.length === 0) return random.pick(["Happy to help.", "Sure.", "Here is my take."]);
   const subject = joinWords(topic.slice(0, 3));
-  const question = /\?\s*$/.test(text) || /^\s*(what|who|why|how|when|where|which|is|are|can|could|should|do|does)\b/i.test(text);
+  const question =
+    /\?\s*$/.test(text) || /^\s*(what|who|why|how|when|where|which|is|are|can|could|should|do|does)\b/i.test(text);
   return question
-    ? random.pick([`Here is a short answer about ${subject}.`, `Good question about ${subject}.`, `On ${subject}: here is what matters.`])
-    : random.pick([`You mentioned ${subject}.`, `Let's talk about ${subject}.`, `Here are some thoughts on ${subject}.`]);
+    ? random.pick([
+        `Here is a short answer about ${subject}.`,
+        `Good question about ${subject}.`,
+        `On ${subject}: here is what matters.`,
+      ])
+    : random.pick([
+        `You mentioned ${subject}.`,
+        `Let's talk about ${subject}.`,
+        `Here are some thoughts on ${subject}.`,
+      ]);
 }
 
 // ECHO cannot match without a quote mark, and most prompts have none: cheaper than the pattern's scan.

@@ -34,7 +34,14 @@ export function colourPhrase(shares: readonly NamedShare[]): string {
   const shown = shares.filter((share) => share.share >= MIN_SHARE).slice(0, 3);
   if (shown.length === 0) return "with no single dominant colour";
   const [first, ...rest] = shown;
-  const lead = first!.share >= 0.97 ? "entirely" : first!.share >= 0.6 ? "mostly" : first!.share >= 0.35 ? "largely" : "a mix led by";
+  const lead =
+    first!.share >= 0.97
+      ? "entirely"
+      : first!.share >= 0.6
+        ? "mostly"
+        : first!.share >= 0.35
+          ? "largely"
+          : "a mix led by";
   const parts = rest.map((share) => `${share.share >= 0.15 ? "some" : "a little"} ${share.name} (${share.hex})`);
   const tail = parts.length === 0 ? "" : ` with ${parts.join(" and ")}`;
   return `${lead} ${first!.name} (${first!.hex})${tail}`;

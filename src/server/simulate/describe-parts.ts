@@ -24,11 +24,17 @@ export async function describeParts(
     const kind = kinds[index];
     if (!kind) continue;
     if (part.type === "input_audio") {
-      sentences.push(describeAudio(Buffer.from(part.input_audio.data, "base64"), part.input_audio.format.toLowerCase(), label(kind)));
+      sentences.push(
+        describeAudio(Buffer.from(part.input_audio.data, "base64"), part.input_audio.format.toLowerCase(), label(kind)),
+      );
     } else if (part.type === "video_url" || (part.type === "image_url" && kind === "video")) {
       const url = part.type === "video_url" ? part.video_url.url : part.image_url.url;
       const bytes = parseDataUri(url)?.bytes;
-      sentences.push(bytes ? describeVideo(bytes, label(kind)) : `I could not read ${label(kind)}: send it as a data:video/mp4;base64 URI.`);
+      sentences.push(
+        bytes
+          ? describeVideo(bytes, label(kind))
+          : `I could not read ${label(kind)}: send it as a data:video/mp4;base64 URI.`,
+      );
     } else if (part.type === "image_url") {
       sentences.push(await describeImage(part.image_url.url, label(kind), fetchImage));
     }

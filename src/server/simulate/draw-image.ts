@@ -51,7 +51,9 @@ function sizeFor(prompt: string): { width: number; height: number } {
   if (explicit) return { width: clamp(Number(explicit[1])), height: clamp(Number(explicit[2])) };
   const base = /\b(large|poster|hd|high[- ]resolution|detailed|4k|wallpaper)\b/i.test(prompt)
     ? 512
-    : /\b(small|icon|thumbnail|tiny|favicon)\b/i.test(prompt) ? 128 : 256;
+    : /\b(small|icon|thumbnail|tiny|favicon)\b/i.test(prompt)
+      ? 128
+      : 256;
   if (/\b(wide|banner|panorama|panoramic|16:9|header)\b/i.test(prompt)) return { width: base * 2, height: base };
   if (/\b(tall|portrait|phone|vertical poster|9:16)\b/i.test(prompt)) return { width: base, height: base * 2 };
   return { width: base, height: base };
@@ -78,13 +80,14 @@ export function drawImage(plan: DrawPlan): Raster {
           colour = mix(first, second, y / Math.max(1, height - 1));
           break;
         case "stripes":
-          colour = colours[Math.floor(((vertical ? x / width : y / height) * bands)) % colours.length]!;
+          colour = colours[Math.floor((vertical ? x / width : y / height) * bands) % colours.length]!;
           break;
         case "checker":
           colour = (Math.floor(x / cell) + Math.floor(y / cell)) % 2 === 0 ? first : second;
           break;
         case "circle":
-          colour = Math.hypot(x - centreX, y - centreY) <= radius ? first : mix(second, third, y / Math.max(1, height - 1));
+          colour =
+            Math.hypot(x - centreX, y - centreY) <= radius ? first : mix(second, third, y / Math.max(1, height - 1));
           break;
         case "rings":
           colour = colours[Math.floor(Math.hypot(x - centreX, y - centreY) / ringWidth) % colours.length]!;
@@ -116,8 +119,17 @@ function hslToRgb(hue: number, saturation: number, lightness: number): Rgb {
   const sector = hue / 60;
   const second = chroma * (1 - Math.abs((sector % 2) - 1));
   const [red, green, blue] =
-    sector < 1 ? [chroma, second, 0] : sector < 2 ? [second, chroma, 0] : sector < 3 ? [0, chroma, second]
-      : sector < 4 ? [0, second, chroma] : sector < 5 ? [second, 0, chroma] : [chroma, 0, second];
+    sector < 1
+      ? [chroma, second, 0]
+      : sector < 2
+        ? [second, chroma, 0]
+        : sector < 3
+          ? [0, chroma, second]
+          : sector < 4
+            ? [0, second, chroma]
+            : sector < 5
+              ? [second, 0, chroma]
+              : [chroma, 0, second];
   const offset = lightness - chroma / 2;
   return [Math.round((red + offset) * 255), Math.round((green + offset) * 255), Math.round((blue + offset) * 255)];
 }

@@ -69,7 +69,12 @@ function mapPixels(source: Raster, edits: readonly PixelEdit[]): Raster {
 }
 
 /** A new raster whose pixel (x, y) is the source pixel `from(x, y)`. */
-function remap(source: Raster, width: number, height: number, from: (x: number, y: number) => [number, number]): Raster {
+function remap(
+  source: Raster,
+  width: number,
+  height: number,
+  from: (x: number, y: number) => [number, number],
+): Raster {
   const data = new Uint8Array(width * height * 4);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {

@@ -21,10 +21,18 @@ const STRING_VALUE = /"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|https?:\/\/\S+|[\w./~-]+\.[a
  */
 export function findFieldMention(text: string, name: string, schema: SchemaObject): FieldMention | undefined {
   // Naming one of its options ("in fahrenheit") asks for an enum field by itself.
-  if (Array.isArray(schema.enum) && schema.enum.some((option) => typeof option === "string" && option.length >= 2 && namesWord(text, option))) return {};
+  if (
+    Array.isArray(schema.enum) &&
+    schema.enum.some((option) => typeof option === "string" && option.length >= 2 && namesWord(text, option))
+  )
+    return {};
   const nameWords = keyWords(fieldName(name).replace(/_/g, " "));
-  const descriptionWords = typeof schema.description === "string" ? keyWords(schema.description).filter((word) => !nameWords.includes(word)) : [];
-  const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : [];
+  const descriptionWords =
+    typeof schema.description === "string"
+      ? keyWords(schema.description).filter((word) => !nameWords.includes(word))
+      : [];
+  const types =
+    typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : [];
   for (const at of positions(text, nameWords)) {
     const found = valueNear(text, at, types, schema);
     if (found) return found;
@@ -39,16 +47,27 @@ export function findFieldMention(text: string, name: string, schema: SchemaObjec
 }
 
 function namesWord(text: string, word: string): boolean {
-  return new RegExp(`(?<![\\p{L}\\p{N}_])${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\p{L}\\p{N}_])`, "iu").test(text);
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\p{L}\\p{N}_])`, "iu").test(
+    text,
+  );
 }
 
 function keyWords(text: string): string[] {
   const words = text.toLowerCase().match(/[a-z]{3,}/g) ?? [];
-  return [...new Set(words.filter((word) => !STOPWORDS.has(word)).map((word) => word.replace(/(ing|ed|es|s)$/, "")).filter((word) => word.length >= 3))];
+  return [
+    ...new Set(
+      words
+        .filter((word) => !STOPWORDS.has(word))
+        .map((word) => word.replace(/(ing|ed|es|s)$/, ""))
+        .filter((word) => word.length >= 3),
+    ),
+  ];
 }
 
 function positions(text: string, stems: readonly string[]): number[] {
-  return stems.flatMap((stem) => [...text.matchAll(new RegExp(`\\b${stem}[a-z]*\\b`, "gi"))].map((match) => match.index));
+  return stems.flatMap((stem) =>
+    [...text.matchAll(new RegExp(`\\b${stem}[a-z]*\\b`, "gi"))].map((match) => match.index),
+  );
 }
 
 function valueNear(text: string, at: number, types: readonly string[], schema: SchemaObject): FieldMention | undefined {
@@ -56,7 +75,9 @@ function valueNear(text: string, at: number, types: readonly string[], schema: S
   const before = text.slice(Math.max(0, at - WINDOW), at);
   if (Array.isArray(schema.enum)) {
     const window = `${before}${after}`.toLowerCase();
-    return schema.enum.some((option) => typeof option === "string" && window.includes(option.toLowerCase())) ? {} : undefined;
+    return schema.enum.some((option) => typeof option === "string" && window.includes(option.toLowerCase()))
+      ? {}
+      : undefined;
   }
   if (types.includes("number") || types.includes("integer")) {
     const number = after.match(NUMBER)?.[0] ?? before.match(NUMBER)?.at(-1);

@@ -48,12 +48,14 @@ export function sloganAbout(subject: Subject, index: number): string {
 
 function fillSubject(template: string, subject: Subject): string {
   const proper = subject.bare === subject.definite;
-  return template
-    .replace("{S}", capitalise(subject.bare))
-    .replace("{s}", subject.bare)
-    .replace("{a}", subject.indefinite)
-    // "Meet the Lumo" reads wrong; a name stands alone.
-    .replace("{the}", proper ? subject.bare : subject.definite);
+  return (
+    template
+      .replace("{S}", capitalise(subject.bare))
+      .replace("{s}", subject.bare)
+      .replace("{a}", subject.indefinite)
+      // "Meet the Lumo" reads wrong; a name stands alone.
+      .replace("{the}", proper ? subject.bare : subject.definite)
+  );
 }
 
 /** A phrase for a string field (or the `index`th item of an array field), or undefined when the name says nothing. */
@@ -64,10 +66,14 @@ export function phraseFor(field: string, about: About, index?: number): string |
   if (PHRASE_KINDS.colours.test(field)) return image?.colours[at];
   if (PHRASE_KINDS.tags.test(field)) return tagsFor(about)[at];
   if (PHRASE_KINDS.slogan.test(field)) return about.subject ? sloganAbout(about.subject, at) : undefined;
-  if (PHRASE_KINDS.caption.test(field)) return image ? imageCaption(image) : audio ? audioSentences(audio, about.subject)[0] : undefined;
+  if (PHRASE_KINDS.caption.test(field))
+    return image ? imageCaption(image) : audio ? audioSentences(audio, about.subject)[0] : undefined;
   if (PHRASE_KINDS.description.test(field)) {
     if (image) return imageDescription(image);
-    if (audio) return audioSentences(audio, about.subject).slice(0, Math.max(1, about.sentences ?? 2)).join(" ");
+    if (audio)
+      return audioSentences(audio, about.subject)
+        .slice(0, Math.max(1, about.sentences ?? 2))
+        .join(" ");
     return undefined;
   }
   if (PHRASE_KINDS.title.test(field)) {
@@ -110,7 +116,12 @@ export function mediaWords(facts: MediaFacts): string[] {
   }
   if (facts.kind === "audio") {
     const pitch = facts.note === undefined ? [] : [`${facts.note} pitch`];
-    return [facts.seconds < 60 ? "voice memo" : "recording", `${seconds(facts.seconds)}-second take`, ...pitch, facts.channels === 1 ? "mono" : "stereo"];
+    return [
+      facts.seconds < 60 ? "voice memo" : "recording",
+      `${seconds(facts.seconds)}-second take`,
+      ...pitch,
+      facts.channels === 1 ? "mono" : "stereo",
+    ];
   }
   return ["video", `${seconds(facts.seconds)}-second clip`, facts.sound ? "with sound" : "silent"];
 }
@@ -124,7 +135,8 @@ export function sceneWords(facts: ImageFacts): string[] {
 
 function imageCaption(facts: ImageFacts): string {
   const [first, ...rest] = facts.colours;
-  const lead = facts.brightness === undefined ? capitalise(facts.shape) : `${capitalise(tone(facts.brightness))} ${facts.shape}`;
+  const lead =
+    facts.brightness === undefined ? capitalise(facts.shape) : `${capitalise(tone(facts.brightness))} ${facts.shape}`;
   if (first === undefined) return `${lead} image, ${facts.width}x${facts.height}.`;
   return `${lead} shot, mostly ${first}${rest.length > 0 ? ` with ${joinWords(rest.slice(0, 2))}` : ""}.`;
 }
@@ -137,25 +149,40 @@ function imageDescription(facts: ImageFacts): string {
 
 function imageTitle(facts: ImageFacts): string {
   const colours = facts.colours.slice(0, 2).map(capitalise);
-  return colours.length > 0 ? `${joinWords(colours)}, ${facts.brightness === undefined ? facts.shape : tone(facts.brightness)}` : `${capitalise(facts.shape)} Image`;
+  return colours.length > 0
+    ? `${joinWords(colours)}, ${facts.brightness === undefined ? facts.shape : tone(facts.brightness)}`
+    : `${capitalise(facts.shape)} Image`;
 }
 
 function audioTitle(facts: AudioFacts, subject?: Subject): string {
   const name = titleCase(subject?.bare ?? "Recording");
   if (facts.silent) return `${name}: ${seconds(facts.seconds)} Seconds of Silence`;
-  return facts.note === undefined ? `${name}: ${seconds(facts.seconds)} Seconds` : `${name}: ${seconds(facts.seconds)} Seconds in ${facts.note}`;
+  return facts.note === undefined
+    ? `${name}: ${seconds(facts.seconds)} Seconds`
+    : `${name}: ${seconds(facts.seconds)} Seconds in ${facts.note}`;
 }
 
 function audioSentences(facts: AudioFacts, subject?: Subject): string[] {
   const what = subject?.bare ?? "recording";
   const head = `A ${seconds(facts.seconds)}-second ${facts.channels === 1 ? "mono" : "stereo"} ${what}.`;
   if (facts.silent) return [head, "It is silent from start to end.", "There is nothing to transcribe."];
-  const pitch = facts.hz === undefined ? "The pitch is hard to place" : `The voice sits ${register(facts.hz)}, around ${Math.round(facts.hz)} Hz (${facts.note})`;
-  const level = facts.loudnessDb === undefined ? "" : `, at a ${facts.loudnessDb > -12 ? "loud" : facts.loudnessDb > -24 ? "steady" : "quiet"} ${facts.loudnessDb.toFixed(0)} dBFS`;
+  const pitch =
+    facts.hz === undefined
+      ? "The pitch is hard to place"
+      : `The voice sits ${register(facts.hz)}, around ${Math.round(facts.hz)} Hz (${facts.note})`;
+  const level =
+    facts.loudnessDb === undefined
+      ? ""
+      : `, at a ${facts.loudnessDb > -12 ? "loud" : facts.loudnessDb > -24 ? "steady" : "quiet"} ${facts.loudnessDb.toFixed(0)} dBFS`;
   return [head, `${pitch}${level}.`, `At ${seconds(facts.seconds)} seconds it is a quick listen from start to end.`];
 }
 
-const LIGHT_WORDS: Readonly<Record<string, string>> = { dark: "low light", soft: "soft light", bright: "bright light", "very bright": "high key" };
+const LIGHT_WORDS: Readonly<Record<string, string>> = {
+  dark: "low light",
+  soft: "soft light",
+  bright: "bright light",
+  "very bright": "high key",
+};
 
 function tone(brightness: number): string {
   return brightness < 30 ? "dark" : brightness < 50 ? "soft" : brightness < 70 ? "bright" : "very bright";

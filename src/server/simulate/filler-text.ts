@@ -29,10 +29,7 @@ export function sentenceAbout(keywords: readonly string[], random: SeededRandom)
   const others = keywords.filter((keyword) => keyword !== topic);
   const other = others.length > 0 ? random.pick(others) : "the wider picture";
   const template = random.pick(TEMPLATES);
-  return template
-    .replace("{K}", capitalise(topic))
-    .replace("{k}", topic)
-    .replace("{o}", other);
+  return template.replace("{K}", capitalise(topic)).replace("{k}", topic).replace("{o}", other);
 }
 
 const RECENT = 8;
@@ -90,7 +87,12 @@ const SLOGANS = [
 ];
 
 /** A numbered list of `count` items about the keywords: points with a sentence each, or short slogans. */
-export function listAbout(keywords: readonly string[], count: number, random: SeededRandom, kind: "points" | "slogans" = "points"): string {
+export function listAbout(
+  keywords: readonly string[],
+  count: number,
+  random: SeededRandom,
+  kind: "points" | "slogans" = "points",
+): string {
   const openers = ["Start with", "Think about", "Look at", "Consider", "Compare", "Review", "Test", "Plan for"];
   const items: string[] = [];
   const used = new Set<string>();
@@ -102,7 +104,9 @@ export function listAbout(keywords: readonly string[], count: number, random: Se
       used.add(slogan);
       items.push(`${index + 1}. ${slogan.replace("{K}", capitalise(topic)).replace("{k}", topic)}`);
     } else {
-      items.push(`${index + 1}. ${random.pick(openers)} ${topic}: ${lowerFirst(sentenceAbout([topic], random), topic)}`);
+      items.push(
+        `${index + 1}. ${random.pick(openers)} ${topic}: ${lowerFirst(sentenceAbout([topic], random), topic)}`,
+      );
     }
   }
   return items.join("\n");

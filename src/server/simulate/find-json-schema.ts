@@ -49,7 +49,9 @@ function matchingBrace(text: string, start: number): number {
 function parse(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -58,15 +60,21 @@ function parse(text: string): Record<string, unknown> | undefined {
 function looksLikeSchema(value: Record<string, unknown>): boolean {
   if ("$schema" in value || "$defs" in value || "definitions" in value) return true;
   if (typeof value.type === "string" && JSON_TYPES.has(value.type)) return true;
-  if (Array.isArray(value.type) && value.type.every((type) => typeof type === "string" && JSON_TYPES.has(type))) return true;
+  if (Array.isArray(value.type) && value.type.every((type) => typeof type === "string" && JSON_TYPES.has(type)))
+    return true;
   const properties = value.properties;
-  return properties !== null && typeof properties === "object" && Object.values(properties).every((sub) => sub !== null && typeof sub === "object");
+  return (
+    properties !== null &&
+    typeof properties === "object" &&
+    Object.values(properties).every((sub) => sub !== null && typeof sub === "object")
+  );
 }
 
 /** The schema an example value implies: same keys, all required, same types. */
 export function schemaOfExample(example: unknown): JsonSchema {
   if (example === null) return {};
-  if (Array.isArray(example)) return example.length > 0 ? { type: "array", items: schemaOfExample(example[0]) } : { type: "array" };
+  if (Array.isArray(example))
+    return example.length > 0 ? { type: "array", items: schemaOfExample(example[0]) } : { type: "array" };
   if (typeof example === "object") {
     const entries = Object.entries(example as Record<string, unknown>);
     return {
@@ -80,7 +88,10 @@ export function schemaOfExample(example: unknown): JsonSchema {
 }
 
 function schemaOfListedKeys(text: string): FoundSchema | undefined {
-  const match = /\b(?:keys|fields|properties)\s*:?\s*((?:[`"']?[A-Za-z_]\w*[`"']?(?:\s*,\s*(?:and\s+)?|\s+and\s+)?){1,20})/i.exec(text);
+  const match =
+    /\b(?:keys|fields|properties)\s*:?\s*((?:[`"']?[A-Za-z_]\w*[`"']?(?:\s*,\s*(?:and\s+)?|\s+and\s+)?){1,20})/i.exec(
+      text,
+    );
   const keys = match?.[1]?.match(/[A-Za-z_]\w*/g)?.filter((key) => key.toLowerCase() !== "and") ?? [];
   if (keys.length === 0) return undefined;
   const properties = Object.fromEntries(keys.map((key) => [key, schemaForKey(key)]));

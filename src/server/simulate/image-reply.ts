@@ -46,7 +46,11 @@ export async function imageReply(conversation: Conversation, context: SimulateCo
   };
 }
 
-async function make(prompt: string, sourceUrl: string | undefined, context: SimulateContext): Promise<{ png: Buffer; caption: string }> {
+async function make(
+  prompt: string,
+  sourceUrl: string | undefined,
+  context: SimulateContext,
+): Promise<{ png: Buffer; caption: string }> {
   let note = "";
   if (sourceUrl) {
     const source = await loadSource(sourceUrl, context);
@@ -59,7 +63,9 @@ async function make(prompt: string, sourceUrl: string | undefined, context: Simu
     note = ` ${source.problem} so this is a new image rather than an edit.`;
   }
   const plan = planDrawing(prompt, context.seed);
-  const topic = readFacts(prompt).keywords.filter((word) => !plan.colourNames.includes(word.toLowerCase())).slice(0, 3);
+  const topic = readFacts(prompt)
+    .keywords.filter((word) => !plan.colourNames.includes(word.toLowerCase()))
+    .slice(0, 3);
   const subject = topic.length > 0 ? ` for "${joinWords(topic)}"` : "";
   const caption = `Generated a ${plan.width}x${plan.height} image${subject}: ${plan.pattern} in ${joinWords(plan.colourNames.slice(0, 3))}.${note}`;
   return { png: encodePng(drawImage(plan)), caption };
@@ -75,6 +81,9 @@ async function loadSource(url: string, context: SimulateContext): Promise<{ rast
   }
   const image = bytes ? decodeImage(bytes) : undefined;
   if (!image) return { problem: "The source image could not be read," };
-  if (!image.raster) return { problem: `The source image is a ${image.facts.format.toUpperCase()}, whose pixels I cannot decode (send PNG or JPEG),` };
+  if (!image.raster)
+    return {
+      problem: `The source image is a ${image.facts.format.toUpperCase()}, whose pixels I cannot decode (send PNG or JPEG),`,
+    };
   return { raster: image.raster, problem: "" };
 }

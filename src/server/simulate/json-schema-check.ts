@@ -131,7 +131,11 @@ function checkArray(s: SchemaObject, value: unknown[], check: (sub: unknown, ite
   return true;
 }
 
-function checkObject(s: SchemaObject, value: Record<string, unknown>, check: (sub: unknown, item: unknown) => boolean): boolean {
+function checkObject(
+  s: SchemaObject,
+  value: Record<string, unknown>,
+  check: (sub: unknown, item: unknown) => boolean,
+): boolean {
   const keys = Object.keys(value);
   if (typeof s.minProperties === "number" && keys.length < s.minProperties) return false;
   if (typeof s.maxProperties === "number" && keys.length > s.maxProperties) return false;
@@ -153,7 +157,8 @@ function checkObject(s: SchemaObject, value: Record<string, unknown>, check: (su
     if (!matched && s.additionalProperties !== undefined && !check(s.additionalProperties, value[key])) return false;
   }
   for (const [key, needed] of Object.entries((s.dependentRequired ?? {}) as Record<string, unknown>)) {
-    if (key in value && Array.isArray(needed) && !needed.every((other) => typeof other === "string" && other in value)) return false;
+    if (key in value && Array.isArray(needed) && !needed.every((other) => typeof other === "string" && other in value))
+      return false;
   }
   return true;
 }

@@ -93,7 +93,10 @@ function fitLength(text: string, schema: SchemaObject): string {
   const min = typeof schema.minLength === "number" ? Math.min(schema.minLength, MAX_STRING_LENGTH) : 0;
   const max = typeof schema.maxLength === "number" ? schema.maxLength : Number.POSITIVE_INFINITY;
   // Padding in words: a long run of one letter costs the BPE tokenizer quadratic time.
-  if (characters.length < min) characters = characters.concat([..." example".repeat(Math.ceil((min - characters.length) / 8))].slice(0, min - characters.length));
+  if (characters.length < min)
+    characters = characters.concat(
+      [..." example".repeat(Math.ceil((min - characters.length) / 8))].slice(0, min - characters.length),
+    );
   if (characters.length > max) characters = characters.slice(0, max);
   return characters.join("");
 }
@@ -107,13 +110,17 @@ export function generateNumber(schema: SchemaObject, integer: boolean, random: S
   let highOpen = schema.exclusiveMaximum === true;
   const exclusiveMinimum = num("exclusiveMinimum");
   const exclusiveMaximum = num("exclusiveMaximum");
-  if (exclusiveMinimum !== undefined && (low === undefined || exclusiveMinimum >= low)) [low, lowOpen] = [exclusiveMinimum, true];
-  if (exclusiveMaximum !== undefined && (high === undefined || exclusiveMaximum <= high)) [high, highOpen] = [exclusiveMaximum, true];
+  if (exclusiveMinimum !== undefined && (low === undefined || exclusiveMinimum >= low))
+    [low, lowOpen] = [exclusiveMinimum, true];
+  if (exclusiveMaximum !== undefined && (high === undefined || exclusiveMaximum <= high))
+    [high, highOpen] = [exclusiveMaximum, true];
   if (low === undefined && high === undefined) [low, high] = [1, 100];
   else if (low === undefined) low = high! - 100;
   else if (high === undefined) high = low + 100;
   const inside = (value: number) =>
-    (lowOpen ? value > low! : value >= low!) && (highOpen ? value < high! : value <= high!) && (!integer || Number.isInteger(value));
+    (lowOpen ? value > low! : value >= low!) &&
+    (highOpen ? value < high! : value <= high!) &&
+    (!integer || Number.isInteger(value));
   const step = num("multipleOf");
   if (step !== undefined && step > 0) {
     const first = Math.ceil(low! / step);

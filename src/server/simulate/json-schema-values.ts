@@ -120,7 +120,9 @@ class Generator {
 
   #object(s: SchemaObject, depth: number): Record<string, unknown> {
     const properties = (s.properties ?? {}) as Record<string, unknown>;
-    const required = Array.isArray(s.required) ? s.required.filter((key): key is string => typeof key === "string") : [];
+    const required = Array.isArray(s.required)
+      ? s.required.filter((key): key is string => typeof key === "string")
+      : [];
     const maxProperties = typeof s.maxProperties === "number" ? s.maxProperties : Number.POSITIVE_INFINITY;
     const minProperties = typeof s.minProperties === "number" ? s.minProperties : 0;
     const keys = [...new Set(required)];
@@ -134,11 +136,12 @@ class Generator {
       if (!keys.includes(`field${counter}`)) keys.push(`field${counter}`);
     }
     for (const [key, needed] of Object.entries((s.dependentRequired ?? {}) as Record<string, unknown>)) {
-      if (keys.includes(key) && Array.isArray(needed)) keys.push(...needed.filter((other): other is string => typeof other === "string" && !keys.includes(other)));
+      if (keys.includes(key) && Array.isArray(needed))
+        keys.push(...needed.filter((other): other is string => typeof other === "string" && !keys.includes(other)));
     }
     const result: Record<string, unknown> = {};
     for (const key of keys) {
-      const sub = Object.hasOwn(properties, key) ? properties[key] : patternSchema(s, key) ?? extra;
+      const sub = Object.hasOwn(properties, key) ? properties[key] : (patternSchema(s, key) ?? extra);
       result[key] = this.value(sub, key, depth + 1);
     }
     return result;
@@ -162,9 +165,16 @@ class Generator {
       const repeated = seen.has(canonicalJson(item));
       if (repeated && typeof item === "string" && position + 1 < count + DISTINCT_TRIES) continue;
       if (repeated && typeof item === "string" && s.uniqueItems !== true && index >= min) break;
-      for (let retry = 0; (s.uniqueItems === true || typeof item === "string") && seen.has(canonicalJson(item)) && retry < 8; retry++) {
+      for (
+        let retry = 0;
+        (s.uniqueItems === true || typeof item === "string") && seen.has(canonicalJson(item)) && retry < 8;
+        retry++
+      ) {
         const varied = vary(item, index + retry);
-        item = varied !== undefined && checkValue(this.#resolve(sub), varied, this.#root) ? varied : this.value(sub, "", depth + 1);
+        item =
+          varied !== undefined && checkValue(this.#resolve(sub), varied, this.#root)
+            ? varied
+            : this.value(sub, "", depth + 1);
       }
       seen.add(canonicalJson(item));
       items.push(item);
@@ -200,8 +210,10 @@ function isNullSchema(schema: unknown): boolean {
 function typesToTry(s: SchemaObject): string[] {
   const declared = typeof s.type === "string" ? [s.type] : Array.isArray(s.type) ? (s.type as string[]) : undefined;
   if (declared) return [...declared].sort((a, b) => Number(a === "null") - Number(b === "null"));
-  if (s.properties || s.required || s.additionalProperties !== undefined || s.minProperties !== undefined) return ["object"];
+  if (s.properties || s.required || s.additionalProperties !== undefined || s.minProperties !== undefined)
+    return ["object"];
   if (s.items !== undefined || s.prefixItems || s.minItems !== undefined || s.contains !== undefined) return ["array"];
-  if (["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].some((key) => key in s)) return ["number"];
+  if (["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].some((key) => key in s))
+    return ["number"];
   return ["string", "number", "boolean", "object", "array", "null"];
 }

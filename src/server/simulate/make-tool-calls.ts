@@ -34,7 +34,8 @@ export function makeToolCalls(
   for (const plan of planned) {
     const name = plan.tool.function.name;
     let args = argumentsFor(plan, conversation, random, media);
-    for (let attempt = 1; attempt < ATTEMPTS && made.has(callKey(name, args)); attempt++) args = argumentsFor(plan, conversation, random, media);
+    for (let attempt = 1; attempt < ATTEMPTS && made.has(callKey(name, args)); attempt++)
+      args = argumentsFor(plan, conversation, random, media);
     const simulated = toolCall(name, args, model, random);
     first ??= simulated;
     if (made.has(callKey(name, args))) continue;
@@ -45,7 +46,12 @@ export function makeToolCalls(
   return calls.length > 0 || first === undefined ? calls : [first];
 }
 
-function argumentsFor({ tool, item, answer }: PlannedCall, conversation: Conversation, random: SeededRandom, media: readonly MediaFacts[]): string {
+function argumentsFor(
+  { tool, item, answer }: PlannedCall,
+  conversation: Conversation,
+  random: SeededRandom,
+  media: readonly MediaFacts[],
+): string {
   const parameters = (tool.function.parameters ?? { type: "object", properties: {} }) as JsonSchema;
   if (answer) return JSON.stringify(answerArguments(parameters, conversation, random, media) ?? {});
   const facts = readFacts(conversation.userText);
@@ -66,7 +72,8 @@ function argumentsFor({ tool, item, answer }: PlannedCall, conversation: Convers
 function toolCall(name: string, args: string, model: ModelInfo, random: SeededRandom): SimulatedToolCall {
   const call: SimulatedToolCall = { id: `call_${randomText(random, 24)}`, name, arguments: args };
   // Gamma models sign their tool calls; the signature must come back on the next turn.
-  if (model.family === "gamma") call.extra = { thought_signature: Buffer.from(randomText(random, 48)).toString("base64") };
+  if (model.family === "gamma")
+    call.extra = { thought_signature: Buffer.from(randomText(random, 48)).toString("base64") };
   return call;
 }
 
@@ -82,7 +89,11 @@ function callKey(name: string, args: string): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)).map(([key, item]) => [key, sortKeys(item)]));
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, item]) => [key, sortKeys(item)]),
+  );
 }
 
 function randomText(random: SeededRandom, length: number): string {

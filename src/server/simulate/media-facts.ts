@@ -60,9 +60,14 @@ export async function readMediaFacts(
   return found;
 }
 
-async function factsOf(part: ContentPart, fetchImage?: (url: string) => Promise<Buffer | undefined>): Promise<MediaFacts | undefined> {
-  if (part.type === "input_audio") return audioFacts(Buffer.from(part.input_audio.data, "base64"), part.input_audio.format.toLowerCase());
-  const url = part.type === "video_url" ? part.video_url.url : part.type === "image_url" ? part.image_url.url : undefined;
+async function factsOf(
+  part: ContentPart,
+  fetchImage?: (url: string) => Promise<Buffer | undefined>,
+): Promise<MediaFacts | undefined> {
+  if (part.type === "input_audio")
+    return audioFacts(Buffer.from(part.input_audio.data, "base64"), part.input_audio.format.toLowerCase());
+  const url =
+    part.type === "video_url" ? part.video_url.url : part.type === "image_url" ? part.image_url.url : undefined;
   if (url === undefined) return undefined;
   if (part.type === "video_url" || /^data:video\//i.test(url)) return videoFacts(parseDataUri(url)?.bytes);
   const bytes = /^https?:\/\//i.test(url) ? await fetchImage?.(url) : parseDataUri(url)?.bytes;

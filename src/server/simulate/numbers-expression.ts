@@ -12,7 +12,8 @@ export function expressionFromNumbers(text: string, numbers: readonly number[]):
   const [high, low] = first >= second ? [first, second] : [second, first];
   const n = (value: number) => formatNumber(value);
   const percent = /\bpercent|%|\bshare\b|\bpercentage\b/.test(lower);
-  if (/\bmargin\b|\bprofit\b/.test(lower)) return percent ? `round((${n(high)} - ${n(low)}) / ${n(high)} * 100, 1)` : `${n(high)} - ${n(low)}`;
+  if (/\bmargin\b|\bprofit\b/.test(lower))
+    return percent ? `round((${n(high)} - ${n(low)}) / ${n(high)} * 100, 1)` : `${n(high)} - ${n(low)}`;
   if (/\b(average|mean)\b/.test(lower)) return `(${numbers.map(n).join(" + ")}) / ${numbers.length}`;
   if (/\b(total|sum|together|altogether|combined|in all)\b/.test(lower)) return numbers.map(n).join(" + ");
   if (/\b(difference|change|increase|decrease|more than|less than|gap)\b/.test(lower)) {

@@ -24,7 +24,15 @@ export interface MelodyPlan {
 const SCALES = { major: [0, 2, 4, 5, 7, 9, 11], minor: [0, 2, 3, 5, 7, 8, 10] } as const;
 const PROGRESSIONS = { major: [0, 4, 5, 3], minor: [0, 5, 2, 6] } as const;
 const BARS = 8;
-const RHYTHMS: ReadonlyArray<readonly number[]> = [[1, 1, 1, 1], [2, 1, 1], [1, 1, 2], [0.5, 0.5, 1, 2], [1, 0.5, 0.5, 2], [4], [2, 2]];
+const RHYTHMS: ReadonlyArray<readonly number[]> = [
+  [1, 1, 1, 1],
+  [2, 1, 1],
+  [1, 1, 2],
+  [0.5, 0.5, 1, 2],
+  [1, 0.5, 0.5, 2],
+  [4],
+  [2, 2],
+];
 
 /** MIDI number of a scale degree (which may pass the octave) above a tonic. */
 export function degreeToMidi(rootMidi: number, mode: MelodyPlan["mode"], degree: number): number {

@@ -30,13 +30,17 @@ const MAX_TOOL_ROUNDS = 3;
  * call. After tool results `auto` calls only what the user asked for and was not called yet,
  * then answers in text (one call at a time when `parallel_tool_calls` is false).
  */
-export function planToolCalls(request: Pick<ChatRequest, "tools" | "tool_choice" | "parallel_tool_calls">, conversation: Conversation): PlannedCall[] {
+export function planToolCalls(
+  request: Pick<ChatRequest, "tools" | "tool_choice" | "parallel_tool_calls">,
+  conversation: Conversation,
+): PlannedCall[] {
   const tools = request.tools ?? [];
   const choice = request.tool_choice ?? "auto";
   if (tools.length === 0 || choice === "none") return [];
   const facts = readFacts(conversation.userText);
   const answering = conversation.lastRole === "tool";
-  const bound = (calls: PlannedCall[]) => calls.slice(0, request.parallel_tool_calls === false ? 1 : MAX_PARALLEL_CALLS);
+  const bound = (calls: PlannedCall[]) =>
+    calls.slice(0, request.parallel_tool_calls === false ? 1 : MAX_PARALLEL_CALLS);
 
   if (typeof choice === "object") {
     const tool = tools.find((candidate) => candidate.function.name === choice.function.name);
@@ -50,16 +54,23 @@ export function planToolCalls(request: Pick<ChatRequest, "tools" | "tool_choice"
   const ranked = tools.map((tool, index) => ({ tool, score: scores[index]! })).sort((a, b) => b.score - a.score);
   const answerTools = ranked.filter(({ tool }) => isAnswerTool(tool)).map(({ tool }) => tool);
   const work = ranked.filter(({ tool }) => !answerTools.includes(tool));
-  const fits = (entries: typeof ranked) => entries.filter(({ score }) => score >= FIT_THRESHOLD && score >= (entries[0]?.score ?? 0) / 2);
+  const fits = (entries: typeof ranked) =>
+    entries.filter(({ score }) => score >= FIT_THRESHOLD && score >= (entries[0]?.score ?? 0) / 2);
   const fittingWork = fits(work).flatMap(({ tool }) => callsFor(tool, facts, false));
   // An answer tool is planned first only when the prompt needs no other tool ("extract the names from...").
-  const planned = fittingWork.length > 0 ? fittingWork : fits(ranked).slice(0, 1).flatMap(({ tool }) => callsFor(tool, facts, true));
+  const planned =
+    fittingWork.length > 0
+      ? fittingWork
+      : fits(ranked)
+          .slice(0, 1)
+          .flatMap(({ tool }) => callsFor(tool, facts, true));
 
   if (answering) {
     const sum = tableSumCall(tools, conversation);
     if (sum) return [sum];
     const remaining = planned.filter((call) => !call.answer && !wasMade(call, conversation.callsSinceUser));
-    if (choice === "required") return remaining.length > 0 ? bound(remaining) : nextCandidates(ranked, answerTools, conversation.callsSinceUser);
+    if (choice === "required")
+      return remaining.length > 0 ? bound(remaining) : nextCandidates(ranked, answerTools, conversation.callsSinceUser);
     return conversation.toolRounds < MAX_TOOL_ROUNDS ? bound(remaining) : [];
   }
   if (choice === "required") {
@@ -73,7 +84,11 @@ export function planToolCalls(request: Pick<ChatRequest, "tools" | "tool_choice"
 }
 
 // Under `required` with the work done: a tool not called yet, an answer tool first; repeats last.
-function nextCandidates(ranked: ReadonlyArray<{ tool: Tool }>, answerTools: readonly Tool[], made: readonly ToolCall[]): PlannedCall[] {
+function nextCandidates(
+  ranked: ReadonlyArray<{ tool: Tool }>,
+  answerTools: readonly Tool[],
+  made: readonly ToolCall[],
+): PlannedCall[] {
   const called = (tool: Tool) => made.some((call) => call.function.name === tool.function.name);
   const order = [
     ...answerTools.filter((tool) => !called(tool)),
@@ -86,8 +101,13 @@ function nextCandidates(ranked: ReadonlyArray<{ tool: Tool }>, answerTools: read
 
 // A table a tool returned is added up with the calculator, once, before the model answers.
 function tableSumCall(tools: readonly Tool[], conversation: Conversation): PlannedCall | undefined {
-  const calculator = tools.find((tool) => Object.keys((tool.function.parameters?.properties ?? {}) as Record<string, unknown>).some((field) => FIELD_KINDS.expression.test(fieldName(field))));
-  if (!calculator || conversation.callsSinceUser.some((call) => call.function.name === calculator.function.name)) return undefined;
+  const calculator = tools.find((tool) =>
+    Object.keys((tool.function.parameters?.properties ?? {}) as Record<string, unknown>).some((field) =>
+      FIELD_KINDS.expression.test(fieldName(field)),
+    ),
+  );
+  if (!calculator || conversation.callsSinceUser.some((call) => call.function.name === calculator.function.name))
+    return undefined;
   for (const result of conversation.toolResults) {
     const column = findTableColumn(result.content, conversation.userText);
     if (column) return { tool: calculator, item: { kind: "expression", value: column.sumExpression } };

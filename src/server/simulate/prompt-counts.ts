@@ -1,9 +1,22 @@
 // How many of something a prompt asks for: "three taglines", "a three-sentence summary".
 const NUMBER_WORDS: Readonly<Record<string, number>> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twelve: 12,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  twelve: 12,
 };
 const COUNT = String.raw`(\d{1,3}|${Object.keys(NUMBER_WORDS).join("|")})`;
-const LIST_NOUN = new RegExp(String.raw`\b${COUNT}\s+(?:[\w-]+\s+){0,2}?(taglines|slogans|headlines|titles|names|ideas|keywords|tags|topics|colou?rs|questions|options|captions|bullets|points|items|words)\b`, "i");
+const LIST_NOUN = new RegExp(
+  String.raw`\b${COUNT}\s+(?:[\w-]+\s+){0,2}?(taglines|slogans|headlines|titles|names|ideas|keywords|tags|topics|colou?rs|questions|options|captions|bullets|points|items|words)\b`,
+  "i",
+);
 
 /** The value of a count word or number ("three", "3"). */
 export function countValue(word: string): number {
@@ -20,7 +33,10 @@ export function requestedList(text: string): { noun: string; count: number } | u
 export function requestedCount(text: string, field: string): number | undefined {
   const stem = field.replace(/_/g, " ").replace(/(ies|es|s)$/, "");
   if (stem.length < 3) return undefined;
-  const pattern = new RegExp(String.raw`\b${COUNT}\s+(?:[\w-]+\s+){0,2}?${stem.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\w*`, "i");
+  const pattern = new RegExp(
+    String.raw`\b${COUNT}\s+(?:[\w-]+\s+){0,2}?${stem.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\w*`,
+    "i",
+  );
   const match = pattern.exec(text);
   return match ? countValue(match[1]!) : undefined;
 }

@@ -24,11 +24,12 @@ export interface PromptFacts {
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>`]+[^\s"'<>`.,;:!?)\]]/gi;
 const EMAIL_PATTERN = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
-const PATH_PATTERN = /(?:^|[\s"'`(])((?:~|\.{1,2})?\/?(?:[\w.-]+\/)*[\w-][\w.-]*\.[a-z][a-z0-9]{0,4}|(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)+)(?=$|[\s"'`),;:!?]|\.(?:\s|$))/gim;
-const QUOTED_PATTERN = /"([^"\n]{1,400})"|“([^”\n]{1,400})”|`([^`\n]{1,400})`|(?:^|[\s(:])'([^'\n]{1,400})'(?=$|[\s.,;:!?)])/g;
+const PATH_PATTERN =
+  /(?:^|[\s"'`(])((?:~|\.{1,2})?\/?(?:[\w.-]+\/)*[\w-][\w.-]*\.[a-z][a-z0-9]{0,4}|(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)+)(?=$|[\s"'`),;:!?]|\.(?:\s|$))/gim;
+const QUOTED_PATTERN =
+  /"([^"\n]{1,400})"|“([^”\n]{1,400})”|`([^`\n]{1,400})`|(?:^|[\s(:])'([^'\n]{1,400})'(?=$|[\s.,;:!?)])/g;
 const DATE_PATTERN = /\b\d{4}-\d{2}-\d{2}\b/g;
 const NUMBER_PATTERN = /(?<![\w.])-?\d+(?:\.\d+)?(?![\w])/g;
-
 
 const MAX_READ_CHARS = 50_000;
 const MAX_CACHED_CHARS = 20_000;
@@ -106,12 +107,17 @@ class LazyFacts implements PromptFacts {
   }
 
   get paths(): string[] {
-    return (this.#paths ??= unique(matches(this.#textWithoutLinks(), PATH_PATTERN, 1)).filter((path) => !/^\d+(\.\d+)*$/.test(path)));
+    return (this.#paths ??= unique(matches(this.#textWithoutLinks(), PATH_PATTERN, 1)).filter(
+      (path) => !/^\d+(\.\d+)*$/.test(path),
+    ));
   }
 
   get quoted(): string[] {
-    this.#quoted ??= unique([...this.text.matchAll(QUOTED_PATTERN)].map((match) => (match[1] ?? match[2] ?? match[3] ?? match[4] ?? "").trim()))
-      .filter((value) => value !== "");
+    this.#quoted ??= unique(
+      [...this.text.matchAll(QUOTED_PATTERN)].map((match) =>
+        (match[1] ?? match[2] ?? match[3] ?? match[4] ?? "").trim(),
+      ),
+    ).filter((value) => value !== "");
     return this.#quoted;
   }
 
@@ -132,7 +138,9 @@ class LazyFacts implements PromptFacts {
   }
 
   get numbers(): number[] {
-    return (this.#numbers ??= matches(this.#textWithoutLinks().replace(DATE_PATTERN, " "), NUMBER_PATTERN, 0).map(Number));
+    return (this.#numbers ??= matches(this.#textWithoutLinks().replace(DATE_PATTERN, " "), NUMBER_PATTERN, 0).map(
+      Number,
+    ));
   }
 
   get arithmetic(): Arithmetic[] {
@@ -144,6 +152,8 @@ class LazyFacts implements PromptFacts {
   }
 
   #textWithoutLinks(): string {
-    return (this.#withoutLinks ??= this.urls.concat(this.emails).reduce((rest, link) => rest.split(link).join(" "), this.text));
+    return (this.#withoutLinks ??= this.urls
+      .concat(this.emails)
+      .reduce((rest, link) => rest.split(link).join(" "), this.text));
   }
 }

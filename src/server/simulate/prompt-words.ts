@@ -6,7 +6,8 @@ const WORD_PATTERN = /[\p{L}][\p{L}\p{N}'’-]*/gu;
 // Digits belong to a name ("SL-100", "Route 66" stays two), so a product code is not cut at its first digit.
 const CAPITALISED = /\b([A-Z][\p{L}\p{N}'-]*(?:\s+(?:de|del|la|of|the|von|van)?\s*[A-Z][\p{L}\p{N}'-]*)*)/gu;
 const OBJECT_PATTERN = /\b(?:in|for|at|near|from|to)\s+((?:[a-z][\p{L}-]*)(?:\s*(?:,|and|&)\s*[a-z][\p{L}-]*)*)/gu;
-const TOPIC_PATTERN = /\b(?:about|regarding|on the subject of|on|for)\s+(?:the\s+|a\s+|an\s+)?([^.,;:!?\n"]{3,60}?)(?=\s+(?:and|with|for|in|that|which|please)\b|[.,;:!?\n"]|$)/i;
+const TOPIC_PATTERN =
+  /\b(?:about|regarding|on the subject of|on|for)\s+(?:the\s+|a\s+|an\s+)?([^.,;:!?\n"]{3,60}?)(?=\s+(?:and|with|for|in|that|which|please)\b|[.,;:!?\n"]|$)/i;
 
 /** Content words of a text, the given entities first, without repeats or stopwords. */
 export function findKeywords(text: string, entities: readonly string[]): string[] {
@@ -74,7 +75,7 @@ function isTrailingMark(code: number): boolean {
 }
 
 function inTopic(lower: string, topicWords: string | undefined): boolean {
-  return topicWords !== undefined && topicWords.includes(` ${lower} `);
+  return topicWords?.includes(` ${lower} `) === true;
 }
 
 // "about solar lanterns" names the topic better than its words apart.
@@ -82,7 +83,8 @@ function topicPhrase(text: string): string | undefined {
   const phrase = TOPIC_PATTERN.exec(text)?.[1]?.trim();
   if (!phrase) return undefined;
   const words = phrase.split(/\s+/);
-  if (words.length < 2 || words.length > 4 || words.every((word) => STOPWORDS.has(word.toLowerCase()))) return undefined;
+  if (words.length < 2 || words.length > 4 || words.every((word) => STOPWORDS.has(word.toLowerCase())))
+    return undefined;
   return /^[\p{L}][\p{L}\p{N}' -]*$/u.test(phrase) ? phrase : undefined;
 }
 
@@ -93,7 +95,10 @@ const LIST_BEFORE = /(?:,|\band|\bor|&)\s*$/i;
 export function findPlaces(text: string, entities: readonly string[]): string[] {
   const places: string[] = [];
   const positioned = entities
-    .map((entity) => ({ entity, at: text.search(new RegExp(`(?<![\\p{L}])${entity.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\p{L}])`, "iu")) }))
+    .map((entity) => ({
+      entity,
+      at: text.search(new RegExp(`(?<![\\p{L}])${entity.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\p{L}])`, "iu")),
+    }))
     .filter((entry) => entry.at >= 0)
     .sort((a, b) => a.at - b.at);
   let previousWasPlace = false;

@@ -9,11 +9,15 @@ export const DEFAULT_OUTPUT_TOKENS = 16_384;
 /** Output limit of reasoning and thinking models when the request sets none. */
 export const DEFAULT_REASONING_OUTPUT_TOKENS = 65_536;
 
-const HARD_WORDS = /\b(step by step|prove|proof|why|explain|analy[sz]e|plan|compare|design|debug|code|algorithm|reason|derive|optimi[sz]e|trade-?offs?)\b/i;
+const HARD_WORDS =
+  /\b(step by step|prove|proof|why|explain|analy[sz]e|plan|compare|design|debug|code|algorithm|reason|derive|optimi[sz]e|trade-?offs?)\b/i;
 const TIER_SCALE: Record<ModelInfo["tier"], number> = { flagship: 1, standard: 0.75, economy: 0.5, unclassed: 1 };
 
 /** The output limit a request gives the model: `max_completion_tokens`, else `max_tokens`, else the default. */
-export function outputLimit(request: Pick<ChatRequest, "max_tokens" | "max_completion_tokens">, model: ModelInfo): number {
+export function outputLimit(
+  request: Pick<ChatRequest, "max_tokens" | "max_completion_tokens">,
+  model: ModelInfo,
+): number {
   const fallback = model.capabilities.reasoning ? DEFAULT_REASONING_OUTPUT_TOKENS : DEFAULT_OUTPUT_TOKENS;
   return request.max_completion_tokens ?? request.max_tokens ?? fallback;
 }
@@ -23,7 +27,12 @@ export function outputLimit(request: Pick<ChatRequest, "max_tokens" | "max_compl
  * beta-5 series 200-1500 (less for mini and nano), gamma-2.5-pro 1200-3800, so that its budget
  * below the spec's 4096 often comes back empty. Zero for models that do not reason.
  */
-export function reasoningTokens(conversation: Conversation, model: ModelInfo, random: SeededRandom, tools: boolean): number {
+export function reasoningTokens(
+  conversation: Conversation,
+  model: ModelInfo,
+  random: SeededRandom,
+  tools: boolean,
+): number {
   if (!model.capabilities.reasoning) return 0;
   const facts = readFacts(conversation.userText);
   const words = conversation.userText.split(/\s+/).filter(Boolean).length;

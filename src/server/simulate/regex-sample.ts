@@ -12,7 +12,12 @@ type Node =
 
 const ESCAPES: Record<string, Array<[number, number]>> = {
   d: [[48, 57]],
-  w: [[97, 122], [65, 90], [48, 57], [95, 95]],
+  w: [
+    [97, 122],
+    [65, 90],
+    [48, 57],
+    [95, 95],
+  ],
   s: [[32, 32]],
 };
 const ANY: Array<[number, number]> = [[97, 122]];
@@ -128,7 +133,11 @@ class Parser {
         character = escaped;
       }
       const low = character.codePointAt(0)!;
-      if (this.#source[this.#position] === "-" && this.#source[this.#position + 1] !== "]" && this.#position + 1 < this.#source.length) {
+      if (
+        this.#source[this.#position] === "-" &&
+        this.#source[this.#position + 1] !== "]" &&
+        this.#position + 1 < this.#source.length
+      ) {
         this.#position++;
         let end = this.#source[this.#position++]!;
         if (end === "\\") end = this.#source[this.#position++] ?? "";

@@ -8,8 +8,36 @@ export const FIT_THRESHOLD = 3;
 
 // Words that mean the same thing to a user and to a tool's author.
 const SYNONYMS: ReadonlyArray<readonly string[]> = [
-  ["weather", "forecast", "temperature", "rain", "sunny", "climate", "degrees", "warm", "cold", "hot", "humid", "wind", "snow", "celsius", "fahrenheit"],
-  ["calculate", "calculator", "compute", "math", "arithmetic", "evaluate", "sum", "multiply", "add", "divide", "subtract"],
+  [
+    "weather",
+    "forecast",
+    "temperature",
+    "rain",
+    "sunny",
+    "climate",
+    "degrees",
+    "warm",
+    "cold",
+    "hot",
+    "humid",
+    "wind",
+    "snow",
+    "celsius",
+    "fahrenheit",
+  ],
+  [
+    "calculate",
+    "calculator",
+    "compute",
+    "math",
+    "arithmetic",
+    "evaluate",
+    "sum",
+    "multiply",
+    "add",
+    "divide",
+    "subtract",
+  ],
   ["search", "find", "lookup", "look", "google", "web", "query"],
   ["read", "open", "show", "contents", "cat", "view", "load"],
   ["write", "save", "store", "create", "record"],
@@ -67,7 +95,11 @@ function factBonus(tool: Tool, facts: PromptFacts, name: Set<string>, descriptio
   const fields = Object.keys((tool.function.parameters?.properties ?? {}) as Record<string, unknown>).map(fieldName);
   const has = (pattern: RegExp) => fields.some((field) => pattern.test(field));
   let bonus = 0;
-  if (facts.arithmetic.length > 0 && (name.has("calculate") || description.has("calculate") || has(FIELD_KINDS.expression))) bonus += 3;
+  if (
+    facts.arithmetic.length > 0 &&
+    (name.has("calculate") || description.has("calculate") || has(FIELD_KINDS.expression))
+  )
+    bonus += 3;
   if (facts.urls.length > 0 && has(FIELD_KINDS.url)) bonus += 2;
   if (facts.paths.length > 0 && has(FIELD_KINDS.path)) bonus += 1;
   if (enumValues(tool).some((value) => new RegExp(`\\b${value}\\b`, "i").test(facts.text))) bonus += 2;
@@ -76,7 +108,10 @@ function factBonus(tool: Tool, facts: PromptFacts, name: Set<string>, descriptio
 
 function needsUrl(tool: Tool): boolean {
   const required = tool.function.parameters?.required;
-  return Array.isArray(required) && required.some((field) => typeof field === "string" && FIELD_KINDS.url.test(fieldName(field)));
+  return (
+    Array.isArray(required) &&
+    required.some((field) => typeof field === "string" && FIELD_KINDS.url.test(fieldName(field)))
+  );
 }
 
 function enumValues(tool: Tool): string[] {
@@ -88,7 +123,10 @@ function enumValues(tool: Tool): string[] {
 }
 
 /** What a tool's calls are about, one per call, when the prompt names several of the same kind. */
-export function callItems(tool: Tool, facts: PromptFacts): Array<{ kind: "entity" | "expression" | "path" | "url"; value: string }> {
+export function callItems(
+  tool: Tool,
+  facts: PromptFacts,
+): Array<{ kind: "entity" | "expression" | "path" | "url"; value: string }> {
   const fields = Object.keys((tool.function.parameters?.properties ?? {}) as Record<string, unknown>).map(fieldName);
   const has = (pattern: RegExp) => fields.some((field) => pattern.test(field));
   const arrays = Object.values((tool.function.parameters?.properties ?? {}) as Record<string, { type?: unknown }>).some(
@@ -96,7 +134,8 @@ export function callItems(tool: Tool, facts: PromptFacts): Array<{ kind: "entity
   );
   // A tool that takes a list gets every item in one call.
   if (arrays) return [];
-  if (has(FIELD_KINDS.expression) && facts.arithmetic.length > 1) return facts.arithmetic.map((entry) => ({ kind: "expression", value: entry.expression }));
+  if (has(FIELD_KINDS.expression) && facts.arithmetic.length > 1)
+    return facts.arithmetic.map((entry) => ({ kind: "expression", value: entry.expression }));
   if (has(FIELD_KINDS.url) && facts.urls.length > 1) return facts.urls.map((value) => ({ kind: "url", value }));
   if (has(FIELD_KINDS.path) && facts.paths.length > 1) return facts.paths.map((value) => ({ kind: "path", value }));
   const entities = has(FIELD_KINDS.place) && facts.places.length > 0 ? facts.places : facts.entities;

@@ -10,11 +10,14 @@ export interface Subject {
   readonly definite: string;
 }
 
-const FOR_PHRASE = /\b(?:for|about|of)\s+(an?\s+|the\s+)?([^.,;:!?\n()"'`[\]{}]{2,60}?)(?=[.,;:!?\n()"'`[\]{}]|\s+(?:with|that|which|and then|in|at|to|from|by|for|about|of)\b|$)/gi;
-const THIS_NOUN = /\b(?:this|the|my|our)\s+((?:voice\s+)?memo|photo|image|picture|recording|clip|song|track|video|product|poster|document|file)\b/i;
+const FOR_PHRASE =
+  /\b(?:for|about|of)\s+(an?\s+|the\s+)?([^.,;:!?\n()"'`[\]{}]{2,60}?)(?=[.,;:!?\n()"'`[\]{}]|\s+(?:with|that|which|and then|in|at|to|from|by|for|about|of)\b|$)/gi;
+const THIS_NOUN =
+  /\b(?:this|the|my|our)\s+((?:voice\s+)?memo|photo|image|picture|recording|clip|song|track|video|product|poster|document|file)\b/i;
 const MAX_WORDS = 5;
 // Words that open a phrase about size or form rather than the thing itself ("of at most eight words").
-const NOT_A_SUBJECT = /^(?:at|most|least|up|no|more|less|around|about|each|every|one|two|three|four|five|six|seven|eight|nine|ten|\d+)(?:\s|$)/i;
+const NOT_A_SUBJECT =
+  /^(?:at|most|least|up|no|more|less|around|about|each|every|one|two|three|four|five|six|seven|eight|nine|ten|\d+)(?:\s|$)/i;
 const FORM_WORDS = /\b(?:words?|sentences?|characters?|lines?|paragraphs?|items?|seconds?|minutes?)$/i;
 
 /** The thing a prompt is about ("Three taglines for a solar lantern" gives "solar lantern"), if it names one. */
@@ -32,10 +35,14 @@ export function findSubject(text: string): Subject | undefined {
 /** The forms of a subject phrase, given the article it came with. */
 export function subjectOf(phrase: string, article?: string): Subject {
   // "Lumo" or "Acme Lamp" is a name; "Travel kettle" is a common noun written as a title.
-  const proper = article === undefined && /^[A-Z0-9]/.test(phrase) && phrase.split(/\s+/).every((word) => /^[\p{Lu}\p{N}]/u.test(word));
+  const proper =
+    article === undefined &&
+    /^[A-Z0-9]/.test(phrase) &&
+    phrase.split(/\s+/).every((word) => /^[\p{Lu}\p{N}]/u.test(word));
   if (proper) return { bare: phrase, indefinite: phrase, definite: phrase };
   if (article === undefined && /^\p{Lu}\p{Ll}/u.test(phrase)) phrase = phrase[0]!.toLowerCase() + phrase.slice(1);
-  const indefinite = article === "a" || article === "an" ? `${article} ${phrase}` : `${/^[aeiou]/i.test(phrase) ? "an" : "a"} ${phrase}`;
+  const indefinite =
+    article === "a" || article === "an" ? `${article} ${phrase}` : `${/^[aeiou]/i.test(phrase) ? "an" : "a"} ${phrase}`;
   return { bare: phrase, indefinite, definite: `the ${phrase}` };
 }
 

@@ -26,12 +26,28 @@ export const FIELD_KINDS = {
   tags: /tags|keywords|topics|labels/,
 } as const;
 
-const LANGUAGES = ["English", "French", "Spanish", "German", "Italian", "Portuguese", "Japanese", "Chinese", "Korean", "Russian", "Arabic", "Dutch"];
+const LANGUAGES = [
+  "English",
+  "French",
+  "Spanish",
+  "German",
+  "Italian",
+  "Portuguese",
+  "Japanese",
+  "Chinese",
+  "Korean",
+  "Russian",
+  "Arabic",
+  "Dutch",
+];
 const NUMBER_TYPES = new Set(["number", "integer"]);
 
 /** Words of a field name: `cityName` and `city_name` both give "city_name". */
 export function fieldName(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s]+/g, "_").toLowerCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[-\s]+/g, "_")
+    .toLowerCase();
 }
 
 /**
@@ -39,14 +55,20 @@ export function fieldName(name: string): string {
  * order they appear, places, paths, links, quoted text. Stateful (numbers are handed out in
  * order), so make one per generated value.
  */
-export function suggestFromFacts(facts: PromptFacts, item?: CallItem): (name: string, schema: SchemaObject, index?: number) => unknown {
+export function suggestFromFacts(
+  facts: PromptFacts,
+  item?: CallItem,
+): (name: string, schema: SchemaObject, index?: number) => unknown {
   let nextNumber = 0;
   const lowerText = facts.text.toLowerCase();
   return (rawName, schema, index) => {
     const name = fieldName(rawName);
-    const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : [];
+    const types =
+      typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : [];
     if (Array.isArray(schema.enum)) {
-      return schema.enum.find((option) => typeof option === "string" && new RegExp(`\\b${escape(option.toLowerCase())}\\b`).test(lowerText));
+      return schema.enum.find(
+        (option) => typeof option === "string" && new RegExp(`\\b${escape(option.toLowerCase())}\\b`).test(lowerText),
+      );
     }
     if (types.includes("array")) return arrayValue(name, facts);
     if (types.some((type) => NUMBER_TYPES.has(type))) {
@@ -56,7 +78,10 @@ export function suggestFromFacts(facts: PromptFacts, item?: CallItem): (name: st
     if (types.length > 0 && !types.includes("string")) return undefined;
     const at = index ?? 0;
     if (item && matchesItem(name, item)) return item.value;
-    if (FIELD_KINDS.expression.test(name)) return facts.arithmetic[at]?.expression ?? (at === 0 ? expressionFromNumbers(facts.text, facts.numbers) : undefined);
+    if (FIELD_KINDS.expression.test(name))
+      return (
+        facts.arithmetic[at]?.expression ?? (at === 0 ? expressionFromNumbers(facts.text, facts.numbers) : undefined)
+      );
     if (FIELD_KINDS.url.test(name)) return facts.urls[at];
     if (FIELD_KINDS.email.test(name) || schema.format === "email") return facts.emails[at];
     if (FIELD_KINDS.path.test(name)) return facts.paths[at];
@@ -64,12 +89,17 @@ export function suggestFromFacts(facts: PromptFacts, item?: CallItem): (name: st
     if (FIELD_KINDS.place.test(name)) return facts.places[at] ?? facts.entities[at];
     if (FIELD_KINDS.person.test(name)) return facts.others[at] ?? facts.entities[at];
     if (/lang/.test(name)) return LANGUAGES.find((language) => lowerText.includes(language.toLowerCase()));
-    if (FIELD_KINDS.title.test(name)) return facts.keywords.length > 0 ? facts.keywords.slice(0, 4).map(capitalise).join(" ") : undefined;
+    if (FIELD_KINDS.title.test(name))
+      return facts.keywords.length > 0 ? facts.keywords.slice(0, 4).map(capitalise).join(" ") : undefined;
     // A generation prompt passes the brief on as it was written.
-    if (name === "prompt") return facts.quoted[at] ?? (facts.text.trim().length > 0 ? facts.text.trim().slice(0, 400) : undefined);
+    if (name === "prompt")
+      return facts.quoted[at] ?? (facts.text.trim().length > 0 ? facts.text.trim().slice(0, 400) : undefined);
     if (FIELD_KINDS.query.test(name)) return facts.quoted[at] ?? queryText(facts);
     if (FIELD_KINDS.content.test(name)) {
-      return facts.quoted[at] ?? (facts.keywords.length > 0 ? `Notes on ${joinWords(facts.keywords.slice(0, 3))}.` : undefined);
+      return (
+        facts.quoted[at] ??
+        (facts.keywords.length > 0 ? `Notes on ${joinWords(facts.keywords.slice(0, 3))}.` : undefined)
+      );
     }
     return facts.quoted[at];
   };

@@ -105,5 +105,8 @@ function shorten(sentence: string): string {
   // A sentence (trimmed) of few words is kept whole; only a long one is split into words.
   if (wordCount(sentence) <= MAX_SENTENCE_WORDS) return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
   const words = sentence.split(/\s+/);
-  return `${words.slice(0, MAX_SENTENCE_WORDS).join(" ").replace(/[,;:]$/, "")}...`;
+  return `${words
+    .slice(0, MAX_SENTENCE_WORDS)
+    .join(" ")
+    .replace(/[,;:]$/, "")}...`;
 }

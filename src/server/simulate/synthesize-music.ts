@@ -10,14 +10,21 @@ export const MAX_MUSIC_SECONDS = 600;
 const TABLE_SIZE = 4096;
 const SINE = Float32Array.from({ length: TABLE_SIZE }, (_, index) => Math.sin((2 * Math.PI * index) / TABLE_SIZE));
 // Formants (Hz) of the vowels the "voice" sings, cycled note by note: a, o, e.
-const VOWELS: ReadonlyArray<readonly [number, number]> = [[800, 1200], [500, 900], [400, 2000]];
+const VOWELS: ReadonlyArray<readonly [number, number]> = [
+  [800, 1200],
+  [500, 900],
+  [400, 2000],
+];
 
 /**
  * A real, playable WAV (16 kHz mono 16-bit PCM) of `seconds` length: a melody whose key, mode,
  * tempo and notes come from the prompt and seed, over a bass line and light percussion, played on
  * a plucked instrument (instrumental) or sung by a vowel-formant "voice" with vibrato.
  */
-export function synthesizeMusic(prompt: string, options: { seed: number; seconds: number; instrumental: boolean }): Buffer {
+export function synthesizeMusic(
+  prompt: string,
+  options: { seed: number; seconds: number; instrumental: boolean },
+): Buffer {
   if (!(options.seconds > 0 && options.seconds <= MAX_MUSIC_SECONDS)) {
     throw new RangeError(`Expected seconds in (0, ${MAX_MUSIC_SECONDS}], got ${options.seconds}`);
   }
@@ -50,7 +57,14 @@ function pluck(out: Float32Array, start: number, duration: number, hz: number, g
   }
 }
 
-function voice(out: Float32Array, start: number, duration: number, hz: number, [first, second]: readonly [number, number], gain: number): void {
+function voice(
+  out: Float32Array,
+  start: number,
+  duration: number,
+  hz: number,
+  [first, second]: readonly [number, number],
+  gain: number,
+): void {
   const end = Math.min(out.length, start + duration);
   const harmonics: number[] = [];
   for (let harmonic = 1; harmonic * hz < MUSIC_SAMPLE_RATE / 2 && harmonic <= 12; harmonic++) {
@@ -67,7 +81,7 @@ function voice(out: Float32Array, start: number, duration: number, hz: number, [
     const envelope = Math.min(1, time / 0.06) * Math.min(1, (end - sample) / (0.08 * MUSIC_SAMPLE_RATE));
     let value = 0;
     for (let index = 0; index < harmonics.length; index++) value += harmonics[index]! * table(phase * (index + 1));
-    out[sample]! += (gain * envelope * value) / total * 1.6;
+    out[sample]! += ((gain * envelope * value) / total) * 1.6;
   }
 }
 
@@ -77,7 +91,14 @@ function backing(out: Float32Array, plan: MelodyPlan, offset: number, beatSample
     const start = Math.round(offset + beat * beatSamples);
     if (start >= out.length) return;
     const bar = Math.floor(beat / 4);
-    if (beat % 4 === 0) pluck(out, start, Math.round(beatSamples * 4), midiToHz(degreeToMidi(plan.rootMidi - 12, plan.mode, plan.chordDegrees[bar]!)), 0.35);
+    if (beat % 4 === 0)
+      pluck(
+        out,
+        start,
+        Math.round(beatSamples * 4),
+        midiToHz(degreeToMidi(plan.rootMidi - 12, plan.mode, plan.chordDegrees[bar]!)),
+        0.35,
+      );
     if (beat % 2 === 0) kick(out, start);
     const hat = Math.round(start + beatSamples / 2);
     for (let sample = hat; sample < Math.min(out.length, hat + 480); sample++) {
@@ -105,7 +126,10 @@ function finish(mix: Float32Array): Int16Array {
   for (const sample of mix) peak = Math.max(peak, Math.abs(sample));
   const scale = peak > 0 ? 0.85 / peak : 0;
   const fadeIn = Math.min(mix.length, Math.round(0.02 * MUSIC_SAMPLE_RATE));
-  const fadeOut = Math.min(mix.length, Math.round(Math.min(0.5, (mix.length / MUSIC_SAMPLE_RATE) * 0.1) * MUSIC_SAMPLE_RATE));
+  const fadeOut = Math.min(
+    mix.length,
+    Math.round(Math.min(0.5, (mix.length / MUSIC_SAMPLE_RATE) * 0.1) * MUSIC_SAMPLE_RATE),
+  );
   const samples = new Int16Array(mix.length);
   for (let index = 0; index < mix.length; index++) {
     const fade = Math.min(1, index / Math.max(1, fadeIn), (mix.length - index) / Math.max(1, fadeOut));

@@ -16,14 +16,19 @@ export interface TableColumn {
  * first numeric column; undefined when the text is not a table with a header and two rows.
  */
 export function findTableColumn(text: string, prompt: string): TableColumn | undefined {
-  const lines = text.trim().split(/\r?\n/).filter((line) => line.trim() !== "");
+  const lines = text
+    .trim()
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== "");
   if (lines.length < 3 || !lines[0]!.includes(",")) return undefined;
   const header = lines[0]!.split(",").map((cell) => cell.trim());
   const rows = lines.slice(1).map((line) => line.split(",").map((cell) => cell.trim()));
   if (rows.some((row) => row.length !== header.length)) return undefined;
   const numeric = header.map((_, column) => column > 0 && rows.every((row) => /^-?\d+(?:\.\d+)?$/.test(row[column]!)));
   const words = prompt.toLowerCase();
-  const named = header.findIndex((name, column) => numeric[column] && words.includes(name.toLowerCase().replace(/s$/, "")));
+  const named = header.findIndex(
+    (name, column) => numeric[column] && words.includes(name.toLowerCase().replace(/s$/, "")),
+  );
   const column = named >= 0 ? named : numeric.indexOf(true);
   if (column < 0) return undefined;
   const values = rows.map((row) => Number(row[column]));

@@ -34,8 +34,10 @@ const CHORUS_LINES = [
 export function writeLyrics(prompt: string, seed: number): string {
   const random = seededRandom(hashText(seed, prompt, "lyrics"));
   const facts = readFacts(prompt);
-  const words = facts.keywords
-    .filter((word) => !/^(song|lyrics|music|track|instrumental|vocals?|about|style|genre|happy|sad|upbeat|slow|fast)$/i.test(word));
+  const words = facts.keywords.filter(
+    (word) =>
+      !/^(song|lyrics|music|track|instrumental|vocals?|about|style|genre|happy|sad|upbeat|slow|fast)$/i.test(word),
+  );
   const themes = words.length > 0 ? words : ["morning", "road", "city"];
   const chorus = stanza(CHORUS_LINES, themes, random, 4);
   const sections = [

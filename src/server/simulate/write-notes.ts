@@ -6,14 +6,17 @@ export function writeNotes(text: string): string | undefined {
   if (!/\b(notes|headline|write-?up|digest)\b/i.test(text)) return undefined;
   const fields = new Map<string, string>();
   LABELLED.lastIndex = 0;
-  for (let match = LABELLED.exec(text); match !== null; match = LABELLED.exec(text)) fields.set(match[1]!.toLowerCase(), match[2]!.trim());
+  for (let match = LABELLED.exec(text); match !== null; match = LABELLED.exec(text))
+    fields.set(match[1]!.toLowerCase(), match[2]!.trim());
   const title = fields.get("title");
   const summary = fields.get("summary") ?? fields.get("description");
   if (title === undefined || summary === undefined) return undefined;
   const topics = listOf(fields.get("topics") ?? fields.get("keywords") ?? fields.get("tags") ?? "");
   const sentences = summary.split(/(?<=[.!?])\s+/).filter((sentence) => sentence !== "");
   const half = Math.max(1, Math.ceil(sentences.length / 2));
-  const paragraphs = [sentences.slice(0, half).join(" "), sentences.slice(half).join(" ")].filter((paragraph) => paragraph !== "");
+  const paragraphs = [sentences.slice(0, half).join(" "), sentences.slice(half).join(" ")].filter(
+    (paragraph) => paragraph !== "",
+  );
   const bullets = topics.length > 0 ? ["", ...topics.map((topic) => `- ${topic}`)] : [];
   return [`# ${title}`, "", paragraphs.join("\n\n"), ...bullets].join("\n");
 }

@@ -29,7 +29,9 @@ export interface ApprovalAnswer {
  */
 export async function recordApproval(runDir: string, answer: ApprovalAnswer): Promise<ApprovalDecision> {
   // A live run appends too: the answer goes in once it has ended (waiting) or died.
-  const lock = await RunDirLock.acquire(runDir, { takenHint: "Answer once it has stopped to wait (svc-flow runs shows it as waiting)." });
+  const lock = await RunDirLock.acquire(runDir, {
+    takenHint: "Answer once it has stopped to wait (svc-flow runs shows it as waiting).",
+  });
   try {
     return await recordOwned(runDir, answer);
   } finally {
@@ -44,9 +46,12 @@ async function recordOwned(runDir: string, answer: ApprovalAnswer): Promise<Appr
   if (answer.input !== undefined && request.input !== undefined) {
     const checked = prepareSchema(request.input).validate(answer.input);
     if (!checked.ok) {
-      throw new ConfigError(`The reply to ${request.key} does not fit its input schema: ${checked.problems.join("; ")}. Expected JSON matching ${JSON.stringify(request.input)}.`, {
-        code: "invalid_approval_input",
-      });
+      throw new ConfigError(
+        `The reply to ${request.key} does not fit its input schema: ${checked.problems.join("; ")}. Expected JSON matching ${JSON.stringify(request.input)}.`,
+        {
+          code: "invalid_approval_input",
+        },
+      );
     }
   }
   const decision: ApprovalDecision = {
@@ -73,7 +78,10 @@ function findRequest(replay: Replay, runDir: string, answer: ApprovalAnswer): Ap
   const asked = [...replay.approvalRequests.values()].filter((request) => matches(request, answer));
   if (asked.length === 0) {
     if (open.length === 0) {
-      throw new ConfigError(`${runDir} is not waiting for a decision${replay.finished ? ` (it ended ${replay.finished.status})` : ""}; there is nothing to approve.`, { code: "not_waiting" });
+      throw new ConfigError(
+        `${runDir} is not waiting for a decision${replay.finished ? ` (it ended ${replay.finished.status})` : ""}; there is nothing to approve.`,
+        { code: "not_waiting" },
+      );
     }
     const which = answer.item === undefined ? `"${answer.step}"` : `"${answer.step}" item ${answer.item}`;
     throw new ConfigError(`${runDir} has no approval step ${which} waiting.${waitingList}`, { code: "unknown_step" });
@@ -81,11 +89,17 @@ function findRequest(replay: Replay, runDir: string, answer: ApprovalAnswer): Ap
   const pending = asked.filter((request) => !replay.approvalDecisions.has(request.key));
   if (pending.length === 0) {
     const decided = replay.approvalDecisions.get(asked[0]!.key)!;
-    throw new ConfigError(`${asked[0]!.key} was already ${decided.approved ? "approved" : "rejected"} by ${decided.by} at ${decided.at}; an answer is final.${waitingList}`, { code: "not_waiting" });
+    throw new ConfigError(
+      `${asked[0]!.key} was already ${decided.approved ? "approved" : "rejected"} by ${decided.by} at ${decided.at}; an answer is final.${waitingList}`,
+      { code: "not_waiting" },
+    );
   }
   if (pending.length > 1) {
     const items = pending.map((request) => /\[(\d+)\]\.[^.[\]]+$/.exec(request.key)?.[1] ?? request.key);
-    throw new ConfigError(`"${answer.step}" waits once per map item (${items.join(", ")}); answer one at a time with --item N.`, { code: "invalid_parameter" });
+    throw new ConfigError(
+      `"${answer.step}" waits once per map item (${items.join(", ")}); answer one at a time with --item N.`,
+      { code: "invalid_parameter" },
+    );
   }
   return pending[0]!;
 }

@@ -32,12 +32,21 @@ export interface BatchSource {
  * The batch a run maps over: `itemsFile` (from `--items`, relative to the current directory), or
  * the workflow's `type: items` input (a path relative to the workflow file). Undefined: not a batch.
  */
-export function batchSourceOf(workflow: Workflow, inputs: Readonly<Record<string, unknown>>, itemsFile?: string): BatchSource | undefined {
-  const declared = Object.entries(workflow.definition.inputs ?? {}).filter(([, spec]) => spec.type === "items").map(([name]) => name);
+export function batchSourceOf(
+  workflow: Workflow,
+  inputs: Readonly<Record<string, unknown>>,
+  itemsFile?: string,
+): BatchSource | undefined {
+  const declared = Object.entries(workflow.definition.inputs ?? {})
+    .filter(([, spec]) => spec.type === "items")
+    .map(([name]) => name);
   if (declared.length > 1) {
-    throw new ConfigError(`${workflow.file} declares ${declared.length} items inputs (${declared.join(", ")}). A batch maps one file; keep one type: items input.`, {
-      code: "invalid_workflow",
-    });
+    throw new ConfigError(
+      `${workflow.file} declares ${declared.length} items inputs (${declared.join(", ")}). A batch maps one file; keep one type: items input.`,
+      {
+        code: "invalid_workflow",
+      },
+    );
   }
   const inputName = declared[0];
   if (itemsFile !== undefined) {
@@ -47,7 +56,9 @@ export function batchSourceOf(workflow: Workflow, inputs: Readonly<Record<string
   if (inputName === undefined) return undefined;
   const value = inputs[inputName];
   if (typeof value !== "string") {
-    throw new ConfigError(`Input "${inputName}" (type: items) needs a .jsonl or .csv file. Pass it with --input ${inputName}=FILE or --items FILE.`);
+    throw new ConfigError(
+      `Input "${inputName}" (type: items) needs a .jsonl or .csv file. Pass it with --input ${inputName}=FILE or --items FILE.`,
+    );
   }
   const file = isAbsolute(value) ? value : resolve(workflow.baseDir, value);
   return { itemsFile: file, format: itemsFormatOf(file), inputName };
@@ -57,11 +68,18 @@ export function batchSourceOf(workflow: Workflow, inputs: Readonly<Record<string
  * A run's input values. When `itemsFile` rows give the inputs (the workflow has no items input),
  * required inputs may be left out here: each row must supply them, and is checked when it runs.
  */
-export function resolveRunInputs(workflow: Workflow, given: Readonly<Record<string, unknown>> | undefined, itemsFile: string | undefined): Record<string, unknown> {
+export function resolveRunInputs(
+  workflow: Workflow,
+  given: Readonly<Record<string, unknown>> | undefined,
+  itemsFile: string | undefined,
+): Record<string, unknown> {
   const specs = workflow.definition.inputs ?? {};
   const rowsGiveInputs = itemsFile !== undefined && !Object.values(specs).some((spec) => spec.type === "items");
   if (!rowsGiveInputs) return resolveInputs(specs, given);
-  return resolveInputs(Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, { ...spec, optional: true }])), given);
+  return resolveInputs(
+    Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, { ...spec, optional: true }])),
+    given,
+  );
 }
 
 /**
@@ -74,12 +92,15 @@ export function batchRunBody(source: BatchSource, options: BatchBodyOptions = {}
     const itemInputs = (item: Item): Record<string, unknown> => {
       if (source.inputName !== undefined) return { ...scope.inputs, [source.inputName]: item.value };
       if (!isPlainObject(item.value)) {
-        throw new ConfigError(`Row ${item.index + 1} (line ${item.line}) is not an object of input values. Give each row the workflow's input names as keys, or declare a type: items input.`);
+        throw new ConfigError(
+          `Row ${item.index + 1} (line ${item.line}) is not an object of input values. Give each row the workflow's input names as keys, or declare a type: items input.`,
+        );
       }
       return resolveInputs(state.workflow.definition.inputs, { ...scope.inputs, ...item.value });
     };
     // Once the run halts, items still going fail with "did not start": that is the halt, not their failure.
-    const halts = (error: unknown) => state.halt !== undefined || budgetStop(error) !== undefined || isAbort(error, state.signal);
+    const halts = (error: unknown) =>
+      state.halt !== undefined || budgetStop(error) !== undefined || isAbort(error, state.signal);
     const summary = await runBatch({
       itemsFile: source.itemsFile,
       format: source.format,
@@ -96,7 +117,8 @@ export function batchRunBody(source: BatchSource, options: BatchBodyOptions = {}
           await executeSteps(state.workflow.graph, itemScope, itemState, `${BATCH_KEY}[${item.index}].`);
         } catch (error) {
           // A budget stop or an interruption stops the run, not just this item.
-          if (halts(error)) state.halt ??= itemState.halt ?? { reason: budgetStop(error) ? "budget" : "interrupted", error };
+          if (halts(error))
+            state.halt ??= itemState.halt ?? { reason: budgetStop(error) ? "budget" : "interrupted", error };
           throw error;
         }
         return renderOutputs(state.workflow, itemScope);
@@ -106,19 +128,33 @@ export function batchRunBody(source: BatchSource, options: BatchBodyOptions = {}
       state.halt ??= { reason: "interrupted", error: state.signal.reason ?? new AbortedError() };
       throw state.halt.error;
     }
-    state.tallies.set(BATCH_KEY, { key: BATCH_KEY, succeeded: summary.done, failed: summary.failed, total: summary.total });
+    state.tallies.set(BATCH_KEY, {
+      key: BATCH_KEY,
+      succeeded: summary.done,
+      failed: summary.failed,
+      total: summary.total,
+    });
     return { items: { file: ITEM_RESULTS_FILE, total: summary.total, done: summary.done, failed: summary.failed } };
   };
 }
 
 /** The body of a run: a batch body when the run has items (the file checked to exist), else undefined (every step once). */
-export async function batchBodyFor(workflow: Workflow, inputs: Readonly<Record<string, unknown>>, options: BatchRunOptions): Promise<RunBody | undefined> {
+export async function batchBodyFor(
+  workflow: Workflow,
+  inputs: Readonly<Record<string, unknown>>,
+  options: BatchRunOptions,
+): Promise<RunBody | undefined> {
   const source = batchSourceOf(workflow, inputs, options.items);
   if (source === undefined) return undefined;
   await access(source.itemsFile).catch((error: unknown) => {
-    throw new ItemsError(source.itemsFile, 0, "No such file. Check the path (--items is relative to the current directory, a type: items default to the workflow file).", {
-      cause: error,
-    });
+    throw new ItemsError(
+      source.itemsFile,
+      0,
+      "No such file. Check the path (--items is relative to the current directory, a type: items default to the workflow file).",
+      {
+        cause: error,
+      },
+    );
   });
   return batchRunBody(source, options);
 }
@@ -131,5 +167,8 @@ export async function resumedBatchBody(
   options: BatchBodyOptions,
 ): Promise<RunBody | undefined> {
   const batch = await readBatchFile(runDir);
-  return batchBodyFor(workflow, inputs, { ...options, ...(batch?.itemsFile === undefined ? {} : { items: batch.itemsFile }) });
+  return batchBodyFor(workflow, inputs, {
+    ...options,
+    ...(batch?.itemsFile === undefined ? {} : { items: batch.itemsFile }),
+  });
 }

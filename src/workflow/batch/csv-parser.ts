@@ -76,10 +76,16 @@ export class CsvParser {
         this.#line++;
         this.#recordLine = this.#line;
       } else if (this.#state === State.QuoteInQuoted) {
-        throw this.#error(this.#line, `Unexpected ${JSON.stringify(char)} after a closing quote. Double a quote inside a quoted field ("").`);
+        throw this.#error(
+          this.#line,
+          `Unexpected ${JSON.stringify(char)} after a closing quote. Double a quote inside a quoted field ("").`,
+        );
       } else if (char === '"') {
         if (this.#state === State.Unquoted) {
-          throw this.#error(this.#line, 'A quote inside an unquoted field. Quote the whole field and double the quotes in it ("a ""b"" c").');
+          throw this.#error(
+            this.#line,
+            'A quote inside an unquoted field. Quote the whole field and double the quotes in it ("a ""b"" c").',
+          );
         }
         this.#state = State.Quoted;
         this.#fieldQuoted = true;

@@ -81,7 +81,9 @@ export class ItemResults {
   }
 }
 
-async function readResults(file: string): Promise<{ done: Set<number>; failed: Set<number>; goodBytes: number; sizeBytes: number }> {
+async function readResults(
+  file: string,
+): Promise<{ done: Set<number>; failed: Set<number>; goodBytes: number; sizeBytes: number }> {
   const done = new Set<number>();
   const failed = new Set<number>();
   let sizeBytes: number;

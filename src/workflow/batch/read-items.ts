@@ -41,7 +41,11 @@ export function itemsFormatOf(file: string, format?: ItemsFormat): ItemsFormat {
   const extension = extname(file).toLowerCase();
   if (extension === ".jsonl" || extension === ".ndjson") return "jsonl";
   if (extension === ".csv") return "csv";
-  throw new ItemsError(file, 0, `Cannot tell the format from the extension "${extension}". Name the file .jsonl or .csv, or give the format.`);
+  throw new ItemsError(
+    file,
+    0,
+    `Cannot tell the format from the extension "${extension}". Name the file .jsonl or .csv, or give the format.`,
+  );
 }
 
 /**
@@ -69,7 +73,12 @@ async function* readJsonl(file: string, options: ReadItemsOptions): AsyncGenerat
       try {
         value = JSON.parse(trimmed);
       } catch (error) {
-        const problem = new ItemsError(file, line, `Not a JSON value (${(error as Error).message}). Each line holds one JSON value.`, { cause: error });
+        const problem = new ItemsError(
+          file,
+          line,
+          `Not a JSON value (${(error as Error).message}). Each line holds one JSON value.`,
+          { cause: error },
+        );
         if (options.onInvalidItem === undefined) throw problem;
         options.onInvalidItem(problem, itemIndex);
         continue;
@@ -123,14 +132,20 @@ async function* readCsv(file: string, options: ReadItemsOptions): AsyncGenerator
 
 function openStream(file: string, options: ReadItemsOptions) {
   options.signal?.throwIfAborted();
-  return createReadStream(file, { encoding: "utf8", highWaterMark: options.highWaterMark ?? 64 * 1024, signal: options.signal });
+  return createReadStream(file, {
+    encoding: "utf8",
+    highWaterMark: options.highWaterMark ?? 64 * 1024,
+    signal: options.signal,
+  });
 }
 
 function checkHeader(file: string, names: string[], line: number): string[] {
   const seen = new Set<string>();
   for (const name of names) {
-    if (name.trim() === "") throw new ItemsError(file, line, "A header column has no name. Name every column in the first row.");
-    if (seen.has(name)) throw new ItemsError(file, line, `The header names "${name}" twice. Column names must be unique.`);
+    if (name.trim() === "")
+      throw new ItemsError(file, line, "A header column has no name. Name every column in the first row.");
+    if (seen.has(name))
+      throw new ItemsError(file, line, `The header names "${name}" twice. Column names must be unique.`);
     seen.add(name);
   }
   return names;
@@ -140,7 +155,11 @@ function readError(file: string, error: unknown, signal: AbortSignal | undefined
   if (error instanceof ItemsError) return error;
   if (signal?.aborted) return new AbortedError(`Stopped reading ${file}.`, { cause: error });
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return new ItemsError(file, 0, "No such file. Check the path (relative paths start from the current directory).", { cause: error });
-  if (code === "EISDIR") return new ItemsError(file, 0, "This is a directory. Give a .jsonl or .csv file.", { cause: error });
+  if (code === "ENOENT")
+    return new ItemsError(file, 0, "No such file. Check the path (relative paths start from the current directory).", {
+      cause: error,
+    });
+  if (code === "EISDIR")
+    return new ItemsError(file, 0, "This is a directory. Give a .jsonl or .csv file.", { cause: error });
   return error;
 }

@@ -86,7 +86,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     options.onItemError === "fail"
       ? undefined
       : (error: ItemsError, index: number) => {
-          if (!results.isDone(index)) invalid.push(record({ index, line: error.line, state: "failed", error: summarizeError(error) }));
+          if (!results.isDone(index))
+            invalid.push(record({ index, line: error.line, state: "failed", error: summarizeError(error) }));
         };
   const pending = skipDone(readItems(itemsFile, { format, signal: options.signal, onInvalidItem }), results);
 

@@ -59,7 +59,9 @@ export async function awaitRun(
 export async function assembleRun(store: RunStore, runId: string, runDir: string): Promise<DistributedRunResult> {
   const spec = await store.spec(runId);
   await mkdir(runDir, { recursive: true });
-  const lock = await RunDirLock.acquire(runDir, { takenHint: "Another process is writing this run's files; wait for it." });
+  const lock = await RunDirLock.acquire(runDir, {
+    takenHint: "Another process is writing this run's files; wait for it.",
+  });
   try {
     return await writeRunFiles(store, spec, runId, runDir);
   } finally {
@@ -67,7 +69,12 @@ export async function assembleRun(store: RunStore, runId: string, runDir: string
   }
 }
 
-async function writeRunFiles(store: RunStore, spec: Awaited<ReturnType<RunStore["spec"]>>, runId: string, runDir: string): Promise<DistributedRunResult> {
+async function writeRunFiles(
+  store: RunStore,
+  spec: Awaited<ReturnType<RunStore["spec"]>>,
+  runId: string,
+  runDir: string,
+): Promise<DistributedRunResult> {
   const journal = await open(path.join(runDir, JOURNAL_FILE), "w");
   const outputs = await open(path.join(runDir, ITEM_RESULTS_FILE), "w");
   const costs: CostEntry[] = [];
@@ -88,7 +95,14 @@ async function writeRunFiles(store: RunStore, spec: Awaited<ReturnType<RunStore[
       }
       if (result === undefined) continue;
       const { state, output, error } = result;
-      await line({ type: "item-finished", key: BATCH_KEY, index: result.index, at: new Date().toISOString(), ...(output === undefined ? {} : { output }), ...(error === undefined ? {} : { error }) });
+      await line({
+        type: "item-finished",
+        key: BATCH_KEY,
+        index: result.index,
+        at: new Date().toISOString(),
+        ...(output === undefined ? {} : { output }),
+        ...(error === undefined ? {} : { error }),
+      });
       await outputs.write(`${JSON.stringify(result)}\n`);
       if (state === "done") done++;
       else failed++;
@@ -98,13 +112,32 @@ async function writeRunFiles(store: RunStore, spec: Awaited<ReturnType<RunStore[
     // A budget halt whose items all got results anyway (a resumed run) stopped nothing.
     const halt = halted !== undefined && (left || halted.reason === "failed") ? halted : undefined;
     const { status, reason, error } = outcome(halt, left ? "stopped" : failed > 0 ? "failed" : "done");
-    await line({ type: "run-finished", status, ...(reason === undefined ? {} : { reason }), at: new Date().toISOString(), ...(error === undefined ? {} : { error }) });
+    await line({
+      type: "run-finished",
+      status,
+      ...(reason === undefined ? {} : { reason }),
+      at: new Date().toISOString(),
+      ...(error === undefined ? {} : { error }),
+    });
     await journal.sync();
     const ledger = new CostLedger({ entries: costs });
     await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger));
-    await writeJsonFile(path.join(runDir, "outputs.json"), { items: { file: ITEM_RESULTS_FILE, total: spec.total, done, failed }, runId });
+    await writeJsonFile(path.join(runDir, "outputs.json"), {
+      items: { file: ITEM_RESULTS_FILE, total: spec.total, done, failed },
+      runId,
+    });
     const why = halt === undefined ? {} : { error: { ...halt.error, index: halt.index } };
-    return { runId, runDir, status, ...(reason === undefined ? {} : { reason }), ...why, total: spec.total, done, failed, costYuan: ledger.spentYuan };
+    return {
+      runId,
+      runDir,
+      status,
+      ...(reason === undefined ? {} : { reason }),
+      ...why,
+      total: spec.total,
+      done,
+      failed,
+      costYuan: ledger.spentYuan,
+    };
   } finally {
     await journal.close();
     await outputs.close();
@@ -112,7 +145,12 @@ async function writeRunFiles(store: RunStore, spec: Awaited<ReturnType<RunStore[
 }
 
 // A halted run with items left ends as its halt says: stopped by the budget, or failed with the item's error.
-function outcome(halt: RunHalt | undefined, status: DistributedRunResult["status"]): { status: DistributedRunResult["status"]; reason?: "budget"; error?: ErrorSummary } {
+function outcome(
+  halt: RunHalt | undefined,
+  status: DistributedRunResult["status"],
+): { status: DistributedRunResult["status"]; reason?: "budget"; error?: ErrorSummary } {
   if (halt === undefined) return { status };
-  return halt.reason === "budget" ? { status: "stopped", reason: "budget", error: halt.error } : { status: "failed", error: halt.error };
+  return halt.reason === "budget"
+    ? { status: "stopped", reason: "budget", error: halt.error }
+    : { status: "failed", error: halt.error };
 }

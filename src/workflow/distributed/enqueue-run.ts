@@ -49,23 +49,41 @@ export interface EnqueuedRun {
  * per item (job id `runId-index`) to the queue the workers take from. Items are streamed, so a
  * large file is never held whole. Only batch runs (an items file) are distributed.
  */
-export async function enqueueRun(store: RunStore, workflow: Workflow, options: EnqueueRunOptions): Promise<EnqueuedRun> {
+export async function enqueueRun(
+  store: RunStore,
+  workflow: Workflow,
+  options: EnqueueRunOptions,
+): Promise<EnqueuedRun> {
   const inputs = resolveRunInputs(workflow, options.inputs, options.items);
   const source = batchSourceOf(workflow, inputs, options.items);
   if (source === undefined) {
-    throw new ConfigError(`${workflow.file} has no items to spread over workers. Pass --items FILE (a .jsonl or .csv), or run it without --redis.`, { code: "invalid_workflow" });
+    throw new ConfigError(
+      `${workflow.file} has no items to spread over workers. Pass --items FILE (a .jsonl or .csv), or run it without --redis.`,
+      { code: "invalid_workflow" },
+    );
   }
   await access(source.itemsFile).catch((error: unknown) => {
-    throw new ItemsError(source.itemsFile, 0, "No such file. Check the path (--items is relative to the current directory).", { cause: error });
+    throw new ItemsError(
+      source.itemsFile,
+      0,
+      "No such file. Check the path (--items is relative to the current directory).",
+      { cause: error },
+    );
   });
   const budgetYuan = options.budgetYuan ?? workflow.definition.budget?.maxYuan;
-  if (budgetYuan !== undefined && !(budgetYuan > 0)) throw new ConfigError(`Expected the budget to be above 0 yuan, got ${budgetYuan}.`);
+  if (budgetYuan !== undefined && !(budgetYuan > 0))
+    throw new ConfigError(`Expected the budget to be above 0 yuan, got ${budgetYuan}.`);
   const prices = options.prices === undefined ? undefined : checkPrices(options.prices);
   const runDir = path.resolve(options.outDir);
   await mkdir(runDir, { recursive: true });
   // Held while the directory is made: the workers own the items from then on, through Redis.
   const lock = await RunDirLock.acquire(runDir, { takenHint: "Choose another --out." });
-  const start = await startRunDirectory(workflow, { runDir, inputs, ...(budgetYuan === undefined ? {} : { budgetYuan }), takenHint: "Choose another --out." }).finally(() => lock.release());
+  const start = await startRunDirectory(workflow, {
+    runDir,
+    inputs,
+    ...(budgetYuan === undefined ? {} : { budgetYuan }),
+    takenHint: "Choose another --out.",
+  }).finally(() => lock.release());
   const runId = start.runId;
   if (budgetYuan !== undefined) await new RunBudget(store, runId).setMax(budgetYuan);
   // Before the spec: a worker that sees the run prices it as enqueued, never by its own flags.
@@ -75,7 +93,8 @@ export async function enqueueRun(store: RunStore, workflow: Workflow, options: E
   const rows = readItems(source.itemsFile, {
     format: source.format,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
-    onInvalidItem: (error: ItemsError, index: number) => invalid.push({ index, line: error.line, state: "failed", error: summarizeError(error) }),
+    onInvalidItem: (error: ItemsError, index: number) =>
+      invalid.push({ index, line: error.line, state: "failed", error: summarizeError(error) }),
   });
   const all = (await store.addItems(runId, rows)) + invalid.length;
   const onItemError = options.onItemError ?? "collect";
@@ -92,9 +111,18 @@ export async function enqueueRun(store: RunStore, workflow: Workflow, options: E
   // Under `fail` a row that does not parse fails the run before any item starts, as on one machine.
   const [first] = invalid;
   const halted = onItemError === "fail" && first !== undefined;
-  if (halted) await new RunGate(store).halt(runId, { reason: "failed", index: first.index, error: first.error ?? { code: "invalid_item", message: "The row does not parse." }, at: new Date().toISOString() });
+  if (halted)
+    await new RunGate(store).halt(runId, {
+      reason: "failed",
+      index: first.index,
+      error: first.error ?? { code: "invalid_item", message: "The row does not parse." },
+      at: new Date().toISOString(),
+    });
   const skip = new Set(invalid.map((result) => result.index));
-  await writeFile(path.join(runDir, "distributed.json"), `${JSON.stringify({ version: 1, runId, total: all }, null, 2)}\n`);
+  await writeFile(
+    path.join(runDir, "distributed.json"),
+    `${JSON.stringify({ version: 1, runId, total: all }, null, 2)}\n`,
+  );
   const connection = queueConnection(options.redisURL);
   const queue = itemQueue(connection);
   try {
@@ -123,7 +151,12 @@ export interface ReenqueueRunOptions {
  * workers start them again after a halt; the cap and pricing given replace the run's for every
  * worker, and what is not given stays as stored. Returns how many.
  */
-export async function reenqueueRun(store: RunStore, runId: string, redisURL: string, options: ReenqueueRunOptions = {}): Promise<number> {
+export async function reenqueueRun(
+  store: RunStore,
+  runId: string,
+  redisURL: string,
+  options: ReenqueueRunOptions = {},
+): Promise<number> {
   const spec = await store.spec(runId);
   const prices = options.prices === undefined ? undefined : checkPrices(options.prices);
   if (options.budgetYuan !== undefined) await new RunBudget(store, runId).setMax(options.budgetYuan);

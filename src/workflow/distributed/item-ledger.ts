@@ -49,6 +49,7 @@ export function createItemLedger(options: ItemLedgerOptions): CostLedger {
   // A refund is journaled just before it is written to Redis, so one may be journaled and lost with
   // its worker. Redis takes a refunded bill off once, by its request id (and never one it did not
   // settle): sending every journaled refund again is safe, and lands a lost one.
-  for (const entry of restored) if (entry.status === "refunded" && entry.requestId !== undefined) account?.refund(entry.requestId);
+  for (const entry of restored)
+    if (entry.status === "refunded" && entry.requestId !== undefined) account?.refund(entry.requestId);
   return ledger;
 }

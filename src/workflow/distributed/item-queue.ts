@@ -41,7 +41,13 @@ export async function enqueueItems(queue: Queue<ItemJob>, runId: string, indexes
       chunk.map((index) => ({
         name: "item",
         data: { runId, index },
-        opts: { jobId: itemJobId(runId, index), attempts: ITEM_ATTEMPTS, backoff: { type: "exponential", delay: 1000 }, removeOnComplete: true, removeOnFail: true },
+        opts: {
+          jobId: itemJobId(runId, index),
+          attempts: ITEM_ATTEMPTS,
+          backoff: { type: "exponential", delay: 1000 },
+          removeOnComplete: true,
+          removeOnFail: true,
+        },
       })),
     );
     count += chunk.length;

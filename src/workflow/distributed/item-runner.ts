@@ -74,9 +74,15 @@ export class ItemRunner {
   /** The runner of run `runId`, its workflow parsed from the stored text. */
   static async open(store: RunStore, runId: string, services: WorkerServices): Promise<ItemRunner> {
     const spec = await store.spec(runId);
-    const workflow = parseWorkflow(spec.workflowText, { fileName: spec.start.workflowFile, baseDir: spec.start.baseDir });
+    const workflow = parseWorkflow(spec.workflowText, {
+      fileName: spec.start.workflowFile,
+      baseDir: spec.start.baseDir,
+    });
     if (workflow.hash !== spec.start.workflowHash) {
-      throw new ConfigError(`Run ${runId} was enqueued from a different workflow than the one stored with it; its data in Redis is damaged.`, { code: "workflow_changed" });
+      throw new ConfigError(
+        `Run ${runId} was enqueued from a different workflow than the one stored with it; its data in Redis is damaged.`,
+        { code: "workflow_changed" },
+      );
     }
     return new ItemRunner(spec, workflow, store, services);
   }
@@ -118,7 +124,11 @@ export class ItemRunner {
   }
 
   // The item's result; undefined when the budget stopped it (the run is halted, the item left for resume).
-  async #execute(index: number, signal: AbortSignal, account: ItemBudget | undefined): Promise<StoredResult | undefined> {
+  async #execute(
+    index: number,
+    signal: AbortSignal,
+    account: ItemBudget | undefined,
+  ): Promise<StoredResult | undefined> {
     const runId = this.spec.start.runId;
     const item = await this.#store.item(runId, index);
     const replay = new Replay([this.spec.start, ...(await this.#store.itemRecords(runId, index))]);
@@ -175,7 +185,12 @@ export class ItemRunner {
     };
     let result: StoredResult;
     try {
-      const scope: Scope = { inputs: this.#inputsOf(item.value, index, item.line), run: { id: runId, name: this.spec.start.name, dir: this.spec.runDir, startedAt: this.spec.start.startedAt }, steps: {}, variables: {} };
+      const scope: Scope = {
+        inputs: this.#inputsOf(item.value, index, item.line),
+        run: { id: runId, name: this.spec.start.name, dir: this.spec.runDir, startedAt: this.spec.start.startedAt },
+        steps: {},
+        variables: {},
+      };
       await executeSteps(this.#workflow.graph, scope, state, `${BATCH_KEY}[${index}].`);
       result = { index, line: item.line, state: "done", output: renderOutputs(this.#workflow, scope) };
     } catch (error) {
@@ -183,7 +198,12 @@ export class ItemRunner {
       if (signal.aborted) throw error;
       const stop = budgetStop(state.halt?.reason === "budget" ? state.halt.error : error);
       if (stop !== undefined) {
-        await this.#gate.halt(runId, { reason: "budget", index, error: summarizeError(stop), at: new Date().toISOString() });
+        await this.#gate.halt(runId, {
+          reason: "budget",
+          index,
+          error: summarizeError(stop),
+          at: new Date().toISOString(),
+        });
         return undefined;
       }
       result = { index, line: item.line, state: "failed", error: summarizeError(error) };
@@ -195,7 +215,9 @@ export class ItemRunner {
     const inputs = this.spec.start.inputs;
     if (this.spec.inputName !== undefined) return { ...inputs, [this.spec.inputName]: value };
     if (!isPlainObject(value)) {
-      throw new ConfigError(`Row ${index + 1} (line ${line}) is not an object of input values. Give each row the workflow's input names as keys, or declare a type: items input.`);
+      throw new ConfigError(
+        `Row ${index + 1} (line ${line}) is not an object of input values. Give each row the workflow's input names as keys, or declare a type: items input.`,
+      );
     }
     return resolveInputs(this.#workflow.definition.inputs, { ...inputs, ...value });
   }

@@ -35,15 +35,28 @@ export class QueueRunner implements WorkflowRunner {
     const store = RunStore.connect(this.#redisURL);
     try {
       const { budgetYuan, prices, allowUnpriced } = this.#options;
-      const run = await enqueueRun(store, workflow, { redisURL: this.#redisURL, outDir: request.runDir, budgetYuan, prices, allowUnpriced });
+      const run = await enqueueRun(store, workflow, {
+        redisURL: this.#redisURL,
+        outDir: request.runDir,
+        budgetYuan,
+        prices,
+        allowUnpriced,
+      });
       const result = await awaitRun(store, run.runId, { signal });
       const error =
         result.error !== undefined
-          ? new Error(`${result.reason === "budget" ? "Stopped by the budget" : `Item ${result.error.index} failed`} (run ${run.runId}): ${result.error.message}`)
+          ? new Error(
+              `${result.reason === "budget" ? "Stopped by the budget" : `Item ${result.error.index} failed`} (run ${run.runId}): ${result.error.message}`,
+            )
           : result.status === "failed"
             ? new Error(`${result.failed} of ${result.total} item(s) failed (run ${run.runId}); see outputs.jsonl.`)
             : undefined;
-      return { state: result.status, runDir: result.runDir, costYuan: result.costYuan, ...(error === undefined ? {} : { error }) };
+      return {
+        state: result.status,
+        runDir: result.runDir,
+        costYuan: result.costYuan,
+        ...(error === undefined ? {} : { error }),
+      };
     } finally {
       await store.close();
     }

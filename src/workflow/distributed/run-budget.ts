@@ -32,7 +32,8 @@ export class RunBudget {
 
   /** Sets the cap (a new run's budget, or `resume --budget`); it holds for every worker's next call. */
   async setMax(maxYuan: number): Promise<void> {
-    if (!(maxYuan > 0) || !Number.isFinite(maxYuan)) throw new RangeError(`Expected the budget to be above 0 yuan, got ${maxYuan}.`);
+    if (!(maxYuan > 0) || !Number.isFinite(maxYuan))
+      throw new RangeError(`Expected the budget to be above 0 yuan, got ${maxYuan}.`);
     await this.#redis.hset(this.#key("budget"), "max", toUnits(maxYuan));
   }
 
@@ -45,8 +46,23 @@ export class RunBudget {
 
   /** Starts `execution` of item `index`: adopts what earlier executions left. Undefined when the run has no budget. */
   async open(index: number, execution: string): Promise<ItemBudget | undefined> {
-    const [hasBudget, adopted] = (await this.#redis.eval(ADOPT, 2, this.#key("budget"), this.#holds(index), execution)) as [number, number];
-    const budget = new ItemBudget(this.#redis, { budget: this.#key("budget"), holds: this.#holds(index), halt: this.#key(HALT_PART), refundable: this.#key("refundable") }, execution);
+    const [hasBudget, adopted] = (await this.#redis.eval(
+      ADOPT,
+      2,
+      this.#key("budget"),
+      this.#holds(index),
+      execution,
+    )) as [number, number];
+    const budget = new ItemBudget(
+      this.#redis,
+      {
+        budget: this.#key("budget"),
+        holds: this.#holds(index),
+        halt: this.#key(HALT_PART),
+        refundable: this.#key("refundable"),
+      },
+      execution,
+    );
     if (hasBudget === 1) return budget;
     if (adopted > 0) await budget.close();
     return undefined;
@@ -100,12 +116,31 @@ export class ItemBudget implements BudgetAccount {
   async hold(yuan: number): Promise<HoldAnswer> {
     const id = `${this.#execution}:${++this.#holds}`;
     const { budget, holds, halt } = this.#keys;
-    const answer = (await this.#redis.eval(HOLD, 3, budget, holds, halt, this.#execution, id, toUnits(yuan))) as number[];
+    const answer = (await this.#redis.eval(
+      HOLD,
+      3,
+      budget,
+      holds,
+      halt,
+      this.#execution,
+      id,
+      toUnits(yuan),
+    )) as number[];
     const [granted = 0, max = 0, spent = 0, held = 0, stopped = 0] = answer;
-    if (granted !== 1) return { refused: { maxYuan: toYuan(max), spentYuan: toYuan(spent), heldYuan: toYuan(held), stopped: stopped === 1 } };
+    if (granted !== 1)
+      return {
+        refused: { maxYuan: toYuan(max), spentYuan: toYuan(spent), heldYuan: toYuan(held), stopped: stopped === 1 },
+      };
     return {
       hold: {
-        settle: (cost, refundId) => this.#write(SETTLE, [budget, holds, this.#keys.refundable], id, toUnits(cost), ...(refundId === undefined ? [] : [refundId])),
+        settle: (cost, refundId) =>
+          this.#write(
+            SETTLE,
+            [budget, holds, this.#keys.refundable],
+            id,
+            toUnits(cost),
+            ...(refundId === undefined ? [] : [refundId]),
+          ),
         release: () => this.#write(RELEASE, [budget, holds], id),
       },
     };

@@ -63,7 +63,9 @@ export class RunGate {
 
   /** Registers an execution of item `index` as running; false (nothing registered) when the run is halted. */
   async enter(runId: string, index: number, execution: string): Promise<boolean> {
-    return (await this.#store.redis.eval(ENTER, 2, this.#key(runId), this.#running(runId), String(index), execution)) === 1;
+    return (
+      (await this.#store.redis.eval(ENTER, 2, this.#key(runId), this.#running(runId), String(index), execution)) === 1
+    );
   }
 
   /** Unregisters the execution once the item has ended. */
@@ -73,7 +75,10 @@ export class RunGate {
 
   /** The halt, once no item of the run is running any more; undefined while the run is open or items still run. */
   async settledHalt(runId: string): Promise<RunHalt | undefined> {
-    const [record, running] = (await this.#store.redis.eval(SETTLED, 2, this.#key(runId), this.#running(runId))) as [string | null, number];
+    const [record, running] = (await this.#store.redis.eval(SETTLED, 2, this.#key(runId), this.#running(runId))) as [
+      string | null,
+      number,
+    ];
     return running === 0 ? parseHalt(record) : undefined;
   }
 

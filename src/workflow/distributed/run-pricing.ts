@@ -18,8 +18,14 @@ export interface ItemPricing {
 }
 
 const storedSchema = z.object({
-  prices: z.string().nullable().transform((text) => (text === null ? undefined : priceOverridesSchema.parse(JSON.parse(text)))),
-  allowUnpriced: z.enum(["true", "false"]).nullable().transform((text) => (text === null ? undefined : text === "true")),
+  prices: z
+    .string()
+    .nullable()
+    .transform((text) => (text === null ? undefined : priceOverridesSchema.parse(JSON.parse(text)))),
+  allowUnpriced: z
+    .enum(["true", "false"])
+    .nullable()
+    .transform((text) => (text === null ? undefined : text === "true")),
 });
 
 /**
@@ -77,5 +83,8 @@ export class RunPricing {
 
 function parseStored([prices, allowUnpriced]: [string | null, string | null]): PricingSettings {
   const stored = storedSchema.parse({ prices, allowUnpriced });
-  return { ...(stored.prices === undefined ? {} : { prices: stored.prices }), ...(stored.allowUnpriced === undefined ? {} : { allowUnpriced: stored.allowUnpriced }) };
+  return {
+    ...(stored.prices === undefined ? {} : { prices: stored.prices }),
+    ...(stored.allowUnpriced === undefined ? {} : { allowUnpriced: stored.allowUnpriced }),
+  };
 }

@@ -105,7 +105,10 @@ export class RunStore {
   async spec(runId: string): Promise<RunSpec> {
     const text = await this.redis.get(this.#key(runId, "spec"));
     if (text === null) {
-      throw new ConfigError(`Redis has no run ${runId}. Pass the run id \`svc-flow run --redis\` printed, and the same --redis URL.`, { code: "invalid_run_id" });
+      throw new ConfigError(
+        `Redis has no run ${runId}. Pass the run id \`svc-flow run --redis\` printed, and the same --redis URL.`,
+        { code: "invalid_run_id" },
+      );
     }
     return runSpecSchema.parse(JSON.parse(text));
   }
@@ -113,7 +116,10 @@ export class RunStore {
   /** Item `index` of a run. */
   async item(runId: string, index: number): Promise<StoredItem> {
     const text = await this.redis.hget(this.#key(runId, "items"), String(index));
-    if (text === null) throw new ConfigError(`Run ${runId} has no item ${index}; its data in Redis is gone or incomplete.`, { code: "invalid_run_id" });
+    if (text === null)
+      throw new ConfigError(`Run ${runId} has no item ${index}; its data in Redis is gone or incomplete.`, {
+        code: "invalid_run_id",
+      });
     return JSON.parse(text) as StoredItem;
   }
 
@@ -133,7 +139,8 @@ export class RunStore {
   async *journals(runId: string, total: number): AsyncGenerator<JournalRecord[]> {
     for (let start = 0; start < total; start += 500) {
       const pipeline = this.redis.pipeline();
-      for (let index = start; index < Math.min(total, start + 500); index++) pipeline.lrange(this.#key(runId, `journal:${index}`), 0, -1);
+      for (let index = start; index < Math.min(total, start + 500); index++)
+        pipeline.lrange(this.#key(runId, `journal:${index}`), 0, -1);
       for (const [error, lines] of (await pipeline.exec()) ?? []) {
         if (error !== null) throw error;
         yield (lines as string[]).map((line) => journalRecordSchema.parse(JSON.parse(line)));
@@ -144,7 +151,15 @@ export class RunStore {
   /** Records an item's result unless one is there; true when this call recorded it. */
   async finishItem(runId: string, result: StoredResult): Promise<boolean> {
     // One script, so a worker killed between the two writes cannot leave the counts behind the results.
-    const added = await this.redis.eval(FINISH_ITEM, 2, this.#key(runId, "results"), this.#key(runId, "counts"), String(result.index), JSON.stringify(result), result.state);
+    const added = await this.redis.eval(
+      FINISH_ITEM,
+      2,
+      this.#key(runId, "results"),
+      this.#key(runId, "counts"),
+      String(result.index),
+      JSON.stringify(result),
+      result.state,
+    );
     return added === 1;
   }
 
@@ -166,7 +181,8 @@ export class RunStore {
     do {
       const [next, pairs] = await this.redis.hscan(this.#key(runId, "results"), cursor, "COUNT", 1000);
       cursor = next;
-      for (let index = 1; index < pairs.length; index += 2) all.push(storedResultSchema.parse(JSON.parse(pairs[index]!)));
+      for (let index = 1; index < pairs.length; index += 2)
+        all.push(storedResultSchema.parse(JSON.parse(pairs[index]!)));
     } while (cursor !== "0");
     yield* all.sort((left, right) => left.index - right.index);
   }

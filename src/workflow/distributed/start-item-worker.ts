@@ -55,7 +55,8 @@ export function rateWindow(perMinute: number): { max: number; durationMs: number
 /** Starts a worker that runs the items of distributed runs from the shared queue until closed. */
 export async function startItemWorker(options: ItemWorkerOptions): Promise<ItemWorker> {
   const concurrency = options.concurrency ?? 8;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`Expected concurrency to be an integer >= 1, got ${concurrency}.`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`Expected concurrency to be an integer >= 1, got ${concurrency}.`);
   const lockMs = options.lockMs ?? 30_000;
   const store = RunStore.connect(options.redisURL);
   const gate = new RunGate(store);
@@ -103,7 +104,8 @@ export async function startItemWorker(options: ItemWorkerOptions): Promise<ItemW
         const summary = summarizeError(error);
         await store.finishItem(runId, { index, line: 0, state: "failed", error: summary });
         const spec = await store.spec(runId).catch(() => undefined);
-        if (spec?.onItemError === "fail") await gate.halt(runId, { reason: "failed", index, error: summary, at: new Date().toISOString() });
+        if (spec?.onItemError === "fail")
+          await gate.halt(runId, { reason: "failed", index, error: summary, at: new Date().toISOString() });
       }
       options.onItem?.({ runId, index, outcome: "failed", error });
       throw error;

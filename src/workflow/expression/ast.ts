@@ -1,8 +1,5 @@
 /** Operators of binary nodes; `&&`, `||` and `??` short-circuit. */
-export type BinaryOperator =
-  | "*" | "/" | "%" | "+" | "-"
-  | "==" | "!=" | "<" | "<=" | ">" | ">="
-  | "&&" | "||" | "??";
+export type BinaryOperator = "*" | "/" | "%" | "+" | "-" | "==" | "!=" | "<" | "<=" | ">" | ">=" | "&&" | "||" | "??";
 
 /** Operators of unary nodes. */
 export type UnaryOperator = "!" | "-";

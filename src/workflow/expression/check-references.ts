@@ -30,7 +30,9 @@ export function checkReferences(references: Iterable<Reference>, context: Refere
     if (problem === undefined) continue;
     const [message, fix] = problem;
     const quoted = message.includes(reference.text) ? message : `${message} (${reference.text})`;
-    errors.push(expressionErrorAt("invalid_reference", reference.source, reference.offset, quoted, fix).at(reference.location));
+    errors.push(
+      expressionErrorAt("invalid_reference", reference.source, reference.offset, quoted, fix).at(reference.location),
+    );
   }
   return errors;
 }
@@ -40,16 +42,35 @@ type Problem = readonly [message: string, fix: string];
 function findProblem(reference: Reference, context: ReferenceContext): Problem | undefined {
   const { root, path } = reference;
   if (!context.roots.includes(root)) {
-    return [`Unknown name "${root}"`, `${didYouMean(root, context.roots)}Expressions here can read: ${context.roots.join(", ")}.`];
+    return [
+      `Unknown name "${root}"`,
+      `${didYouMean(root, context.roots)}Expressions here can read: ${context.roots.join(", ")}.`,
+    ];
   }
   const first = path[0];
   if (root === "steps") return stepProblem(reference, context);
-  if (root === "inputs" && context.inputs !== undefined && typeof first === "string" && !context.inputs.includes(first)) {
+  if (
+    root === "inputs" &&
+    context.inputs !== undefined &&
+    typeof first === "string" &&
+    !context.inputs.includes(first)
+  ) {
     const declared = context.inputs.length === 0 ? "none are declared" : `declared: ${context.inputs.join(", ")}`;
-    return [`There is no input "${first}"`, `${didYouMean(first, context.inputs)}Declare it under inputs: (${declared}).`];
+    return [
+      `There is no input "${first}"`,
+      `${didYouMean(first, context.inputs)}Declare it under inputs: (${declared}).`,
+    ];
   }
-  if (root === "run" && context.runFields !== undefined && typeof first === "string" && !context.runFields.includes(first)) {
-    return [`run has no field "${first}"`, `${didYouMean(first, context.runFields)}run has: ${context.runFields.join(", ")}.`];
+  if (
+    root === "run" &&
+    context.runFields !== undefined &&
+    typeof first === "string" &&
+    !context.runFields.includes(first)
+  ) {
+    return [
+      `run has no field "${first}"`,
+      `${didYouMean(first, context.runFields)}run has: ${context.runFields.join(", ")}.`,
+    ];
   }
   return undefined;
 }
@@ -58,23 +79,35 @@ function stepProblem(reference: Reference, context: ReferenceContext): Problem |
   const [id, field] = reference.path;
   const fields = context.stepFields ?? DEFAULT_STEP_FIELDS;
   if (typeof id !== "string") {
-    return ["A step must be named literally", "Write steps.<id>.output with the step id spelled out, so the step order can be worked out."];
+    return [
+      "A step must be named literally",
+      "Write steps.<id>.output with the step id spelled out, so the step order can be worked out.",
+    ];
   }
   if (context.steps !== undefined && !context.steps.includes(id)) {
     if (id === context.currentStep) {
       return [`Step "${id}" cannot read its own output`, "Refer to a step that runs before it."];
     }
     if (context.allSteps?.includes(id) === true) {
-      return [`Step "${id}" has not run yet at this point`, `Move this step after "${id}", or refer to a step that runs earlier.`];
+      return [
+        `Step "${id}" has not run yet at this point`,
+        `Move this step after "${id}", or refer to a step that runs earlier.`,
+      ];
     }
-    const known = context.steps.length === 0 ? "no step runs before this one" : `steps before this one: ${context.steps.join(", ")}`;
+    const known =
+      context.steps.length === 0
+        ? "no step runs before this one"
+        : `steps before this one: ${context.steps.join(", ")}`;
     return [`There is no step "${id}"`, `${didYouMean(id, context.allSteps ?? context.steps)}Check the id (${known}).`];
   }
   if (field === undefined && !reference.dynamic) {
     return [`steps.${id} names a step, not a value`, `Write steps.${id}.${fields[0] ?? "output"}.`];
   }
   if (field !== undefined && (typeof field !== "string" || !fields.includes(field))) {
-    return [`Steps have no field "${field}"`, `${didYouMean(String(field), fields)}Write steps.${id}.${fields.join(` or steps.${id}.`)}.`];
+    return [
+      `Steps have no field "${field}"`,
+      `${didYouMean(String(field), fields)}Write steps.${id}.${fields.join(` or steps.${id}.`)}.`,
+    ];
   }
   return undefined;
 }

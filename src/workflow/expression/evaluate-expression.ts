@@ -41,7 +41,9 @@ class Evaluator {
       case "array":
         return node.elements.map((element) => this.evaluate(element));
       case "call": {
-        const definition = Object.hasOwn(expressionFunctions, node.callee) ? expressionFunctions[node.callee] : undefined;
+        const definition = Object.hasOwn(expressionFunctions, node.callee)
+          ? expressionFunctions[node.callee]
+          : undefined;
         if (definition === undefined) throw this.#error(node, `Unknown function "${node.callee}"`);
         const args = node.args.map((arg) => this.evaluate(arg));
         return definition.call(args, (problem, fix) => {
@@ -66,18 +68,30 @@ class Evaluator {
     // Optional chaining: a skipped step's output reads as undefined all the way down, so `?? x` works.
     if (object === null || object === undefined) return undefined;
     if (typeof key !== "string" && typeof key !== "number") {
-      throw this.#error(node.property, `A ${describeType(key)} cannot be used as a key`, "Use a string or a whole number in [ ].");
+      throw this.#error(
+        node.property,
+        `A ${describeType(key)} cannot be used as a key`,
+        "Use a string or a whole number in [ ].",
+      );
     }
     const owner = this.#text(node.object);
     if (Array.isArray(object) || typeof object === "string") {
       if (key === "length") return object.length;
       if (typeof key === "number" && Number.isInteger(key)) return key >= 0 ? object[key] : undefined;
       const kind = describeType(object);
-      throw this.#error(node.property, `${owner} is ${article(kind)}; it has no property ${JSON.stringify(key)}`,
-        kind === "array" ? "Pick an item with [0], or turn the items into text with join()." : "Strings have only length and [index].");
+      throw this.#error(
+        node.property,
+        `${owner} is ${article(kind)}; it has no property ${JSON.stringify(key)}`,
+        kind === "array"
+          ? "Pick an item with [0], or turn the items into text with join()."
+          : "Strings have only length and [index].",
+      );
     }
     if (typeof object !== "object") {
-      throw this.#error(node.property, `${owner} is ${article(describeType(object))}; it has no property ${JSON.stringify(key)}`);
+      throw this.#error(
+        node.property,
+        `${owner} is ${article(describeType(object))}; it has no property ${JSON.stringify(key)}`,
+      );
     }
     const record = object as Record<string, unknown>;
     return Object.hasOwn(record, key) ? record[key] : undefined;
@@ -107,8 +121,11 @@ class Evaluator {
       case "+":
         if (typeof left === "string" || typeof right === "string") return stringifyValue(left) + stringifyValue(right);
         if (typeof left !== "number" || typeof right !== "number") {
-          throw this.#error(node, `Cannot add ${article(describeType(left))} and ${article(describeType(right))}`,
-            "Add numbers, or put a string on one side to join text; use json() or join() for arrays.");
+          throw this.#error(
+            node,
+            `Cannot add ${article(describeType(left))} and ${article(describeType(right))}`,
+            "Add numbers, or put a string on one side to join text; use json() or join() for arrays.",
+          );
         }
         return this.#finite(left + right, node);
     }
@@ -117,35 +134,51 @@ class Evaluator {
     if ((node.operator === "/" || node.operator === "%") && b === 0) {
       throw this.#error(node, "Division by zero", "Check the divisor first, e.g. b == 0 ? 0 : a / b.");
     }
-    const result = node.operator === "-" ? a - b : node.operator === "*" ? a * b : node.operator === "/" ? a / b : a % b;
+    const result =
+      node.operator === "-" ? a - b : node.operator === "*" ? a * b : node.operator === "/" ? a / b : a % b;
     return this.#finite(result, node);
   }
 
   #compare(node: BinaryNode, left: unknown, right: unknown): boolean {
-    const comparable = (typeof left === "number" && typeof right === "number")
-      || (typeof left === "string" && typeof right === "string");
+    const comparable =
+      (typeof left === "number" && typeof right === "number") ||
+      (typeof left === "string" && typeof right === "string");
     if (!comparable) {
-      throw this.#error(node, `Cannot compare ${article(describeType(left))} with ${article(describeType(right))} using "${node.operator}"`,
-        "Compare numbers with numbers or strings with strings; convert text with number(x).");
+      throw this.#error(
+        node,
+        `Cannot compare ${article(describeType(left))} with ${article(describeType(right))} using "${node.operator}"`,
+        "Compare numbers with numbers or strings with strings; convert text with number(x).",
+      );
     }
     const [a, b] = [left as number | string, right as number | string];
     switch (node.operator) {
-      case "<": return a < b;
-      case "<=": return a <= b;
-      case ">": return a > b;
-      default: return a >= b;
+      case "<":
+        return a < b;
+      case "<=":
+        return a <= b;
+      case ">":
+        return a > b;
+      default:
+        return a >= b;
     }
   }
 
   #number(value: unknown, node: ExpressionNode, operation: string): number {
     if (typeof value === "number") return value;
-    throw this.#error(node, `"${operation}" needs a number, but ${this.#text(node)} is ${article(describeType(value))}`,
-      "Convert text with number(x), or give a default with ??.");
+    throw this.#error(
+      node,
+      `"${operation}" needs a number, but ${this.#text(node)} is ${article(describeType(value))}`,
+      "Convert text with number(x), or give a default with ??.",
+    );
   }
 
   #finite(value: number, node: ExpressionNode): number {
     if (Number.isFinite(value)) return value;
-    throw this.#error(node, `${this.#text(node)} is not a finite number`, "Keep numbers within the range JSON can hold.");
+    throw this.#error(
+      node,
+      `${this.#text(node)} is not a finite number`,
+      "Keep numbers within the range JSON can hold.",
+    );
   }
 
   #text(node: ExpressionNode): string {

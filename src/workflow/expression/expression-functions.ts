@@ -18,15 +18,29 @@ const MAX_JSON_INDENT = 10;
 
 /** The fixed table of functions; nothing else can be called, and arguments are checked, never coerced. */
 export const expressionFunctions: Readonly<Record<string, ExpressionFunction>> = {
-  length: define("length(value)", "characters of a string, items of an array, keys of an object; 0 for null", 1, 1, ([value], fail) => {
-    if (value === null || value === undefined) return 0;
-    if (typeof value === "string") return Array.from(value).length;
-    if (Array.isArray(value)) return value.length;
-    if (isPlainObject(value)) return Object.keys(value).length;
-    return fail(`length() takes a string, array or object, got ${describeType(value)}`);
-  }),
-  join: define("join(array, separator?)", 'the items as one string, separated by "," unless given', 1, 2, ([items, separator = ","], fail) =>
-    array(items, "join", fail).map(stringifyValue).join(string(separator, "join", fail))),
+  length: define(
+    "length(value)",
+    "characters of a string, items of an array, keys of an object; 0 for null",
+    1,
+    1,
+    ([value], fail) => {
+      if (value === null || value === undefined) return 0;
+      if (typeof value === "string") return Array.from(value).length;
+      if (Array.isArray(value)) return value.length;
+      if (isPlainObject(value)) return Object.keys(value).length;
+      return fail(`length() takes a string, array or object, got ${describeType(value)}`);
+    },
+  ),
+  join: define(
+    "join(array, separator?)",
+    'the items as one string, separated by "," unless given',
+    1,
+    2,
+    ([items, separator = ","], fail) =>
+      array(items, "join", fail)
+        .map(stringifyValue)
+        .join(string(separator, "join", fail)),
+  ),
   json: define("json(value, indent?)", "the value as JSON text", 1, 2, ([value, indent = 0], fail) => {
     const spaces = integer(indent, "json", fail);
     if (spaces < 0 || spaces > MAX_JSON_INDENT) fail(`json() indent must be 0 to ${MAX_JSON_INDENT}, got ${spaces}`);
@@ -36,40 +50,74 @@ export const expressionFunctions: Readonly<Record<string, ExpressionFunction>> =
     if (!isPlainObject(value)) return fail(`keys() takes an object, got ${describeType(value)}`);
     return Object.keys(value);
   }),
-  contains: define("contains(haystack, needle)", "whether a string has a substring, or an array has an item equal to needle", 2, 2, ([haystack, needle], fail) => {
-    if (haystack === null || haystack === undefined) return false;
-    if (typeof haystack === "string") return haystack.includes(string(needle, "contains", fail));
-    if (Array.isArray(haystack)) return haystack.some((item) => valuesEqual(item, needle));
-    return fail(`contains() searches a string or an array, got ${describeType(haystack)}`);
-  }),
-  slice: define("slice(value, start, end?)", "part of a string or array; negative positions count from the end", 2, 3, ([value, start, end], fail) => {
-    const from = integer(start, "slice", fail);
-    const to = end === undefined ? undefined : integer(end, "slice", fail);
-    if (typeof value === "string") return Array.from(value).slice(from, to).join("");
-    return array(value, "slice", fail).slice(from, to);
-  }),
-  split: define("split(text, separator)", "the pieces of a string between separators", 2, 2, ([text, separator], fail) =>
-    string(text, "split", fail).split(string(separator, "split", fail))),
-  upper: define("upper(text)", "the string in upper case", 1, 1, ([text], fail) => string(text, "upper", fail).toUpperCase()),
-  lower: define("lower(text)", "the string in lower case", 1, 1, ([text], fail) => string(text, "lower", fail).toLowerCase()),
-  trim: define("trim(text)", "the string without leading and trailing whitespace", 1, 1, ([text], fail) => string(text, "trim", fail).trim()),
-  round: define("round(number, digits?)", "the number rounded to digits decimals (default 0)", 1, 2, ([value, digits = 0], fail) => {
-    const places = integer(digits, "round", fail);
-    if (places < 0 || places > 15) fail(`round() digits must be 0 to 15, got ${places}`);
-    const input = number(value, "round", fail);
-    // Shifting by exponent text avoids 2.345 * 100 = 234.49999..., so round(2.345, 2) is 2.35.
-    if (String(input).includes("e")) return Math.round(input * 10 ** places) / 10 ** places;
-    return Number(`${Math.round(Number(`${input}e${places}`))}e-${places}`);
-  }),
+  contains: define(
+    "contains(haystack, needle)",
+    "whether a string has a substring, or an array has an item equal to needle",
+    2,
+    2,
+    ([haystack, needle], fail) => {
+      if (haystack === null || haystack === undefined) return false;
+      if (typeof haystack === "string") return haystack.includes(string(needle, "contains", fail));
+      if (Array.isArray(haystack)) return haystack.some((item) => valuesEqual(item, needle));
+      return fail(`contains() searches a string or an array, got ${describeType(haystack)}`);
+    },
+  ),
+  slice: define(
+    "slice(value, start, end?)",
+    "part of a string or array; negative positions count from the end",
+    2,
+    3,
+    ([value, start, end], fail) => {
+      const from = integer(start, "slice", fail);
+      const to = end === undefined ? undefined : integer(end, "slice", fail);
+      if (typeof value === "string") return Array.from(value).slice(from, to).join("");
+      return array(value, "slice", fail).slice(from, to);
+    },
+  ),
+  split: define(
+    "split(text, separator)",
+    "the pieces of a string between separators",
+    2,
+    2,
+    ([text, separator], fail) => string(text, "split", fail).split(string(separator, "split", fail)),
+  ),
+  upper: define("upper(text)", "the string in upper case", 1, 1, ([text], fail) =>
+    string(text, "upper", fail).toUpperCase(),
+  ),
+  lower: define("lower(text)", "the string in lower case", 1, 1, ([text], fail) =>
+    string(text, "lower", fail).toLowerCase(),
+  ),
+  trim: define("trim(text)", "the string without leading and trailing whitespace", 1, 1, ([text], fail) =>
+    string(text, "trim", fail).trim(),
+  ),
+  round: define(
+    "round(number, digits?)",
+    "the number rounded to digits decimals (default 0)",
+    1,
+    2,
+    ([value, digits = 0], fail) => {
+      const places = integer(digits, "round", fail);
+      if (places < 0 || places > 15) fail(`round() digits must be 0 to 15, got ${places}`);
+      const input = number(value, "round", fail);
+      // Shifting by exponent text avoids 2.345 * 100 = 234.49999..., so round(2.345, 2) is 2.35.
+      if (String(input).includes("e")) return Math.round(input * 10 ** places) / 10 ** places;
+      return Number(`${Math.round(Number(`${input}e${places}`))}e-${places}`);
+    },
+  ),
   min: define("min(a, b, ...)", "the smallest number; also takes one array", 1, Infinity, (args, fail) =>
-    Math.min(...numbers(args, "min", fail))),
+    Math.min(...numbers(args, "min", fail)),
+  ),
   max: define("max(a, b, ...)", "the largest number; also takes one array", 1, Infinity, (args, fail) =>
-    Math.max(...numbers(args, "max", fail))),
-  number: define("number(value)", "a number read from a string such as \"42\" or \"1.5\"", 1, 1, ([value], fail) => {
+    Math.max(...numbers(args, "max", fail)),
+  ),
+  number: define("number(value)", 'a number read from a string such as "42" or "1.5"', 1, 1, ([value], fail) => {
     if (typeof value === "number") return value;
     const parsed = typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
     if (!Number.isFinite(parsed)) {
-      fail(`number() cannot read ${describeValue(value)} as a number`, "Pass a string of digits such as \"42\", or use ?? to give a default.");
+      fail(
+        `number() cannot read ${describeValue(value)} as a number`,
+        'Pass a string of digits such as "42", or use ?? to give a default.',
+      );
     }
     return parsed;
   }),

@@ -31,7 +31,13 @@ export function parseExpression(source: string, range?: ExpressionRange): Parsed
   const end = range?.end ?? source.length;
   const root = new Parser(source, tokenize(source, start, end)).parseAll();
   if (treeDepth(root) > MAX_TREE_DEPTH) {
-    throw expressionErrorAt("invalid_expression", source, start, `The expression is more than ${MAX_TREE_DEPTH} operations deep`, "Split it into simpler expressions.");
+    throw expressionErrorAt(
+      "invalid_expression",
+      source,
+      start,
+      `The expression is more than ${MAX_TREE_DEPTH} operations deep`,
+      "Split it into simpler expressions.",
+    );
   }
   return { source, start, end, root };
 }
@@ -58,7 +64,11 @@ class Parser {
       throw this.#error(next, 'Unmatched ")"', 'Remove it or add the "(" it closes.');
     }
     if (next.type !== "end") {
-      throw this.#error(next, `Expected an operator before ${describeToken(next)}`, "Join values with an operator such as +, && or ??.");
+      throw this.#error(
+        next,
+        `Expected an operator before ${describeToken(next)}`,
+        "Join values with an operator such as +, && or ??.",
+      );
     }
     return root;
   }
@@ -86,7 +96,11 @@ class Parser {
       const operator = spec.operators.find((candidate) => isPunctuator(token, candidate));
       if (operator === undefined) return left;
       if (!spec.chainable && count > 0) {
-        throw this.#error(token, `Comparisons cannot be chained with "${operator}"`, "Write a < b && b < c, or add parentheses.");
+        throw this.#error(
+          token,
+          `Comparisons cannot be chained with "${operator}"`,
+          "Write a < b && b < c, or add parentheses.",
+        );
       }
       this.#index += 1;
       const right = this.#parseBinary(level + 1);
@@ -114,17 +128,29 @@ class Parser {
         this.#index += 1;
         const name = this.#next();
         if (name.type !== "name") {
-          throw this.#error(name, 'Expected a property name after "."', 'Write a name such as steps.look.output, or a key in brackets such as ["my key"] or [0].');
+          throw this.#error(
+            name,
+            'Expected a property name after "."',
+            'Write a name such as steps.look.output, or a key in brackets such as ["my key"] or [0].',
+          );
         }
         const property: ExpressionNode = { kind: "literal", value: name.value, start: name.start, end: name.end };
         node = { kind: "member", object: node, property, computed: false, start: node.start, end: name.end };
       } else if (isPunctuator(token, "[")) {
         this.#index += 1;
         const property = this.#parseConditional();
-        const close = this.#expect("]", `Expected "]" to close the "[" at column ${token.start + 1}`, "Add the missing ].");
+        const close = this.#expect(
+          "]",
+          `Expected "]" to close the "[" at column ${token.start + 1}`,
+          "Add the missing ].",
+        );
         node = { kind: "member", object: node, property, computed: true, start: node.start, end: close.end };
       } else if (isPunctuator(token, "(")) {
-        throw this.#error(token, "Only the built-in functions can be called", `Functions: ${Object.keys(expressionFunctions).join(", ")}.`);
+        throw this.#error(
+          token,
+          "Only the built-in functions can be called",
+          `Functions: ${Object.keys(expressionFunctions).join(", ")}.`,
+        );
       } else {
         return node;
       }
@@ -160,7 +186,10 @@ class Parser {
         break;
     }
     const after = previous === undefined ? "" : ` after ${describeToken(previous)}`;
-    const problem = token.type === "end" ? `The expression ends early: expected a value${after}` : `Expected a value but found ${describeToken(token)}`;
+    const problem =
+      token.type === "end"
+        ? `The expression ends early: expected a value${after}`
+        : `Expected a value but found ${describeToken(token)}`;
     throw this.#error(token, problem, "Write a literal, a path such as inputs.name, or a function call.");
   }
 
@@ -169,11 +198,19 @@ class Parser {
     const definition = Object.hasOwn(expressionFunctions, name.value) ? expressionFunctions[name.value] : undefined;
     const names = Object.keys(expressionFunctions);
     if (definition === undefined) {
-      throw this.#error(name, `Unknown function "${name.value}"`, `${didYouMean(name.value, names)}Functions: ${names.join(", ")}.`);
+      throw this.#error(
+        name,
+        `Unknown function "${name.value}"`,
+        `${didYouMean(name.value, names)}Functions: ${names.join(", ")}.`,
+      );
     }
     const args = this.#parseList(")", open);
     if (args.length < definition.minArgs || args.length > definition.maxArgs) {
-      throw this.#error(name, `${name.value}() takes ${describeArity(definition)}, got ${args.length}`, `Call it as ${definition.signature}.`);
+      throw this.#error(
+        name,
+        `${name.value}() takes ${describeArity(definition)}, got ${args.length}`,
+        `Call it as ${definition.signature}.`,
+      );
     }
     return { kind: "call", callee: name.value, args, start: name.start, end: this.#previousEnd() };
   }
@@ -184,7 +221,11 @@ class Parser {
     while (!this.#accept(close)) {
       items.push(this.#parseConditional());
       if (this.#accept(",")) continue;
-      this.#expect(close, `Expected "," or "${close}" in the list opened at column ${open.start + 1}`, `Separate items with commas and close the list with ${close}.`);
+      this.#expect(
+        close,
+        `Expected "," or "${close}" in the list opened at column ${open.start + 1}`,
+        `Separate items with commas and close the list with ${close}.`,
+      );
       break;
     }
     return items;
@@ -193,7 +234,11 @@ class Parser {
   #enter(): void {
     this.#depth += 1;
     if (this.#depth > MAX_NESTING) {
-      throw this.#error(this.#peek(), `The expression nests deeper than ${MAX_NESTING} levels`, "Split it into simpler expressions.");
+      throw this.#error(
+        this.#peek(),
+        `The expression nests deeper than ${MAX_NESTING} levels`,
+        "Split it into simpler expressions.",
+      );
     }
   }
 

@@ -70,8 +70,9 @@ function findClose(source: string, open: number, start: number): number {
       return index;
     }
   }
-  const fix = quoteAt === -1
-    ? "End the expression with }}."
-    : `The quote at column ${quoteAt + 1} starts a string that never ends; close it, then end the expression with }}.`;
+  const fix =
+    quoteAt === -1
+      ? "End the expression with }}."
+      : `The quote at column ${quoteAt + 1} starts a string that never ends; close it, then end the expression with }}.`;
   throw expressionErrorAt("invalid_expression", source, open, `Unclosed "${OPEN}"`, fix);
 }

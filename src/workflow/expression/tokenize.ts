@@ -2,10 +2,29 @@ import { expressionErrorAt } from "./expression-error.js";
 
 /** Punctuators and operators the tokenizer recognises. */
 export type Punctuator =
-  | "(" | ")" | "[" | "]" | "," | "." | "?" | ":" | "!"
-  | "*" | "/" | "%" | "+" | "-"
-  | "==" | "!=" | "<" | "<=" | ">" | ">="
-  | "&&" | "||" | "??";
+  | "("
+  | ")"
+  | "["
+  | "]"
+  | ","
+  | "."
+  | "?"
+  | ":"
+  | "!"
+  | "*"
+  | "/"
+  | "%"
+  | "+"
+  | "-"
+  | "=="
+  | "!="
+  | "<"
+  | "<="
+  | ">"
+  | ">="
+  | "&&"
+  | "||"
+  | "??";
 
 interface TokenSpan {
   readonly start: number;
@@ -33,8 +52,17 @@ const NAME_CHAR = /[A-Za-z0-9_]/;
 const TWO_CHAR = new Set(["==", "!=", "<=", ">=", "&&", "||", "??"]);
 const ONE_CHAR = new Set("()[],.?:!*/%+-<>");
 const ESCAPES: Record<string, string> = {
-  n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", v: "\v", "0": "\0",
-  "\\": "\\", "'": "'", '"': '"', "/": "/",
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  b: "\b",
+  f: "\f",
+  v: "\v",
+  "0": "\0",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "/": "/",
 };
 const ESCAPE_HELP = String.raw`Use \n, \t, \r, \\, \', \" or \uXXXX.`;
 
@@ -82,7 +110,9 @@ function readNumber(source: string, index: number, end: number): Token {
   const stop = Math.min(index + text.length, end);
   if (stop < end && NAME_CHAR.test(source[stop] ?? "")) {
     throw expressionErrorAt(
-      "invalid_expression", source, stop,
+      "invalid_expression",
+      source,
+      stop,
       `Unexpected "${source[stop]}" right after the number ${source.slice(index, stop)}`,
       "Put an operator or a space between them; names cannot start with a digit.",
     );
@@ -123,7 +153,10 @@ function readString(source: string, index: number, end: number): Token {
     }
   }
   throw expressionErrorAt(
-    "invalid_expression", source, index, "Unterminated string",
+    "invalid_expression",
+    source,
+    index,
+    "Unterminated string",
     `Close the string with ${quote}.`,
   );
 }
@@ -160,17 +193,25 @@ function readPunctuator(source: string, index: number, end: number): Token {
 }
 
 /** Whether a token is the given punctuator. */
-export function isPunctuator<T extends Punctuator>(token: Token, value: T): token is Token & { type: "punctuator"; value: T } {
+export function isPunctuator<T extends Punctuator>(
+  token: Token,
+  value: T,
+): token is Token & { type: "punctuator"; value: T } {
   return token.type === "punctuator" && token.value === value;
 }
 
 /** A token as a message names it: `"+"`, `the number 3`, `the end of the expression`. */
 export function describeToken(token: Token): string {
   switch (token.type) {
-    case "end": return "the end of the expression";
-    case "number": return `the number ${token.value}`;
-    case "string": return "a string";
-    case "name": return `"${token.value}"`;
-    case "punctuator": return `"${token.value}"`;
+    case "end":
+      return "the end of the expression";
+    case "number":
+      return `the number ${token.value}`;
+    case "string":
+      return "a string";
+    case "name":
+      return `"${token.value}"`;
+    case "punctuator":
+      return `"${token.value}"`;
   }
 }

@@ -24,15 +24,20 @@ export function isTruthy(value: unknown): boolean {
 export function valuesEqual(left: unknown, right: unknown): boolean {
   if (left === null || left === undefined) return right === null || right === undefined;
   if (Array.isArray(left)) {
-    return Array.isArray(right) && left.length === right.length
-      && left.every((item, index) => valuesEqual(item, right[index]));
+    return (
+      Array.isArray(right) &&
+      left.length === right.length &&
+      left.every((item, index) => valuesEqual(item, right[index]))
+    );
   }
   if (isPlainObject(left)) {
     if (!isPlainObject(right)) return false;
     const leftKeys = definedKeys(left);
     const rightKeys = definedKeys(right);
-    return leftKeys.length === rightKeys.length
-      && leftKeys.every((key) => Object.hasOwn(right, key) && valuesEqual(left[key], right[key]));
+    return (
+      leftKeys.length === rightKeys.length &&
+      leftKeys.every((key) => Object.hasOwn(right, key) && valuesEqual(left[key], right[key]))
+    );
   }
   return left === right;
 }

@@ -30,7 +30,8 @@ const agentInputSchema = samplingFieldsSchema.extend({
 export async function runAgentStep(context: LeafContext<AgentStep>): Promise<unknown> {
   const input = parseStepInput(agentInputSchema, context.input, context.key);
   const { services, signal } = context;
-  const base = input.agent === undefined ? inlineAgent(context, input.tools ?? []) : namedAgent(input.agent, services.agents);
+  const base =
+    input.agent === undefined ? inlineAgent(context, input.tools ?? []) : namedAgent(input.agent, services.agents);
   const definition: AgentDefinition = {
     ...base,
     ...(input.system === undefined || input.system === "" ? {} : { system: `${base.system}\n\n${input.system}` }),
@@ -64,7 +65,8 @@ export async function runAgentStep(context: LeafContext<AgentStep>): Promise<unk
   });
   try {
     const outcome = await runner.run(input.prompt, { signal });
-    if (outcome.status === "step_limit") throw new SvcFlowError("agent_step_limit", `Step "${context.key}": ${outcome.message}`);
+    if (outcome.status === "step_limit")
+      throw new SvcFlowError("agent_step_limit", `Step "${context.key}": ${outcome.message}`);
     return {
       text: outcome.answer,
       model: outcome.model,
@@ -81,17 +83,27 @@ function namedAgent(name: string, agents: readonly AgentDefinition[]): AgentDefi
   const found = agents.find((agent) => agent.name === name);
   if (found !== undefined) return found;
   const names = agents.map((agent) => agent.name);
-  throw new ConfigError(`Unknown agent "${name}". ${didYouMean(name, names)}Agents: ${names.length > 0 ? names.join(", ") : "none"}.`, {
-    code: "unknown_agent",
-  });
+  throw new ConfigError(
+    `Unknown agent "${name}". ${didYouMean(name, names)}Agents: ${names.length > 0 ? names.join(", ") : "none"}.`,
+    {
+      code: "unknown_agent",
+    },
+  );
 }
 
 function inlineAgent(context: LeafContext<AgentStep>, tools: readonly string[]): AgentDefinition {
   const model = context.models.model;
-  if (model === undefined) throw new ConfigError(`Step "${context.key}" has no model. Set with.model or defaults.model.`);
+  if (model === undefined)
+    throw new ConfigError(`Step "${context.key}" has no model. Set with.model or defaults.model.`);
   // MCP tools (server/tool) come from the run's servers as LangChain tools; library names stay names.
   const mcp = tools.filter((name) => name.includes("/"));
   const library = tools.filter((name) => !name.includes("/"));
   const toolList = [...library, ...(mcp.length === 0 ? [] : context.services.tools(mcp))];
-  return defineAgent({ name: "inline-agent", description: `The agent of step ${context.key}`, system: INLINE_SYSTEM, tools: toolList, model });
+  return defineAgent({
+    name: "inline-agent",
+    description: `The agent of step ${context.key}`,
+    system: INLINE_SYSTEM,
+    tools: toolList,
+    model,
+  });
 }

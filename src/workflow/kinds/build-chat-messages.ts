@@ -8,7 +8,9 @@ const text = z.unknown().transform((value) => (typeof value === "string" ? value
 // After rendering, one expression may give a single item or a list; missing items (an optional input) are dropped.
 const mediaList = z
   .unknown()
-  .transform((value) => (Array.isArray(value) ? value : [value]).filter((item) => item !== undefined && item !== null && item !== ""))
+  .transform((value) =>
+    (Array.isArray(value) ? value : [value]).filter((item) => item !== undefined && item !== null && item !== ""),
+  )
   .optional();
 
 /** The message-building fields of chat and agent steps, after rendering. */
@@ -29,10 +31,17 @@ export async function buildChatMessages(fields: MessageFields, folders: MediaFol
   if (fields.system !== undefined && fields.system !== "") messages.push({ role: "system", content: fields.system });
   for (const turn of fields.history ?? []) messages.push({ role: turn.role, content: turn.content });
   const parts: MediaPart[] = [];
-  const kinds: Array<[MediaKind, readonly unknown[] | undefined]> = [["image", fields.images], ["audio", fields.audio], ["video", fields.video]];
+  const kinds: Array<[MediaKind, readonly unknown[] | undefined]> = [
+    ["image", fields.images],
+    ["audio", fields.audio],
+    ["video", fields.video],
+  ];
   for (const [kind, items] of kinds) {
     for (const item of items ?? []) parts.push(await loadMediaPart(item, kind, folders));
   }
-  messages.push({ role: "user", content: parts.length === 0 ? fields.prompt : [{ type: "text", text: fields.prompt }, ...parts] });
+  messages.push({
+    role: "user",
+    content: parts.length === 0 ? fields.prompt : [{ type: "text", text: fields.prompt }, ...parts],
+  });
   return messages;
 }

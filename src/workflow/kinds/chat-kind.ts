@@ -48,7 +48,10 @@ export async function runChatStep(context: LeafContext<ChatStep>): Promise<unkno
     return parseStructuredReply(await chat({ ...call, ...structuredRequest(prepared) }), prepared);
   }
   if (input.tools !== undefined && input.tools.length > 0) {
-    const result = await runToolLoop(chat, call, services.tools(input.tools, context.toolContext), { maxRounds: input.maxToolRounds ?? DEFAULT_TOOL_ROUNDS, signal });
+    const result = await runToolLoop(chat, call, services.tools(input.tools, context.toolContext), {
+      maxRounds: input.maxToolRounds ?? DEFAULT_TOOL_ROUNDS,
+      signal,
+    });
     return { text: result.text, model: result.model, toolCalls: result.toolCalls };
   }
   const reply = await chat(call);

@@ -21,15 +21,28 @@ export async function runImageStep(context: LeafContext<ImageStep>): Promise<unk
   const input = parseStepInput(imageInputSchema, context.input, context.key);
   const { services, signal } = context;
   const source = input.source === undefined || input.source === null || input.source === "" ? undefined : input.source;
-  const content = source === undefined
-    ? input.prompt
-    : [{ type: "text" as const, text: input.prompt }, await loadMediaPart(source, "image", { baseDir: services.baseDir, runDir: services.runDir, signal })];
-  const reply = await services.chat({ model: context.models.model!, fallbacks: context.models.fallbacks, messages: [{ role: "user", content }] }, signal);
+  const content =
+    source === undefined
+      ? input.prompt
+      : [
+          { type: "text" as const, text: input.prompt },
+          await loadMediaPart(source, "image", { baseDir: services.baseDir, runDir: services.runDir, signal }),
+        ];
+  const reply = await services.chat(
+    { model: context.models.model!, fallbacks: context.models.fallbacks, messages: [{ role: "user", content }] },
+    signal,
+  );
   const [image] = imagesFromReply(reply.content);
   if (image === undefined) {
-    throw new EmptyOutputError(`${reply.model} answered without an image. Try again, or reword the prompt as a picture to draw.`);
+    throw new EmptyOutputError(
+      `${reply.model} answered without an image. Try again, or reword the prompt as a picture to draw.`,
+    );
   }
   const reference = await services.artifacts.write(image.bytes, image.mimeType);
   const facts = probeImage(image.bytes);
-  return { ...reference, ...(facts === undefined ? {} : { width: facts.width, height: facts.height }), model: reply.model };
+  return {
+    ...reference,
+    ...(facts === undefined ? {} : { width: facts.width, height: facts.height }),
+    model: reply.model,
+  };
 }

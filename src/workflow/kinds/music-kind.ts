@@ -21,7 +21,10 @@ export interface MusicPolling {
 
 const musicInputSchema = z.object({
   operation: z.enum(MUSIC_STEP_OPERATIONS).default("generate"),
-  prompt: z.unknown().transform((value) => (value === undefined ? undefined : typeof value === "string" ? value : stringifyValue(value))).optional(),
+  prompt: z
+    .unknown()
+    .transform((value) => (value === undefined ? undefined : typeof value === "string" ? value : stringifyValue(value)))
+    .optional(),
   instrumental: z.boolean().optional(),
   // An earlier step's clip object works as well as its id.
   clip: z.union([z.string(), z.looseObject({ id: z.string() }).transform((clip) => clip.id)]).optional(),
@@ -40,7 +43,11 @@ export async function runMusicStep(context: LeafContext<MusicStep>, polling: Mus
   const input = parseStepInput(musicInputSchema, context.input, context.key);
   const { services, signal } = context;
   if (input.operation === "lyrics") {
-    const { lyrics } = await withRetry(() => services.music().lyrics({ prompt: input.prompt ?? "", signal }), context.retry, { signal });
+    const { lyrics } = await withRetry(
+      () => services.music().lyrics({ prompt: input.prompt ?? "", signal }),
+      context.retry,
+      { signal },
+    );
     return { text: lyrics.text, ...(lyrics.title === undefined ? {} : { title: lyrics.title }) };
   }
   // A job an earlier execution of this step paid for (the run was resumed, or the item was taken over
@@ -52,9 +59,16 @@ export async function runMusicStep(context: LeafContext<MusicStep>, polling: Mus
   // would replay the failed job, which then fails the step with its refund already counted. A job that
   // fails while this execution polls it fails the step, as in any run; resuming then submits anew.
   const journaled = services.journaledMusic();
-  let clips = journaled === undefined ? undefined : await clipsOfEarlierJob((onPoll) => clipsOf(context, journaled, polling, onPoll));
+  let clips =
+    journaled === undefined
+      ? undefined
+      : await clipsOfEarlierJob((onPoll) => clipsOf(context, journaled, polling, onPoll));
   if (clips === undefined) {
-    const job = await withRetry(() => services.submitMusic(input.operation, (music) => submit(music, input, signal)), context.retry, { signal });
+    const job = await withRetry(
+      () => services.submitMusic(input.operation, (music) => submit(music, input, signal)),
+      context.retry,
+      { signal },
+    );
     clips = await clipsOf(context, job, polling);
   }
   const outputs = [];
@@ -66,12 +80,20 @@ export async function runMusicStep(context: LeafContext<MusicStep>, polling: Mus
 }
 
 /** Polls a job until its clips are complete; a failed job was refunded by the gateway, which is recorded before music_failed is thrown. */
-async function clipsOf(context: LeafContext<MusicStep>, job: JournaledMusicJob, polling: MusicPolling, onPoll?: () => void): Promise<Clip[]> {
+async function clipsOf(
+  context: LeafContext<MusicStep>,
+  job: JournaledMusicJob,
+  polling: MusicPolling,
+  onPoll?: () => void,
+): Promise<Clip[]> {
   try {
-    const { clips } = await context.services.music().waitForClips(job.clipIds, { signal: context.signal, ...polling, ...(onPoll === undefined ? {} : { onPoll }) });
+    const { clips } = await context.services
+      .music()
+      .waitForClips(job.clipIds, { signal: context.signal, ...polling, ...(onPoll === undefined ? {} : { onPoll }) });
     return clips;
   } catch (error) {
-    if (error instanceof SvcFlowError && error.code === "music_failed" && job.requestId !== undefined) context.services.refundMusic(job.requestId);
+    if (error instanceof SvcFlowError && error.code === "music_failed" && job.requestId !== undefined)
+      context.services.refundMusic(job.requestId);
     throw error;
   }
 }
@@ -80,13 +102,22 @@ function submit(music: MusicClient, input: MusicInput, signal: AbortSignal): Pro
   const clipId = input.clip ?? "";
   switch (input.operation) {
     case "continuation":
-      return music.continuation({ clipId, ...(input.prompt === undefined ? {} : { prompt: input.prompt }), ...(input.at === undefined ? {} : { continueAtS: input.at }), signal });
+      return music.continuation({
+        clipId,
+        ...(input.prompt === undefined ? {} : { prompt: input.prompt }),
+        ...(input.at === undefined ? {} : { continueAtS: input.at }),
+        signal,
+      });
     case "stems":
       return music.stems({ clipId, signal });
     case "concatenation":
       return music.concatenation({ clipId, signal });
     default:
-      return music.generate({ prompt: input.prompt ?? "", ...(input.instrumental === undefined ? {} : { instrumental: input.instrumental }), signal });
+      return music.generate({
+        prompt: input.prompt ?? "",
+        ...(input.instrumental === undefined ? {} : { instrumental: input.instrumental }),
+        signal,
+      });
   }
 }
 

@@ -60,7 +60,8 @@ export async function runToolLoop(
       let result: string;
       let failed = false;
       try {
-        if (tool === undefined) throw new Error(`There is no tool "${toolCall.name}". Tools: ${[...byName.keys()].join(", ")}.`);
+        if (tool === undefined)
+          throw new Error(`There is no tool "${toolCall.name}". Tools: ${[...byName.keys()].join(", ")}.`);
         const value: unknown = await tool.invoke(toolCall.arguments, { signal: options.signal });
         result = typeof value === "string" ? value : JSON.stringify(value);
       } catch (error) {

@@ -16,7 +16,8 @@ const toolInputSchema = z.object({
 export async function runToolStep(context: LeafContext<ToolStep>): Promise<unknown> {
   const input = parseStepInput(toolInputSchema, context.input, context.key);
   const [tool] = context.services.tools([input.tool], context.toolContext);
-  if (tool === undefined) throw new ConfigError(`Step "${context.key}": the tool "${input.tool}" could not be created.`);
+  if (tool === undefined)
+    throw new ConfigError(`Step "${context.key}": the tool "${input.tool}" could not be created.`);
   const value: unknown = await tool.invoke(input.input ?? {}, { signal: context.signal });
   return typeof value === "string" ? parseStructured(value) : value;
 }

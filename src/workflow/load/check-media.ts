@@ -2,7 +2,13 @@ import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { SNIFF_BYTES, sniffMedia } from "../../media/sniff-media.js";
 import type { ValuePath } from "../expression/index.js";
 import { hasExpression } from "../expression/index.js";
-import { audioFormatFromMime, audioFormatFromName, convertAudioMessage, mediaSource, type MediaKind } from "../media/media-source.js";
+import {
+  audioFormatFromMime,
+  audioFormatFromName,
+  convertAudioMessage,
+  mediaSource,
+  type MediaKind,
+} from "../media/media-source.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
 import { walkSteps } from "./walk-steps.js";
 import type { RawIssue } from "./zod-issues.js";
@@ -15,8 +21,16 @@ const INPUT_REFERENCE = /^\s*\$\{\{\s*inputs\.([A-Za-z_][\w-]*)\s*\}\}\s*$/;
  * (PNG, JPEG, GIF, WebP images; MP3, WAV audio), data URIs likewise, links are http(s). A value that
  * is exactly `${{ inputs.NAME }}` is checked with `inputs` (at load: each input's default).
  */
-export function checkMedia(definition: WorkflowDefinition, baseDir: string, inputs?: Readonly<Record<string, unknown>>): RawIssue[] {
-  const values = inputs ?? Object.fromEntries(Object.entries(definition.inputs ?? {}).map(([name, spec]) => [name, (spec as { default?: unknown }).default]));
+export function checkMedia(
+  definition: WorkflowDefinition,
+  baseDir: string,
+  inputs?: Readonly<Record<string, unknown>>,
+): RawIssue[] {
+  const values =
+    inputs ??
+    Object.fromEntries(
+      Object.entries(definition.inputs ?? {}).map(([name, spec]) => [name, (spec as { default?: unknown }).default]),
+    );
   const issues: RawIssue[] = [];
   const check = (value: unknown, kind: MediaKind, path: ValuePath) => {
     if (typeof value !== "string") return;
@@ -26,11 +40,13 @@ export function checkMedia(definition: WorkflowDefinition, baseDir: string, inpu
     const actual = input === undefined ? value : values[input];
     if (typeof actual !== "string" || actual === "" || hasExpression(actual)) return;
     const problem = mediaProblem(actual, kind, baseDir);
-    if (problem !== undefined) issues.push({ path, message: input === undefined ? problem : `Input "${input}": ${problem}` });
+    if (problem !== undefined)
+      issues.push({ path, message: input === undefined ? problem : `Input "${input}": ${problem}` });
   };
   walkSteps(definition.steps, ({ step, path }) => {
     if (!("uses" in step)) return;
-    if (step.uses === "image" && step.with.source !== undefined) check(step.with.source, "image", [...path, "with", "source"]);
+    if (step.uses === "image" && step.with.source !== undefined)
+      check(step.with.source, "image", [...path, "with", "source"]);
     if (step.uses !== "chat") return;
     for (const kind of ["image", "audio", "video"] as const) {
       const field = kind === "image" ? "images" : kind;
@@ -46,7 +62,8 @@ export function mediaProblem(value: string, kind: MediaKind, baseDir: string): s
   const source = mediaSource(value, { baseDir });
   if (typeof source === "string") return `Cannot use ${JSON.stringify(value.slice(0, 80))}: ${source}.`;
   if (source.type === "file") {
-    if (!existsSync(source.path)) return `There is no file ${source.path}. Paths are relative to the workflow file's folder.`;
+    if (!existsSync(source.path))
+      return `There is no file ${source.path}. Paths are relative to the workflow file's folder.`;
     if (!statSync(source.path).isFile()) return `${source.path} is not a file.`;
   }
   if (kind === "audio" && source.type !== "data") {
@@ -54,11 +71,13 @@ export function mediaProblem(value: string, kind: MediaKind, baseDir: string): s
     if (format === "other") return convertAudioMessage(value, value);
   }
   if (source.type === "url" || kind === "video") return undefined;
-  const described = source.type === "data" ? `This data URI (${/^data:([^;,]+)/i.exec(source.uri)?.[1] ?? "?"})` : source.path;
+  const described =
+    source.type === "data" ? `This data URI (${/^data:([^;,]+)/i.exec(source.uri)?.[1] ?? "?"})` : source.path;
   if (source.type === "data") {
     const mime = (/^data:([^;,]+)/i.exec(source.uri)?.[1] ?? "").toLowerCase();
     if (kind === "audio" && audioFormatFromMime(mime) === undefined) return convertAudioMessage(described);
-    if (kind === "image" && !mime.startsWith("image/")) return `${described} is not an image. Send a PNG, JPEG, GIF or WebP.`;
+    if (kind === "image" && !mime.startsWith("image/"))
+      return `${described} is not an image. Send a PNG, JPEG, GIF or WebP.`;
   }
   const sniffed = sniffMedia(source.type === "data" ? dataUriHead(source.uri) : fileHead(source.path));
   if (sniffed.kind === kind) return undefined;

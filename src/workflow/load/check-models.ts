@@ -3,7 +3,14 @@ import type { ValuePath } from "../expression/index.js";
 import { EXACT_EXPRESSION } from "../schema/common-schemas.js";
 import type { LeafStep } from "../schema/step-schemas.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
-import { capabilityMessage, isImageModel, missingCapability, neededCapabilities, planModels, type NeededCapability } from "../step-models.js";
+import {
+  capabilityMessage,
+  isImageModel,
+  missingCapability,
+  neededCapabilities,
+  planModels,
+  type NeededCapability,
+} from "../step-models.js";
 import { walkSteps } from "./walk-steps.js";
 import type { RawIssue } from "./zod-issues.js";
 
@@ -14,7 +21,13 @@ export interface ModelCheckOptions {
 }
 
 // The field whose presence creates each need, so the error points at the cause.
-const CAUSE: Record<NeededCapability, string> = { vision: "images", audio: "audio", video: "video", tools: "tools", imageGeneration: "model" };
+const CAUSE: Record<NeededCapability, string> = {
+  vision: "images",
+  audio: "audio",
+  video: "video",
+  tools: "tools",
+  imageGeneration: "model",
+};
 const SENDS: Record<NeededCapability, string> = {
   vision: "sends images",
   audio: "sends audio",
@@ -29,12 +42,24 @@ export function checkModels(definition: WorkflowDefinition, options: ModelCheckO
   const known = (model: string, path: ValuePath): boolean => {
     if (EXACT_EXPRESSION.test(model)) return false;
     if (findModel(model) === undefined) {
-      const near = suggestModels(model).map((id) => `"${id}"`).join(", ");
-      issues.push({ path, message: `Unknown model "${model}". Did you mean ${near}? Run \`svc-flow models\` for the models your key may call.` });
+      const near = suggestModels(model)
+        .map((id) => `"${id}"`)
+        .join(", ");
+      issues.push({
+        path,
+        message: `Unknown model "${model}". Did you mean ${near}? Run \`svc-flow models\` for the models your key may call.`,
+      });
       return false;
     }
-    if (options.models !== undefined && !options.models.includes(model) && !options.models.includes(findModel(model)!.servedAs)) {
-      issues.push({ path, message: `Your key may not call "${model}" (GET /models does not list it). Pick one it lists, e.g. ${options.models.slice(0, 3).join(", ")}.` });
+    if (
+      options.models !== undefined &&
+      !options.models.includes(model) &&
+      !options.models.includes(findModel(model)!.servedAs)
+    ) {
+      issues.push({
+        path,
+        message: `Your key may not call "${model}" (GET /models does not list it). Pick one it lists, e.g. ${options.models.slice(0, 3).join(", ")}.`,
+      });
       return false;
     }
     return true;
@@ -66,11 +91,18 @@ function checkStep(
   // A named agent may bring its own model; that is checked when the step runs.
   const agentModel = step.uses === "agent" && step.with.agent !== undefined;
   if (plan.model === undefined && !agentModel) {
-    issues.push({ path: withPath, message: 'No model for this step. Set with.model, or defaults.model for every step (e.g. "alpha-sonnet-4-6").' });
+    issues.push({
+      path: withPath,
+      message: 'No model for this step. Set with.model, or defaults.model for every step (e.g. "alpha-sonnet-4-6").',
+    });
   }
   const candidates: Array<{ model: string; path: ValuePath; origin: string }> = [];
   if (plan.model !== undefined) {
-    const origin = ownModel ? "" : plan.modelFrom === "defaults" ? ` (from defaults.${step.uses === "image" ? "imageModel" : "model"}; set with.model to override)` : "";
+    const origin = ownModel
+      ? ""
+      : plan.modelFrom === "defaults"
+        ? ` (from defaults.${step.uses === "image" ? "imageModel" : "model"}; set with.model to override)`
+        : "";
     candidates.push({ model: plan.model, path: ownModel ? [...withPath, "model"] : withPath, origin });
   }
   const ownFallbacks = step.with.fallbacks !== undefined;
@@ -80,15 +112,23 @@ function checkStep(
   });
   for (const candidate of candidates) {
     // Defaults were checked once at their own place.
-    if (candidate.origin === "" ? !known(candidate.model, candidate.path) : findModel(candidate.model) === undefined) continue;
+    if (candidate.origin === "" ? !known(candidate.model, candidate.path) : findModel(candidate.model) === undefined)
+      continue;
     if (step.uses !== "image" && isImageModel(candidate.model)) {
-      issues.push({ path: candidate.path, message: `"${candidate.model}" only generates images${candidate.origin}; use it in a step with uses: image, and a chat model here.` });
+      issues.push({
+        path: candidate.path,
+        message: `"${candidate.model}" only generates images${candidate.origin}; use it in a step with uses: image, and a chat model here.`,
+      });
       continue;
     }
     const missing = missingCapability(candidate.model, needs);
     if (missing === undefined) continue;
-    const causePath = missing === "imageGeneration" || !(CAUSE[missing] in step.with) ? candidate.path : [...withPath, CAUSE[missing]];
-    issues.push({ path: causePath, message: `This step ${SENDS[missing]}, but it may go to "${candidate.model}"${candidate.origin}. ${capabilityMessage(candidate.model, missing)}` });
+    const causePath =
+      missing === "imageGeneration" || !(CAUSE[missing] in step.with) ? candidate.path : [...withPath, CAUSE[missing]];
+    issues.push({
+      path: causePath,
+      message: `This step ${SENDS[missing]}, but it may go to "${candidate.model}"${candidate.origin}. ${capabilityMessage(candidate.model, missing)}`,
+    });
   }
   const maxTokens = "maxTokens" in step.with ? step.with.maxTokens : undefined;
   const minimum = plan.model === undefined ? undefined : findModel(plan.model)?.rules.minOutputTokens;

@@ -34,7 +34,10 @@ export function checkStepFields(definition: WorkflowDefinition, options: StepFie
   walkSteps(definition.steps, ({ step, path }) => {
     const first = seen.get(step.id);
     if (first !== undefined) {
-      issues.push({ path: [...path, "id"], message: `The id "${step.id}" is already used by the step at ${first.join(".")}; ids are unique in the file.` });
+      issues.push({
+        path: [...path, "id"],
+        message: `The id "${step.id}" is already used by the step at ${first.join(".")}; ids are unique in the file.`,
+      });
     } else {
       seen.set(step.id, path);
     }
@@ -43,29 +46,50 @@ export function checkStepFields(definition: WorkflowDefinition, options: StepFie
   if (definition.mcp !== undefined) issues.push(...checkMcpExpressions(definition.mcp));
   for (const [name, spec] of Object.entries(definition.inputs ?? {})) {
     const problem = spec.default === undefined ? undefined : inputProblem(spec, spec.default);
-    if (problem !== undefined) issues.push({ path: ["inputs", name, "default"], message: `The default does not fit: ${problem}.` });
+    if (problem !== undefined)
+      issues.push({ path: ["inputs", name, "default"], message: `The default does not fit: ${problem}.` });
   }
   return issues;
 }
 
-function checkLeaf(step: LeafStep, path: ValuePath, options: StepFieldCheckOptions, issues: RawIssue[], mcpServers: readonly string[]): void {
+function checkLeaf(
+  step: LeafStep,
+  path: ValuePath,
+  options: StepFieldCheckOptions,
+  issues: RawIssue[],
+  mcpServers: readonly string[],
+): void {
   const tool = (name: string, at: ValuePath) => {
     // server/tool: the server must be in mcp:; its tools are listed (and checked) when it starts.
     if (name.includes("/")) {
       const server = name.slice(0, name.indexOf("/"));
       if (!mcpServers.includes(server)) {
-        issues.push({ path: at, message: `"${name}" names the MCP server "${server}", which mcp: does not define. ${mcpServers.length > 0 ? `Servers: ${mcpServers.join(", ")}.` : "Add it under mcp: at the top of the file."}` });
+        issues.push({
+          path: at,
+          message: `"${name}" names the MCP server "${server}", which mcp: does not define. ${mcpServers.length > 0 ? `Servers: ${mcpServers.join(", ")}.` : "Add it under mcp: at the top of the file."}`,
+        });
       } else if (name.length === server.length + 1) {
-        issues.push({ path: at, message: `"${name}" names no tool: write ${server}/TOOL, or ${server}/* for all its tools.` });
+        issues.push({
+          path: at,
+          message: `"${name}" names no tool: write ${server}/TOOL, or ${server}/* for all its tools.`,
+        });
       }
       return;
     }
-    if (!isToolName(name)) issues.push({ path: at, message: `Unknown tool "${name}". ${didYouMean(name, listToolNames())}Tools: ${listToolNames().join(", ")}.` });
+    if (!isToolName(name))
+      issues.push({
+        path: at,
+        message: `Unknown tool "${name}". ${didYouMean(name, listToolNames())}Tools: ${listToolNames().join(", ")}.`,
+      });
   };
   switch (step.uses) {
     case "tool":
       tool(step.with.tool, [...path, "tool"]);
-      if (step.with.tool.endsWith("/*")) issues.push({ path: [...path, "tool"], message: `A tool step calls one tool; "${step.with.tool}" names them all. Name one, e.g. ${step.with.tool.slice(0, -1)}TOOL.` });
+      if (step.with.tool.endsWith("/*"))
+        issues.push({
+          path: [...path, "tool"],
+          message: `A tool step calls one tool; "${step.with.tool}" names them all. Name one, e.g. ${step.with.tool.slice(0, -1)}TOOL.`,
+        });
       return;
     case "chat":
       step.with.tools?.forEach((name, index) => tool(name, [...path, "tools", index]));
@@ -81,10 +105,17 @@ function checkLeaf(step: LeafStep, path: ValuePath, options: StepFieldCheckOptio
       step.with.tools?.forEach((name, index) => tool(name, [...path, "tools", index]));
       const { agent, tools } = step.with;
       if ((agent === undefined) === (tools === undefined)) {
-        issues.push({ path, message: "An agent step names an agent from agents/ (agent:) or lists its tools (tools:), not both and not neither." });
+        issues.push({
+          path,
+          message:
+            "An agent step names an agent from agents/ (agent:) or lists its tools (tools:), not both and not neither.",
+        });
       } else if (agent !== undefined && !(options.agentNames ?? listAgentNames()).includes(agent)) {
         const names = options.agentNames ?? listAgentNames();
-        issues.push({ path: [...path, "agent"], message: `Unknown agent "${agent}". ${didYouMean(agent, names)}Agents: ${names.length > 0 ? names.join(", ") : "none"}.` });
+        issues.push({
+          path: [...path, "agent"],
+          message: `Unknown agent "${agent}". ${didYouMean(agent, names)}Agents: ${names.length > 0 ? names.join(", ") : "none"}.`,
+        });
       }
       return;
     }

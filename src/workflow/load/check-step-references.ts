@@ -24,7 +24,12 @@ export function checkStepReferences(definition: WorkflowDefinition): RawIssue[] 
   const base = { inputs, allSteps, runFields: [...RUN_FIELDS] };
   walkSteps(definition.steps, (place) => {
     const { step, path } = place;
-    const context: ReferenceContext = { ...base, roots: [...ROOTS, ...place.mapVariables], steps: place.earlier, currentStep: step.id };
+    const context: ReferenceContext = {
+      ...base,
+      roots: [...ROOTS, ...place.mapVariables],
+      steps: place.earlier,
+      currentStep: step.id,
+    };
     check(step.if, [...path, "if"], context, issues);
     checkNeeds(step, place, allSteps, issues);
     if ("with" in step) check(step.with, [...path, "with"], context, issues);
@@ -32,10 +37,18 @@ export function checkStepReferences(definition: WorkflowDefinition): RawIssue[] 
       check(step.map, [...path, "map"], context, issues);
       const variable = step.as ?? "item";
       if (ROOTS.includes(variable) || place.mapVariables.includes(variable)) {
-        issues.push({ path: [...path, "as"], message: `"${variable}" is already a name in expressions here; pick another name for the item.` });
+        issues.push({
+          path: [...path, "as"],
+          message: `"${variable}" is already a name in expressions here; pick another name for the item.`,
+        });
       }
       const inside = [...place.earlier, ...step.steps.flatMap(exposedIds)];
-      check(step.output, [...path, "output"], { ...context, roots: [...context.roots, variable], steps: inside }, issues);
+      check(
+        step.output,
+        [...path, "output"],
+        { ...context, roots: [...context.roots, variable], steps: inside },
+        issues,
+      );
     }
   });
   const topLevel = definition.steps.flatMap(exposedIds);
@@ -66,7 +79,15 @@ function checkNeeds(step: Step, place: StepPlace, allSteps: readonly string[], i
     if (place.earlier.includes(id)) return;
     const path = [...place.path, "needs", index];
     if (id === step.id) issues.push({ path, message: `Step "${id}" cannot wait for itself.` });
-    else if (allSteps.includes(id)) issues.push({ path, message: `Step "${id}" does not run before this one. Move this step after "${id}", or drop it from needs.` });
-    else issues.push({ path, message: `There is no step "${id}"${place.earlier.length > 0 ? ` (steps before this one: ${place.earlier.join(", ")})` : ""}.` });
+    else if (allSteps.includes(id))
+      issues.push({
+        path,
+        message: `Step "${id}" does not run before this one. Move this step after "${id}", or drop it from needs.`,
+      });
+    else
+      issues.push({
+        path,
+        message: `There is no step "${id}"${place.earlier.length > 0 ? ` (steps before this one: ${place.earlier.join(", ")})` : ""}.`,
+      });
   });
 }

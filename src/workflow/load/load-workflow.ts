@@ -60,16 +60,24 @@ export async function loadWorkflow(pathOrText: string, options: LoadWorkflowOpti
   try {
     const { size } = await stat(file);
     if (size > MAX_WORKFLOW_BYTES) {
-      throw new ConfigError(`The workflow ${pathOrText} is ${(size / 1024 / 1024).toFixed(1)} MB; a workflow file may be at most ${MAX_WORKFLOW_BYTES / 1024 / 1024} MB. Put large data in an items file (--items) or in files the steps read.`, { code: "invalid_workflow" });
+      throw new ConfigError(
+        `The workflow ${pathOrText} is ${(size / 1024 / 1024).toFixed(1)} MB; a workflow file may be at most ${MAX_WORKFLOW_BYTES / 1024 / 1024} MB. Put large data in an items file (--items) or in files the steps read.`,
+        { code: "invalid_workflow" },
+      );
     }
     text = await readFile(file, { encoding: "utf8", signal: options.signal });
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     // Ctrl-C while reading is an interruption, not a bad file.
-    if (options.signal?.aborted === true) throw new AbortedError("Interrupted while loading the workflow; nothing was started.", { cause: error });
+    if (options.signal?.aborted === true)
+      throw new AbortedError("Interrupted while loading the workflow; nothing was started.", { cause: error });
     const code = (error as { code?: unknown }).code;
-    const reason = code === "ENOENT" ? "there is no such file" : code === "EISDIR" ? "it is a folder" : (error as Error).message;
-    throw new ConfigError(`Cannot read the workflow ${pathOrText}: ${reason}.`, { code: "invalid_workflow", cause: error });
+    const reason =
+      code === "ENOENT" ? "there is no such file" : code === "EISDIR" ? "it is a folder" : (error as Error).message;
+    throw new ConfigError(`Cannot read the workflow ${pathOrText}: ${reason}.`, {
+      code: "invalid_workflow",
+      cause: error,
+    });
   }
   return parseWorkflow(text, { ...options, fileName: file, baseDir: path.dirname(file) });
 }
@@ -101,8 +109,17 @@ export function parseWorkflow(text: string, options: LoadWorkflowOptions = {}): 
     ...checkSchedule(definition),
   ];
   if (issues.length > 0) fail(sortByPlace(issues, parsed.locate));
-  const name = definition.name ?? (file === "<inline>" ? "workflow" : path.basename(file).replace(/\.(ya?ml|json)$/i, ""));
-  return { file, baseDir, name, text, hash: hashValue(withoutToolSettings(parsed.value)), definition, graph: buildStepGraph(definition.steps) };
+  const name =
+    definition.name ?? (file === "<inline>" ? "workflow" : path.basename(file).replace(/\.(ya?ml|json)$/i, ""));
+  return {
+    file,
+    baseDir,
+    name,
+    text,
+    hash: hashValue(withoutToolSettings(parsed.value)),
+    definition,
+    graph: buildStepGraph(definition.steps),
+  };
 }
 
 // `tools:` says how the run may reach things, not what it does (like --budget), so a run refused a
@@ -125,9 +142,12 @@ function sortByPlace(issues: readonly RawIssue[], locate: ReturnType<typeof pars
 export function checkRunInputs(workflow: Workflow, inputs: Readonly<Record<string, unknown>>): void {
   const issues = checkMedia(workflow.definition, workflow.baseDir, inputs);
   if (issues.length === 0) return;
-  const shown = workflow.file === "<inline>" ? workflow.file : path.relative(process.cwd(), workflow.file) || workflow.file;
+  const shown =
+    workflow.file === "<inline>" ? workflow.file : path.relative(process.cwd(), workflow.file) || workflow.file;
   const parsed = parseWorkflowYaml(workflow.text, shown);
-  throw new WorkflowError(issues.map((issue) => ({ file: shown, ...parsed.locate(issue.path), path: issue.path, message: issue.message })));
+  throw new WorkflowError(
+    issues.map((issue) => ({ file: shown, ...parsed.locate(issue.path), path: issue.path, message: issue.message })),
+  );
 }
 
 /** sha256 of a JSON-like value with keys sorted, so layout and key order do not change it. */

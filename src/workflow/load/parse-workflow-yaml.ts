@@ -21,7 +21,14 @@ export interface ParsedYaml {
  */
 export function parseWorkflowYaml(text: string, file: string): ParsedYaml {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, merge: false, lineCounter, prettyErrors: false });
+  const document = parseDocument(text, {
+    version: "1.2",
+    schema: "core",
+    uniqueKeys: true,
+    merge: false,
+    lineCounter,
+    prettyErrors: false,
+  });
   const position = (offset: number): SourcePosition => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
@@ -29,7 +36,12 @@ export function parseWorkflowYaml(text: string, file: string): ParsedYaml {
   const problems = [...document.errors, ...document.warnings];
   if (problems.length > 0) {
     throw new WorkflowError(
-      problems.map((problem) => ({ file, ...position(problem.pos[0]), path: [], message: yamlMessage(problem.message) })),
+      problems.map((problem) => ({
+        file,
+        ...position(problem.pos[0]),
+        path: [],
+        message: yamlMessage(problem.message),
+      })),
     );
   }
   let value: unknown;
@@ -38,10 +50,22 @@ export function parseWorkflowYaml(text: string, file: string): ParsedYaml {
   } catch (error) {
     // The yaml package refuses an alias bomb (aliases of aliases that expand exponentially) with a ReferenceError.
     if (!(error instanceof ReferenceError)) throw error;
-    throw new WorkflowError([{ file, line: 0, column: 0, path: [], message: `The file's aliases (*name) expand too far (${error.message}). Write the values out, or use fewer aliases.` }]);
+    throw new WorkflowError([
+      {
+        file,
+        line: 0,
+        column: 0,
+        path: [],
+        message: `The file's aliases (*name) expand too far (${error.message}). Write the values out, or use fewer aliases.`,
+      },
+    ]);
   }
   const locate = (path: ValuePath, options: { key?: string; offsetInString?: number } = {}): SourcePosition => {
-    const found = findNode(document.contents, options.key === undefined ? path : [...path, options.key], options.key !== undefined);
+    const found = findNode(
+      document.contents,
+      options.key === undefined ? path : [...path, options.key],
+      options.key !== undefined,
+    );
     if (found?.range == null) return { line: 1, column: 1 };
     return position(found.range[0] + stringOffset(found, options.offsetInString));
   };
@@ -50,7 +74,10 @@ export function parseWorkflowYaml(text: string, file: string): ParsedYaml {
 
 // The yaml package appends a code frame after "at line X, column Y:"; our issue carries the position.
 function yamlMessage(message: string): string {
-  return message.replace(/ at line \d+, column \d+:[\s\S]*$/, "").trim() + (message.includes("Map keys must be unique") ? " (a key is written twice)" : "");
+  return (
+    message.replace(/ at line \d+, column \d+:[\s\S]*$/, "").trim() +
+    (message.includes("Map keys must be unique") ? " (a key is written twice)" : "")
+  );
 }
 
 // Follows the path through mappings and sequences, stopping at the deepest node that exists.
@@ -82,7 +109,11 @@ function keyText(key: unknown): string | undefined {
 function stringOffset(node: Node, offsetInString: number | undefined): number {
   if (offsetInString === undefined || !isScalar(node) || typeof node.value !== "string") return 0;
   if (node.type === Scalar.PLAIN && !node.value.includes("\n")) return offsetInString;
-  if ((node.type === Scalar.QUOTE_DOUBLE || node.type === Scalar.QUOTE_SINGLE) && !node.value.includes("\n") && !/["'\\]/.test(node.value)) {
+  if (
+    (node.type === Scalar.QUOTE_DOUBLE || node.type === Scalar.QUOTE_SINGLE) &&
+    !node.value.includes("\n") &&
+    !/["'\\]/.test(node.value)
+  ) {
     return offsetInString + 1;
   }
   return 0;

@@ -19,15 +19,26 @@ const MARKERS = ["uses", "map", "parallel"] as const;
 export function validateWorkflowShape(value: unknown): ShapeResult {
   const issues: RawIssue[] = [];
   if (!isPlainObject(value)) {
-    return { issues: [{ path: [], message: "A workflow file is a mapping with version: 1 and steps:. See workflows/ for examples." }] };
+    return {
+      issues: [
+        { path: [], message: "A workflow file is a mapping with version: 1 and steps:. See workflows/ for examples." },
+      ],
+    };
   }
   const top = parse(workflowShallowSchema, value, [], issues);
-  const steps = Array.isArray(value.steps) ? value.steps.map((step, index) => validateStep(step, ["steps", index], issues)) : [];
+  const steps = Array.isArray(value.steps)
+    ? value.steps.map((step, index) => validateStep(step, ["steps", index], issues))
+    : [];
   if (top === undefined || issues.length > 0) return { issues };
   return { definition: { ...top, steps: steps as Step[] }, issues };
 }
 
-function parse<T extends z.ZodType>(schema: T, value: unknown, path: ValuePath, issues: RawIssue[]): z.infer<T> | undefined {
+function parse<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  path: ValuePath,
+  issues: RawIssue[],
+): z.infer<T> | undefined {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   issues.push(...issuesFromZod(result.error, schema, path));
@@ -42,18 +53,28 @@ function validateStep(value: unknown, path: ValuePath, issues: RawIssue[]): Step
   const markers = MARKERS.filter((marker) => marker in value);
   if (markers.length === 0) {
     const id = typeof value.id === "string" ? `Step "${value.id}" says` : "This step says";
-    issues.push({ path, message: `${id} nothing to do. Add uses: (${LEAF_KINDS.join(", ")}), or map: or parallel: with nested steps.` });
+    issues.push({
+      path,
+      message: `${id} nothing to do. Add uses: (${LEAF_KINDS.join(", ")}), or map: or parallel: with nested steps.`,
+    });
     return undefined;
   }
   if (markers.length > 1) {
-    issues.push({ path, key: markers[1], message: `A step has exactly one of uses:, map:, parallel:; this one has ${markers.join(" and ")}.` });
+    issues.push({
+      path,
+      key: markers[1],
+      message: `A step has exactly one of uses:, map:, parallel:; this one has ${markers.join(" and ")}.`,
+    });
     return undefined;
   }
   if (markers[0] === "map") return validateContainer(mapStepSchema, "steps", value, path, issues);
   if (markers[0] === "parallel") return validateContainer(parallelStepSchema, "parallel", value, path, issues);
   const kind = value.uses;
   if (typeof kind !== "string" || !Object.hasOwn(LEAF_STEP_SCHEMAS, kind)) {
-    const hint = kind === "map" || kind === "parallel" ? `${kind} is a container: write ${kind}: directly on the step, without uses:. ` : "";
+    const hint =
+      kind === "map" || kind === "parallel"
+        ? `${kind} is a container: write ${kind}: directly on the step, without uses:. `
+        : "";
     const name = typeof kind === "string" ? `"${kind}"` : JSON.stringify(kind);
     issues.push({
       path: [...path, "uses"],
@@ -73,7 +94,9 @@ function validateContainer(
 ): Step | undefined {
   const container = parse(schema, value, path, issues);
   const children = value[field];
-  const steps = Array.isArray(children) ? children.map((child, index) => validateStep(child, [...path, field, index], issues)) : [];
+  const steps = Array.isArray(children)
+    ? children.map((child, index) => validateStep(child, [...path, field, index], issues))
+    : [];
   if (container === undefined || steps.some((step) => step === undefined)) return undefined;
   return { ...container, [field]: steps } as Step;
 }

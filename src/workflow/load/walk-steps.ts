@@ -48,7 +48,13 @@ function walkList(steps: readonly Step[], visit: (place: StepPlace) => void, lis
     visit({ step, path, earlier: visible, mapVariables: list.mapVariables, inMap: list.inMap });
     if (isMapStep(step)) {
       const mapVariables = [...list.mapVariables, step.as ?? "item"];
-      walkList(step.steps, visit, { path: [...path, "steps"], earlier: visible, mapVariables, inMap: step, sequential: true });
+      walkList(step.steps, visit, {
+        path: [...path, "steps"],
+        earlier: visible,
+        mapVariables,
+        inMap: step,
+        sequential: true,
+      });
     } else if (isParallelStep(step)) {
       walkList(step.parallel, visit, { ...list, path: [...path, "parallel"], earlier: visible, sequential: false });
     }

@@ -25,11 +25,22 @@ export function issuesFromZod(error: z.ZodError, schema: z.ZodType, base: ValueP
     }
     if (issue.code === "invalid_value" && typeof issue.input === "string") {
       const options = issue.values.map(String);
-      return [{ path, message: `${didYouMean(issue.input, options)}Expected one of ${options.map((option) => `"${option}"`).join(", ")}, got "${issue.input}".` }];
+      return [
+        {
+          path,
+          message: `${didYouMean(issue.input, options)}Expected one of ${options.map((option) => `"${option}"`).join(", ")}, got "${issue.input}".`,
+        },
+      ];
     }
     if (issue.code === "invalid_key") {
       const inner = issue.issues[0]?.message ?? issue.message;
-      return [{ path: path.slice(0, -1), key: String(path[path.length - 1]), message: `Invalid name "${String(issue.input)}": ${inner}.` }];
+      return [
+        {
+          path: path.slice(0, -1),
+          key: String(path[path.length - 1]),
+          message: `Invalid name "${String(issue.input)}": ${inner}.`,
+        },
+      ];
     }
     return [{ path, message: sentence(issue.message) }];
   });
@@ -82,7 +93,8 @@ function keysAt(schema: z.ZodType, path: ReadonlyArray<string | number>): string
 
 function unwrap(schema: z.ZodType): z.ZodType[] {
   const def = defOf(schema);
-  if ((def.type === "optional" || def.type === "nullable" || def.type === "default") && def.innerType) return unwrap(def.innerType);
+  if ((def.type === "optional" || def.type === "nullable" || def.type === "default") && def.innerType)
+    return unwrap(def.innerType);
   if (def.type === "union" && def.options) return def.options.flatMap(unwrap);
   if (def.type === "lazy" && def.getter) return unwrap(def.getter());
   return [schema];

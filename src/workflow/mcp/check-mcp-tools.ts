@@ -18,22 +18,36 @@ export function checkMcpTools(workflow: Workflow, servers: McpServers): void {
     if (!reference.includes("/")) return;
     if (servers.find(reference).length > 0) return;
     const server = reference.slice(0, reference.indexOf("/"));
-    const listed = servers.tools().filter((tool) => tool.server === server).map((tool) => tool.name);
-    issues.push({ path: at, message: `The MCP server "${server}" has no tool "${reference.slice(server.length + 1)}". Its tools: ${listed.join(", ") || "none"}.` });
+    const listed = servers
+      .tools()
+      .filter((tool) => tool.server === server)
+      .map((tool) => tool.name);
+    issues.push({
+      path: at,
+      message: `The MCP server "${server}" has no tool "${reference.slice(server.length + 1)}". Its tools: ${listed.join(", ") || "none"}.`,
+    });
   };
   walkSteps(workflow.definition.steps, ({ step, path: at }) => {
     if (!("uses" in step)) return;
-    if (step.uses === "chat" || step.uses === "agent") step.with.tools?.forEach((name, index) => check(name, [...at, "with", "tools", index]));
+    if (step.uses === "chat" || step.uses === "agent")
+      step.with.tools?.forEach((name, index) => check(name, [...at, "with", "tools", index]));
     if (step.uses !== "tool") return;
     check(step.with.tool, [...at, "with", "tool"]);
     const [tool] = step.with.tool.includes("/") ? servers.find(step.with.tool) : [];
     const input = step.with.input ?? {};
     if (tool === undefined || typeof input === "string" || collectReferences(input).length > 0) return;
     const checked = prepareSchema(tool.inputSchema).validate(input);
-    if (!checked.ok) issues.push({ path: [...at, "with", "input"], message: `The arguments do not fit ${step.with.tool}'s input schema: ${checked.problems.join("; ")}.` });
+    if (!checked.ok)
+      issues.push({
+        path: [...at, "with", "input"],
+        message: `The arguments do not fit ${step.with.tool}'s input schema: ${checked.problems.join("; ")}.`,
+      });
   });
   if (issues.length === 0) return;
-  const shown = workflow.file === "<inline>" ? workflow.file : path.relative(process.cwd(), workflow.file) || workflow.file;
+  const shown =
+    workflow.file === "<inline>" ? workflow.file : path.relative(process.cwd(), workflow.file) || workflow.file;
   const { locate } = parseWorkflowYaml(workflow.text, shown);
-  throw new WorkflowError(issues.map((issue) => ({ file: shown, ...locate(issue.path), path: issue.path, message: issue.message })));
+  throw new WorkflowError(
+    issues.map((issue) => ({ file: shown, ...locate(issue.path), path: issue.path, message: issue.message })),
+  );
 }

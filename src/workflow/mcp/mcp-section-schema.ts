@@ -1,19 +1,29 @@
 import { z } from "zod";
 
-const serverName = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, { message: 'Expected a server name of letters, digits, "_" and "-", starting with a letter (e.g. "files")' });
+const serverName = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, {
+  message: 'Expected a server name of letters, digits, "_" and "-", starting with a letter (e.g. "files")',
+});
 
 /** An MCP server started as a child process, spoken to over its stdin/stdout. */
 export const mcpStdioServerSchema = z.strictObject({
   command: z.string().min(1).meta({ description: "The program, e.g. node or npx." }),
   args: z.array(z.string()).optional().meta({ description: "Its arguments; relative paths are read from cwd." }),
-  env: z.record(z.string(), z.string()).optional().meta({ description: "Environment variables besides the usual ones (PATH, HOME, ...); ${{ env.NAME }} reads yours." }),
-  cwd: z.string().optional().meta({ description: "Folder it runs in, relative to the workflow file. Default: the workflow file's folder." }),
+  env: z.record(z.string(), z.string()).optional().meta({
+    description: "Environment variables besides the usual ones (PATH, HOME, ...); ${{ env.NAME }} reads yours.",
+  }),
+  cwd: z
+    .string()
+    .optional()
+    .meta({ description: "Folder it runs in, relative to the workflow file. Default: the workflow file's folder." }),
 });
 
 /** An MCP server reached over streamable HTTP. */
 export const mcpHttpServerSchema = z.strictObject({
   url: z.string().min(1).meta({ description: "Its endpoint, e.g. http://127.0.0.1:3001/mcp." }),
-  headers: z.record(z.string(), z.string()).optional().meta({ description: 'Request headers, e.g. Authorization: "Bearer ${{ env.TOKEN }}".' }),
+  headers: z
+    .record(z.string(), z.string())
+    .optional()
+    .meta({ description: 'Request headers, e.g. Authorization: "Bearer ${{ env.TOKEN }}".' }),
 });
 
 /** One MCP server, stdio or streamable HTTP. */

@@ -58,8 +58,14 @@ export class McpServers {
 
   /** Starts every server of a resolved `mcp:` section (env already read) and lists its tools. */
   static async start(section: McpSection, options: McpStartOptions): Promise<McpServers> {
-    const started = await Promise.allSettled(Object.entries(section).map(([name, spec]) => connect(name, spec, options)));
-    const connections = new Map(started.flatMap((outcome) => (outcome.status === "fulfilled" ? [[outcome.value.name, outcome.value] as const] : [])));
+    const started = await Promise.allSettled(
+      Object.entries(section).map(([name, spec]) => connect(name, spec, options)),
+    );
+    const connections = new Map(
+      started.flatMap((outcome) =>
+        outcome.status === "fulfilled" ? [[outcome.value.name, outcome.value] as const] : [],
+      ),
+    );
     const failure = started.find((outcome) => outcome.status === "rejected");
     if (failure !== undefined) {
       await new McpServers(connections).close();
@@ -86,12 +92,24 @@ export class McpServers {
   }
 
   /** Calls a tool; a server that died meanwhile is an McpServerError with its stderr. */
-  async call(server: string, tool: string, input: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult> {
+  async call(
+    server: string,
+    tool: string,
+    input: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<McpCallResult> {
     const connection = this.#connections.get(server);
-    if (connection === undefined) throw new McpToolError(`There is no MCP server "${server}". Servers: ${this.names.join(", ") || "none"}.`, { code: "unknown_tool" });
+    if (connection === undefined)
+      throw new McpToolError(`There is no MCP server "${server}". Servers: ${this.names.join(", ") || "none"}.`, {
+        code: "unknown_tool",
+      });
     if (hasDied(connection)) throw died(connection);
     try {
-      const result = await connection.client.callTool({ name: tool, arguments: input }, undefined, signal === undefined ? {} : { signal });
+      const result = await connection.client.callTool(
+        { name: tool, arguments: input },
+        undefined,
+        signal === undefined ? {} : { signal },
+      );
       return {
         content: (Array.isArray(result.content) ? result.content : []) as Array<Record<string, unknown>>,
         ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
@@ -145,7 +163,10 @@ async function connect(name: string, spec: McpServerSpec, options: McpStartOptio
     connection.closedBy ??= "itself";
   };
   const timeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-  const signal = options.signal === undefined ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]);
+  const signal =
+    options.signal === undefined
+      ? AbortSignal.timeout(timeoutMs)
+      : AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]);
   try {
     await client.connect(transport, { signal, timeout: timeoutMs });
     const listed = await client.listTools(undefined, { signal, timeout: timeoutMs });
@@ -162,9 +183,12 @@ async function connect(name: string, spec: McpServerSpec, options: McpStartOptio
     const how = isStdioServer(spec) ? `\`${[spec.command, ...(spec.args ?? [])].join(" ")}\`` : spec.url;
     // Let the child's last words arrive before quoting them.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    throw new McpServerError(`MCP server "${name}" (${how}) did not start: ${(error as Error).message}.${stderrPart(stderrText)} Check its command${isStdioServer(spec) ? ", args and cwd" : " URL and headers"}.`, {
-      cause: error,
-    });
+    throw new McpServerError(
+      `MCP server "${name}" (${how}) did not start: ${(error as Error).message}.${stderrPart(stderrText)} Check its command${isStdioServer(spec) ? ", args and cwd" : " URL and headers"}.`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -173,7 +197,10 @@ function hasDied(connection: Connection): boolean {
 }
 
 function died(connection: Connection, cause?: unknown): McpServerError {
-  return new McpServerError(`MCP server "${connection.name}" stopped while the run needed it.${stderrPart(connection.stderr())}`, cause === undefined ? {} : { cause });
+  return new McpServerError(
+    `MCP server "${connection.name}" stopped while the run needed it.${stderrPart(connection.stderr())}`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 function stderrPart(stderr: string): string {

@@ -33,7 +33,10 @@ export function resolveMcpEnv(section: McpSection, env: NodeJS.ProcessEnv): McpS
     text.replace(ENV_REFERENCE, (_, name: string) => {
       const value = env[name];
       if (value === undefined) {
-        throw new ConfigError(`The environment variable ${name} is not set; ${path.join(".")} reads it. Set it before running.`, { code: "missing_env" });
+        throw new ConfigError(
+          `The environment variable ${name} is not set; ${path.join(".")} reads it. Set it before running.`,
+          { code: "missing_env" },
+        );
       }
       registerSecret(value);
       return value;

@@ -27,16 +27,24 @@ export function isArtifactRef(value: unknown): value is ArtifactRef {
  * Classifies a media value: a data URI, an http(s) URL, an artifact (object or its `artifacts/...` path,
  * read from the run directory) or a file path (relative to the workflow file's folder).
  */
-export function mediaSource(value: unknown, folders: { readonly baseDir: string; readonly runDir?: string }): MediaSource | string {
+export function mediaSource(
+  value: unknown,
+  folders: { readonly baseDir: string; readonly runDir?: string },
+): MediaSource | string {
   if (isArtifactRef(value) || (typeof value === "string" && ARTIFACT_PATH.test(value))) {
     const artifact = isArtifactRef(value) ? value.artifact : (value as string);
     if (folders.runDir === undefined) return "artifacts exist only while the workflow runs";
     return { type: "file", path: path.join(folders.runDir, artifact) };
   }
-  if (typeof value !== "string" || value.trim() === "") return `expected a path, URL, data URI or artifact, got ${JSON.stringify(value)}`;
-  if (/^data:/i.test(value)) return /^data:[^;,]+(?:;[^;,]+)*;base64,/i.test(value) ? { type: "data", uri: value } : "a data URI must be base64 (data:<mime>;base64,...)";
+  if (typeof value !== "string" || value.trim() === "")
+    return `expected a path, URL, data URI or artifact, got ${JSON.stringify(value)}`;
+  if (/^data:/i.test(value))
+    return /^data:[^;,]+(?:;[^;,]+)*;base64,/i.test(value)
+      ? { type: "data", uri: value }
+      : "a data URI must be base64 (data:<mime>;base64,...)";
   if (/^https?:\/\//i.test(value)) return { type: "url", url: value };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return `"${value.split(":")[0]}" links are not supported; use a file path, an http(s) URL or a data URI`;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
+    return `"${value.split(":")[0]}" links are not supported; use a file path, an http(s) URL or a data URI`;
   return { type: "file", path: path.resolve(folders.baseDir, value) };
 }
 

@@ -49,7 +49,8 @@ export function collectStepRows(summary: RunSummary): StepRow[] {
   const ended = new Map<string, Ended>();
   const items = new Map<string, Map<number, RecordOf<"item-finished">>>();
   for (const record of summary.journal) {
-    if (record.type === "step-finished" || record.type === "step-failed" || record.type === "step-skipped") ended.set(record.key, record);
+    if (record.type === "step-finished" || record.type === "step-failed" || record.type === "step-skipped")
+      ended.set(record.key, record);
     if (record.type === "item-finished") {
       const byIndex = items.get(record.key) ?? new Map<number, RecordOf<"item-finished">>();
       byIndex.set(record.index, record);
@@ -64,18 +65,33 @@ export function collectStepRows(summary: RunSummary): StepRow[] {
     list.push(entry);
     entriesByStep.set(key, list);
   }
-  const rows = [...ended.values()].map((record) => toRow(record, entriesByStep.get(record.key) ?? [], summary, items.get(record.key)));
+  const rows = [...ended.values()].map((record) =>
+    toRow(record, entriesByStep.get(record.key) ?? [], summary, items.get(record.key)),
+  );
   // A batch journals its steps per item (`items[3].poster`), so a top-level id seen inside an item was reached.
   const reached = new Set([...ended.keys()].map((key) => key.slice(key.lastIndexOf("].") + 1).replace(/^\./, "")));
   for (const node of summary.workflow.graph) {
     if (ended.has(node.step.id) || reached.has(node.step.id)) continue;
-    rows.push({ key: node.step.id, id: node.step.id, kind: stepKind(node.step), status: "not run", attempts: 0, failedAttempts: 0, fallbacks: [] });
+    rows.push({
+      key: node.step.id,
+      id: node.step.id,
+      kind: stepKind(node.step),
+      status: "not run",
+      attempts: 0,
+      failedAttempts: 0,
+      fallbacks: [],
+    });
   }
   const order = workflowOrder(summary.workflow.definition.steps);
   return rows.sort((left, right) => compareStepKeys(order, left.key, right.key));
 }
 
-function toRow(record: Ended, entries: readonly CostEntry[], summary: RunSummary, itemRecords: Map<number, RecordOf<"item-finished">> | undefined): StepRow {
+function toRow(
+  record: Ended,
+  entries: readonly CostEntry[],
+  summary: RunSummary,
+  itemRecords: Map<number, RecordOf<"item-finished">> | undefined,
+): StepRow {
   const calls = entries.filter((entry) => entry.status !== "refunded");
   const first = calls[0];
   const served = calls.filter((entry) => entry.status === "ok").at(-1);
@@ -105,7 +121,14 @@ function toRow(record: Ended, entries: readonly CostEntry[], summary: RunSummary
       };
     }
     case "step-failed":
-      return { ...base, kind: kindOf(summary, record.id), status: "failed", startedAt: first?.time ?? record.at, fallbacks: [], error: record.error };
+      return {
+        ...base,
+        kind: kindOf(summary, record.id),
+        status: "failed",
+        startedAt: first?.time ?? record.at,
+        fallbacks: [],
+        error: record.error,
+      };
     case "step-skipped":
       return { ...base, kind: kindOf(summary, record.id), status: "skipped", startedAt: record.at, fallbacks: [] };
   }
@@ -119,8 +142,15 @@ function modelOf(entry: CostEntry | undefined): string | undefined {
 
 function mapItems(records: Map<number, RecordOf<"item-finished">>, finished: boolean): MapItems {
   const all = [...records.values()].sort((left, right) => left.index - right.index);
-  const errors = all.flatMap((record) => (record.error === undefined ? [] : [{ index: record.index, error: record.error }]));
-  return { done: all.length - errors.length, failed: errors.length, ...(finished ? { total: all.length } : {}), errors };
+  const errors = all.flatMap((record) =>
+    record.error === undefined ? [] : [{ index: record.index, error: record.error }],
+  );
+  return {
+    done: all.length - errors.length,
+    failed: errors.length,
+    ...(finished ? { total: all.length } : {}),
+    errors,
+  };
 }
 
 /** A step's kind from the file, for records that do not carry it. */

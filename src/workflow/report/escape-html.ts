@@ -1,6 +1,12 @@
 import { redactSecrets } from "../../errors.js";
 
-const ENTITIES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const ENTITIES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
 
 /** Escapes text for HTML element content and quoted attribute values, so it can never become markup. */
 export function escapeHtml(text: string): string {

@@ -17,7 +17,12 @@ export interface MediaRef {
 export function isMediaRef(value: unknown): value is MediaRef {
   if (typeof value !== "object" || value === null) return false;
   const { artifact, mime } = value as { artifact?: unknown; mime?: unknown };
-  return typeof artifact === "string" && ARTIFACT_PATH.test(artifact) && typeof mime === "string" && /^(image|audio)\//.test(mime);
+  return (
+    typeof artifact === "string" &&
+    ARTIFACT_PATH.test(artifact) &&
+    typeof mime === "string" &&
+    /^(image|audio)\//.test(mime)
+  );
 }
 
 /** Every media reference inside a value, in order, each artifact once. */
@@ -67,7 +72,13 @@ export class MediaIndex {
     const same = this.#byArtifact.get(ref.artifact) ?? [];
     const existing = same.find((tile) => tile.owner === owner);
     if (existing !== undefined) return existing;
-    const tile: MediaTile = { id: `media-${this.#tiles.length + 1}`, ref, owner, title, ...(detail === undefined ? {} : { detail }) };
+    const tile: MediaTile = {
+      id: `media-${this.#tiles.length + 1}`,
+      ref,
+      owner,
+      title,
+      ...(detail === undefined ? {} : { detail }),
+    };
     this.#tiles.push(tile);
     same.push(tile);
     this.#byArtifact.set(ref.artifact, same);
@@ -124,7 +135,10 @@ export function renderTiles(tiles: readonly MediaTile[]): string {
   if (tiles.length === 0) return "";
   const images = tiles.filter((tile) => tile.ref.mime.startsWith("image/"));
   const clips = tiles.filter((tile) => !tile.ref.mime.startsWith("image/"));
-  const grid = (list: readonly MediaTile[], className: string) => (list.length === 0 ? "" : `<div class="${className}">${list.map((tile, index) => renderTile(tile, index >= 24)).join("")}</div>`);
+  const grid = (list: readonly MediaTile[], className: string) =>
+    list.length === 0
+      ? ""
+      : `<div class="${className}">${list.map((tile, index) => renderTile(tile, index >= 24)).join("")}</div>`;
   return grid(images, "thumbs") + grid(clips, "clips");
 }
 

@@ -24,7 +24,11 @@ async function readResults(runDir: string): Promise<Map<number, Result>> {
       if (typeof parsed.index !== "number" || (parsed.state !== "done" && parsed.state !== "failed")) continue;
       // A row done in any attempt stays done; a later failure of a resumed attempt does not undo it.
       if (results.get(parsed.index)?.state === "done") continue;
-      results.set(parsed.index, { state: parsed.state, output: parsed.output, ...(parsed.error === undefined ? {} : { error: parsed.error }) });
+      results.set(parsed.index, {
+        state: parsed.state,
+        output: parsed.output,
+        ...(parsed.error === undefined ? {} : { error: parsed.error }),
+      });
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
@@ -50,12 +54,23 @@ export async function* readBatchPages(runDir: string): AsyncGenerator<BatchPage>
     if (result.state === "done") done++;
     else failed++;
   }
-  const page = (number: number, rows: BatchRow[]): BatchPage => ({ itemsFile: batch.itemsFile!, total, done, failed, page: number, pages, rows });
+  const page = (number: number, rows: BatchRow[]): BatchPage => ({
+    itemsFile: batch.itemsFile!,
+    total,
+    done,
+    failed,
+    page: number,
+    pages,
+    rows,
+  });
   let rows: BatchRow[] = [];
   let number = 1;
   const seen = new Set<number>();
   try {
-    const options = { ...(batch.format === undefined ? {} : { format: batch.format as ItemsFormat }), onInvalidItem: () => undefined };
+    const options = {
+      ...(batch.format === undefined ? {} : { format: batch.format as ItemsFormat }),
+      onInvalidItem: () => undefined,
+    };
     for await (const item of readItems(batch.itemsFile, options)) {
       seen.add(item.index);
       rows.push({ index: item.index, line: item.line, value: item.value, ...results.get(item.index) });

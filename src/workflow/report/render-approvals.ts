@@ -5,12 +5,15 @@ import { renderOutputValue, type ValueContext } from "./render-output-value.js";
 
 /** The report's approvals section: each question, what it showed, and the answer (or that it is open). Empty without approval steps. */
 export function renderApprovals(journal: readonly JournalRecord[], runDir: string, context: ValueContext): string {
-  const decisions = new Map(journal.flatMap((record) => (record.type === "approval-decided" ? [[record.key, record] as const] : [])));
+  const decisions = new Map(
+    journal.flatMap((record) => (record.type === "approval-decided" ? [[record.key, record] as const] : [])),
+  );
   const asked = journal.flatMap((record) => (record.type === "approval-requested" ? [record] : []));
   if (asked.length === 0) return "";
   const items = asked.map((request) => {
     const decision = decisions.get(request.key);
-    const shown = request.show === undefined ? "" : `<div class="approval-show">${renderOutputValue(request.show, context)}</div>`;
+    const shown =
+      request.show === undefined ? "" : `<div class="approval-show">${renderOutputValue(request.show, context)}</div>`;
     const answer =
       decision === undefined
         ? `<p><strong>Waiting.</strong> Answer with <code class="command">${htmlText(`svc-flow approve ${runDir} ${request.key}`)}</code> (add --reject to reject).</p>`

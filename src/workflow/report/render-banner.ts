@@ -21,13 +21,24 @@ export function splitRunError(message: string): { cause: string; spent?: string;
 /** The banner under the title: how the run ended, why (once), and the one command that goes on. */
 export function renderBanner(summary: RunSummary): string {
   if (summary.status === "done") return `<div class="banner done"><strong>Done.</strong> Every step finished.</div>`;
-  if (summary.status === "waiting") return `<div class="banner waiting"><strong>Waiting for a decision.</strong> Everything that did not need one is done; the questions are under Approvals.</div>`;
-  const headline = summary.status === "failed" ? "Failed" : summary.reason === "budget" ? "Stopped by the budget" : summary.reason === "interrupted" ? "Interrupted" : "Stopped";
+  if (summary.status === "waiting")
+    return `<div class="banner waiting"><strong>Waiting for a decision.</strong> Everything that did not need one is done; the questions are under Approvals.</div>`;
+  const headline =
+    summary.status === "failed"
+      ? "Failed"
+      : summary.reason === "budget"
+        ? "Stopped by the budget"
+        : summary.reason === "interrupted"
+          ? "Interrupted"
+          : "Stopped";
   const fallback = `svc-flow resume ${summary.runDir}${summary.reason === "budget" ? " --budget YUAN" : ""}`;
   const split = summary.error === undefined ? { cause: "" } : splitRunError(summary.error.message);
   const code = summary.error === undefined ? "" : `<code>${htmlText(summary.error.code)}</code> `;
   // An interruption was asked for: its "cause" (the signal) tells nothing new.
-  const cause = summary.reason === "interrupted" || (split.cause === "" && code === "") ? "" : `<p class="cause">${code}${htmlText(split.cause)}</p>`;
+  const cause =
+    summary.reason === "interrupted" || (split.cause === "" && code === "")
+      ? ""
+      : `<p class="cause">${code}${htmlText(split.cause)}</p>`;
   // The next step in its own words, its command set apart to copy.
   const next =
     split.next !== undefined && split.command !== undefined

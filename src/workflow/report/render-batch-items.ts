@@ -46,22 +46,26 @@ export function addBatchMedia(page: BatchPage, summary: RunSummary, media: Media
     const row = first?.index === undefined ? undefined : rows.get(first.index);
     if (row === undefined) continue;
     const label = itemLabel(row.value, 48);
-    for (const ref of findMedia(record.output)) media.add(ref, record.key, record.id, `row ${row.index + 1}${label === undefined ? "" : `: ${label}`}`);
+    for (const ref of findMedia(record.output))
+      media.add(ref, record.key, record.id, `row ${row.index + 1}${label === undefined ? "" : `: ${label}`}`);
   }
 }
 
 function rowValue(value: unknown): string {
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const entries = Object.entries(value).slice(0, 6);
-    return `<dl class="row-value">${entries.map(([name, field]) => `<dt>${htmlText(name)}</dt><dd>${htmlText(typeof field === "string" ? field : JSON.stringify(field) ?? "")}</dd>`).join("")}</dl>`;
+    return `<dl class="row-value">${entries.map(([name, field]) => `<dt>${htmlText(name)}</dt><dd>${htmlText(typeof field === "string" ? field : (JSON.stringify(field) ?? ""))}</dd>`).join("")}</dl>`;
   }
-  return htmlText(typeof value === "string" ? value : JSON.stringify(value) ?? "—");
+  return htmlText(typeof value === "string" ? value : (JSON.stringify(value) ?? "—"));
 }
 
 function pager(page: BatchPage): string {
   if (page.pages <= 1) return "";
-  const link = (number: number, text: string) => `<a href="${itemsPageFile(number)}${number === 1 ? "#items" : ""}">${htmlText(text)}</a>`;
-  const numbers = Array.from({ length: page.pages }, (_, index) => index + 1).filter((number) => number <= 3 || number > page.pages - 2 || Math.abs(number - page.page) <= 2);
+  const link = (number: number, text: string) =>
+    `<a href="${itemsPageFile(number)}${number === 1 ? "#items" : ""}">${htmlText(text)}</a>`;
+  const numbers = Array.from({ length: page.pages }, (_, index) => index + 1).filter(
+    (number) => number <= 3 || number > page.pages - 2 || Math.abs(number - page.page) <= 2,
+  );
   const parts: string[] = [];
   let last = 0;
   for (const number of numbers) {
@@ -77,20 +81,38 @@ function pager(page: BatchPage): string {
 /** A page of the batch: each row's values, state, outputs and cost, then the media those rows made. */
 export function renderBatchItems(page: BatchPage, summary: RunSummary, media: MediaIndex): string {
   const declared = Object.keys(summary.workflow.definition.outputs ?? {});
-  const columns = declared.length > 0 ? declared : [...new Set(page.rows.flatMap((row) => (typeof row.output === "object" && row.output !== null ? Object.keys(row.output) : [])))].slice(0, 6);
+  const columns =
+    declared.length > 0
+      ? declared
+      : [
+          ...new Set(
+            page.rows.flatMap((row) =>
+              typeof row.output === "object" && row.output !== null ? Object.keys(row.output) : [],
+            ),
+          ),
+        ].slice(0, 6);
   const stepCosts = new Map<number, number>();
   for (const [key, totals] of Object.entries(summary.cost.byTag.step ?? {})) {
     const index = parseStepKey(key)[0]?.index;
-    if (key.startsWith("items[") && index !== undefined && totals.yuan !== null) stepCosts.set(index, (stepCosts.get(index) ?? 0) + totals.yuan);
+    if (key.startsWith("items[") && index !== undefined && totals.yuan !== null)
+      stepCosts.set(index, (stepCosts.get(index) ?? 0) + totals.yuan);
   }
   const body = page.rows.map((row) => {
-    const state = row.state === undefined ? `<span class="badge muted">not run</span>` : `<span class="badge ${row.state === "done" ? "ok" : "bad"}">${row.state}</span>`;
+    const state =
+      row.state === undefined
+        ? `<span class="badge muted">not run</span>`
+        : `<span class="badge ${row.state === "done" ? "ok" : "bad"}">${row.state}</span>`;
     const outputs =
       row.error !== undefined
         ? `<td colspan="${Math.max(1, columns.length)}"><div class="error"><code>${htmlText(row.error.code)}</code> ${htmlText(row.error.message)}</div></td>`
         : columns.length === 0
           ? `<td>${renderOutputValue(row.output, { media })}</td>`
-          : columns.map((column) => `<td>${row.output === undefined ? `<span class="muted">—</span>` : renderOutputValue((row.output as Record<string, unknown>)[column], { media })}</td>`).join("");
+          : columns
+              .map(
+                (column) =>
+                  `<td>${row.output === undefined ? `<span class="muted">—</span>` : renderOutputValue((row.output as Record<string, unknown>)[column], { media })}</td>`,
+              )
+              .join("");
     const yuan = stepCosts.get(row.index);
     const cost = yuan === undefined ? "—" : formatYuan(yuan);
     return `<tr id="row-${row.index + 1}"><td class="num muted">${row.index + 1}</td><td>${rowValue(row.value)}</td><td>${state}</td>${outputs}<td class="num">${htmlText(cost)}</td></tr>`;

@@ -20,26 +20,47 @@ function row(label: string, totals: CostTotals): string {
 /** The cost table by model (music by operation), with the run's totals and budget under it. */
 export function renderCostTable(cost: CostSummary): string {
   const models = Object.keys(cost.byModel).sort();
-  const totals = Object.values(cost.byModel).reduce<CostTotals>((sum, group) => ({
-    calls: sum.calls + group.calls,
-    failed: sum.failed + group.failed,
-    promptTokens: sum.promptTokens + group.promptTokens,
-    completionTokens: sum.completionTokens + group.completionTokens,
-    reasoningTokens: sum.reasoningTokens + group.reasoningTokens,
-    images: sum.images + group.images,
-    yuan: sum.yuan,
-    unpricedCalls: sum.unpricedCalls + group.unpricedCalls,
-    unpricedTokens: sum.unpricedTokens + group.unpricedTokens,
-    refunds: sum.refunds + group.refunds,
-  }), { calls: 0, failed: 0, promptTokens: 0, completionTokens: 0, reasoningTokens: 0, images: 0, yuan: null, unpricedCalls: 0, unpricedTokens: 0, refunds: 0 });
-  const body = models.length === 0
-    ? `<tr><td colspan="7" class="muted">No billed calls.</td></tr>`
-    : models.map((model) => row(model, cost.byModel[model]!)).join("");
+  const totals = Object.values(cost.byModel).reduce<CostTotals>(
+    (sum, group) => ({
+      calls: sum.calls + group.calls,
+      failed: sum.failed + group.failed,
+      promptTokens: sum.promptTokens + group.promptTokens,
+      completionTokens: sum.completionTokens + group.completionTokens,
+      reasoningTokens: sum.reasoningTokens + group.reasoningTokens,
+      images: sum.images + group.images,
+      yuan: sum.yuan,
+      unpricedCalls: sum.unpricedCalls + group.unpricedCalls,
+      unpricedTokens: sum.unpricedTokens + group.unpricedTokens,
+      refunds: sum.refunds + group.refunds,
+    }),
+    {
+      calls: 0,
+      failed: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      reasoningTokens: 0,
+      images: 0,
+      yuan: null,
+      unpricedCalls: 0,
+      unpricedTokens: 0,
+      refunds: 0,
+    },
+  );
+  const body =
+    models.length === 0
+      ? `<tr><td colspan="7" class="muted">No billed calls.</td></tr>`
+      : models.map((model) => row(model, cost.byModel[model]!)).join("");
   const notes = [
-    cost.failedAttempts > 0 ? `${formatCount(cost.failedAttempts)} failed attempt${cost.failedAttempts === 1 ? "" : "s"}` : "",
+    cost.failedAttempts > 0
+      ? `${formatCount(cost.failedAttempts)} failed attempt${cost.failedAttempts === 1 ? "" : "s"}`
+      : "",
     cost.refunds > 0 ? `${formatCount(cost.refunds)} music refund${cost.refunds === 1 ? "" : "s"} taken off` : "",
-    cost.unpriced.models.length > 0 ? `no price known for ${cost.unpriced.models.join(", ")}: their tokens are counted, their cost is not` : "",
-    cost.budget === undefined ? "" : `budget ${formatYuan(cost.budget.maxYuan)}: ${formatYuan(cost.budget.spentYuan)} spent, ${formatYuan(cost.budget.remainingYuan)} left`,
+    cost.unpriced.models.length > 0
+      ? `no price known for ${cost.unpriced.models.join(", ")}: their tokens are counted, their cost is not`
+      : "",
+    cost.budget === undefined
+      ? ""
+      : `budget ${formatYuan(cost.budget.maxYuan)}: ${formatYuan(cost.budget.spentYuan)} spent, ${formatYuan(cost.budget.remainingYuan)} left`,
   ].filter((note) => note !== "");
   return `<table id="cost-table" class="grid">
 <thead><tr><th scope="col">Model</th><th scope="col" class="num">Calls</th><th scope="col" class="num">Failed</th><th scope="col" class="num">Prompt tokens</th><th scope="col" class="num">Completion tokens</th><th scope="col" class="num">Images</th><th scope="col" class="num">Cost</th></tr></thead>

@@ -6,7 +6,9 @@ import { redactSecrets } from "../../errors.js";
 // loads anything into the page (the report's images are the run's artifacts, shown once each).
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false }).disable(["image"]);
 
-const defaultLink = markdown.renderer.rules.link_open ?? ((tokens, index, options, _env, self) => self.renderToken(tokens, index, options));
+const defaultLink =
+  markdown.renderer.rules.link_open ??
+  ((tokens, index, options, _env, self) => self.renderToken(tokens, index, options));
 markdown.renderer.rules.link_open = (tokens, index, options, env, self) => {
   tokens[index]!.attrSet("rel", "noopener noreferrer nofollow");
   return defaultLink(tokens, index, options, env, self);

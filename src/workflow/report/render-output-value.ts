@@ -25,7 +25,9 @@ function media(value: { artifact: string; mime: string }, context: ValueContext)
   if (!isMediaRef(value)) return renderJson(value);
   const tile = context.media.tileOf(value, context.owner, context.seen);
   // Not on the page yet (e.g. what an approval showed): shown here, once.
-  return tile === undefined ? renderTile(context.media.add(value, context.owner ?? value.artifact, value.title ?? "media")) : renderChip(tile);
+  return tile === undefined
+    ? renderTile(context.media.add(value, context.owner ?? value.artifact, value.title ?? "media"))
+    : renderChip(tile);
 }
 
 function text(value: string, context: ValueContext): string {
@@ -62,7 +64,12 @@ function render(value: unknown, context: ValueContext, depth: number): string {
       });
       return `<table class="grid values-table"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
     }
-    if (value.every((element) => typeof element === "string" && element.length <= 24 && context.media.alias(element) === undefined) || value.every((element) => typeof element === "number")) {
+    if (
+      value.every(
+        (element) => typeof element === "string" && element.length <= 24 && context.media.alias(element) === undefined,
+      ) ||
+      value.every((element) => typeof element === "number")
+    ) {
       return `<ul class="tags">${value.map((element) => `<li>${htmlText(String(element))}</li>`).join("")}</ul>`;
     }
     return `<ol class="values-list">${value.map((element) => `<li>${render(element, context, depth + 1)}</li>`).join("")}</ol>`;
@@ -70,8 +77,13 @@ function render(value: unknown, context: ValueContext, depth: number): string {
   const record = value as Record<string, unknown>;
   // A chat reply ({ text, model, toolCalls }): its text is what a person wants to read.
   if (typeof record.text === "string") {
-    const calls = Array.isArray(record.toolCalls) && record.toolCalls.length > 0 ? `<details><summary>Tool calls (${record.toolCalls.length})</summary>${renderJson(record.toolCalls)}</details>` : "";
-    const rest = Object.fromEntries(Object.entries(record).filter(([name]) => !["text", "model", "toolCalls"].includes(name)));
+    const calls =
+      Array.isArray(record.toolCalls) && record.toolCalls.length > 0
+        ? `<details><summary>Tool calls (${record.toolCalls.length})</summary>${renderJson(record.toolCalls)}</details>`
+        : "";
+    const rest = Object.fromEntries(
+      Object.entries(record).filter(([name]) => !["text", "model", "toolCalls"].includes(name)),
+    );
     return `${renderMarkdown(record.text)}${Object.keys(rest).length > 0 ? render(rest, context, depth + 1) : ""}${calls}`;
   }
   const names = Object.keys(record);

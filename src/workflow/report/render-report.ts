@@ -16,7 +16,12 @@ import { itemLabel, mapItemsOf, parseStepKey } from "./step-order.js";
 /** Step instances shown in the table and in detail; a large batch lists the rest in journal.jsonl. */
 export const MAX_REPORTED_STEPS = 500;
 
-const STATUS_TEXT: Readonly<Record<RunSummary["status"], string>> = { done: "Done", stopped: "Stopped", failed: "Failed", waiting: "Waiting" };
+const STATUS_TEXT: Readonly<Record<RunSummary["status"], string>> = {
+  done: "Done",
+  stopped: "Stopped",
+  failed: "Failed",
+  waiting: "Waiting",
+};
 
 /** What the report shows beyond the run summary, read from the run directory by its writer. */
 export interface ReportExtras {
@@ -54,14 +59,19 @@ function addStepMedia(rows: readonly StepRow[], summary: RunSummary, media: Medi
   const mapItems = mapItemsOf(summary);
   for (const row of rows) {
     // A container's output is its children's, which have tiles of their own.
-    if (row.status !== "done" || row.kind === "map" || row.kind === "parallel" || row.key.startsWith("items[")) continue;
+    if (row.status !== "done" || row.kind === "map" || row.kind === "parallel" || row.key.startsWith("items["))
+      continue;
     const segments = parseStepKey(row.key);
     const item = segments.length > 1 ? segments[0] : undefined;
     const label = item?.index === undefined ? undefined : itemLabel(mapItems.get(item.id)?.[item.index]);
-    const detail = item?.index === undefined ? undefined : `${item.id}[${item.index}]${label === undefined ? "" : `: ${label}`}`;
+    const detail =
+      item?.index === undefined ? undefined : `${item.id}[${item.index}]${label === undefined ? "" : `: ${label}`}`;
     const found = findMedia(row.output);
     found.forEach((ref, index) => {
-      const which = found.length > 1 ? `${ref.mime.startsWith("image/") ? "image" : "clip"} ${index + 1} of ${found.length}` : undefined;
+      const which =
+        found.length > 1
+          ? `${ref.mime.startsWith("image/") ? "image" : "clip"} ${index + 1} of ${found.length}`
+          : undefined;
       media.add(ref, row.key, row.id, [detail, which].filter((part) => part !== undefined).join(" · ") || undefined);
     });
   }
@@ -105,12 +115,20 @@ export function renderReport(summary: RunSummary, extras: ReportExtras = {}): st
   const rows = collectStepRows(summary);
   const batch = extras.batch;
   // A batch's step instances are its rows': the items table shows them, the step table only the first rows'.
-  const listed = batch === undefined ? rows : rows.filter((row) => !row.key.startsWith("items[") || (parseStepKey(row.key)[0]?.index ?? 0) < 5);
+  const listed =
+    batch === undefined
+      ? rows
+      : rows.filter((row) => !row.key.startsWith("items[") || (parseStepKey(row.key)[0]?.index ?? 0) < 5);
   const shown = listed.slice(0, MAX_REPORTED_STEPS);
   const hidden = listed.length - shown.length;
-  const more = hidden === 0 ? "" : `<p class="muted">${hidden} more step instances are not shown; journal.jsonl has every one.</p>`;
+  const more =
+    hidden === 0
+      ? ""
+      : `<p class="muted">${hidden} more step instances are not shown; journal.jsonl has every one.</p>`;
   const media = new MediaIndex(extras.inputMedia);
-  const itemsInput = Object.entries(summary.workflow.definition.inputs ?? {}).find(([, spec]) => spec.type === "items")?.[0];
+  const itemsInput = Object.entries(summary.workflow.definition.inputs ?? {}).find(
+    ([, spec]) => spec.type === "items",
+  )?.[0];
   addInputMedia(summary, media, new Set(itemsInput === undefined ? [] : [itemsInput]));
   const inputTiles = media.tiles();
   addStepMedia(shown, summary, media);
@@ -126,12 +144,24 @@ export function renderReport(summary: RunSummary, extras: ReportExtras = {}): st
     fact("Status", STATUS_TEXT[summary.status]),
     fact("Started", formatTime(summary.startedAt)),
     fact("Duration", formatDuration(durationMs) + (attempts > 1 ? ` (${attempts} attempts)` : "")),
-    batch === undefined ? fact("Steps", `${done} of ${rows.length} done`) : fact("Rows", `${batch.done} of ${batch.total} done`),
-    fact("Cost", summary.cost.complete ? formatTotalCost(summary.cost) : `${summary.cost.totalYuan > 0 ? `${formatYuan(summary.cost.totalYuan)} + ` : ""}unpriced`),
+    batch === undefined
+      ? fact("Steps", `${done} of ${rows.length} done`)
+      : fact("Rows", `${batch.done} of ${batch.total} done`),
+    fact(
+      "Cost",
+      summary.cost.complete
+        ? formatTotalCost(summary.cost)
+        : `${summary.cost.totalYuan > 0 ? `${formatYuan(summary.cost.totalYuan)} + ` : ""}unpriced`,
+    ),
   ].join("");
 
   // A batch's rows are its inputs and its results; the inputs every row shares are listed under them.
-  const shared = batch === undefined ? summary.inputs : Object.fromEntries(Object.entries(summary.inputs).filter(([input]) => input !== itemsInput && !rowsGive(batch, input)));
+  const shared =
+    batch === undefined
+      ? summary.inputs
+      : Object.fromEntries(
+          Object.entries(summary.inputs).filter(([input]) => input !== itemsInput && !rowsGive(batch, input)),
+        );
   const inputs =
     batch === undefined
       ? `<h2>Inputs</h2>\n${renderTiles(inputTiles)}${values(withoutShownMedia(summary.inputs, media), inputTiles.length > 0 ? "" : "No inputs.", context)}`
@@ -140,8 +170,14 @@ export function renderReport(summary: RunSummary, extras: ReportExtras = {}): st
     batch !== undefined
       ? ""
       : `<h2>Outputs</h2>\n<div id="outputs">${summary.status === "done" ? values(summary.outputs, "No outputs.", context) : `<p class="muted">The run did not finish, so it has no outputs yet; finished steps are below.</p>`}</div>`;
-  const gallery = stepTiles.length === 0 ? "" : `<h2>Images and audio</h2>\n<p class="muted">Each thumbnail opens the full-size image.</p>${renderTiles(stepTiles)}`;
-  const details = batch !== undefined ? "" : `<h2>Step details</h2>\n${shown.map((row) => renderStepDetail(row, context, itemLabelOf(row, mapItems))).join("\n")}${more}`;
+  const gallery =
+    stepTiles.length === 0
+      ? ""
+      : `<h2>Images and audio</h2>\n<p class="muted">Each thumbnail opens the full-size image.</p>${renderTiles(stepTiles)}`;
+  const details =
+    batch !== undefined
+      ? ""
+      : `<h2>Step details</h2>\n${shown.map((row) => renderStepDetail(row, context, itemLabelOf(row, mapItems))).join("\n")}${more}`;
   const description = summary.workflow.definition.description;
   const body = `<h1>${htmlText(name)}</h1>
 ${description === undefined ? "" : `<p class="description">${htmlText(description)}</p>`}
@@ -175,7 +211,10 @@ function rowsGive(page: BatchPage, input: string): boolean {
 
 /** Inputs without those already shown as tiles (a list of photos is its tiles). */
 function withoutShownMedia(inputs: Readonly<Record<string, unknown>>, media: MediaIndex): Record<string, unknown> {
-  const shown = (value: unknown): boolean => (typeof value === "string" ? media.alias(value) !== undefined : Array.isArray(value) && value.length > 0 && value.every(shown));
+  const shown = (value: unknown): boolean =>
+    typeof value === "string"
+      ? media.alias(value) !== undefined
+      : Array.isArray(value) && value.length > 0 && value.every(shown);
   return Object.fromEntries(Object.entries(inputs).filter(([, value]) => !shown(value)));
 }
 

@@ -4,7 +4,12 @@ import { formatCost, formatCount, formatDuration } from "./format-report-values.
 import { renderOutputValue, type ValueContext } from "./render-output-value.js";
 import { parseStepKey } from "./step-order.js";
 
-const STATUS_CLASS: Readonly<Record<StepRow["status"], string>> = { done: "ok", failed: "bad", skipped: "muted", "not run": "muted" };
+const STATUS_CLASS: Readonly<Record<StepRow["status"], string>> = {
+  done: "ok",
+  failed: "bad",
+  skipped: "muted",
+  "not run": "muted",
+};
 
 /** An anchor id for a step key (`posters[2].poster` → `step-posters-2-poster`), unique per key. */
 export function stepAnchor(key: string): string {
@@ -19,7 +24,8 @@ const DASH = `<span class="muted">—</span>`;
 
 function models(row: StepRow): string {
   if (row.modelAsked === undefined && row.modelServed === undefined) return DASH;
-  if (row.modelServed === undefined || row.modelServed === row.modelAsked) return htmlText(row.modelAsked ?? row.modelServed ?? "");
+  if (row.modelServed === undefined || row.modelServed === row.modelAsked)
+    return htmlText(row.modelAsked ?? row.modelServed ?? "");
   return `${htmlText(row.modelAsked ?? "?")} → ${htmlText(row.modelServed)}`;
 }
 
@@ -32,7 +38,9 @@ function calls(row: StepRow): string {
   if (row.attempts === 0) return DASH;
   const answered = row.attempts - row.failedAttempts;
   const main = row.kind === "agent" ? plural(answered, "turn") : formatCount(answered);
-  return row.failedAttempts > 0 ? `${main} <span class="warn">+ ${plural(row.failedAttempts, "failed call")}</span>` : main;
+  return row.failedAttempts > 0
+    ? `${main} <span class="warn">+ ${plural(row.failedAttempts, "failed call")}</span>`
+    : main;
 }
 
 function tokens(row: StepRow): string {
@@ -43,7 +51,9 @@ function tokens(row: StepRow): string {
 /** A step's name in the table: map items indented under their map, as `posters[1] › final`. */
 function stepName(row: StepRow, link: boolean): string {
   const segments = parseStepKey(row.key);
-  const name = segments.map((segment) => (segment.index === undefined ? segment.id : `${segment.id}[${segment.index}]`)).join(" › ");
+  const name = segments
+    .map((segment) => (segment.index === undefined ? segment.id : `${segment.id}[${segment.index}]`))
+    .join(" › ");
   const text = link ? `<a href="#${stepAnchor(row.key)}">${htmlText(name)}</a>` : htmlText(name);
   return link ? `<span class="depth-${Math.min(segments.length - 1, 3)}">${text}</span>` : text;
 }
@@ -67,7 +77,12 @@ function renderItems(row: StepRow): string {
   const total = items.total === undefined ? "" : ` of ${formatCount(items.total)}`;
   const head = `<p>Items: <strong>${formatCount(items.done)}</strong> done, <strong class="${items.failed > 0 ? "bad-text" : ""}">${formatCount(items.failed)}</strong> failed${total}.</p>`;
   if (items.errors.length === 0) return head;
-  const list = items.errors.map(({ index, error }) => `<li><code>[${index}]</code> <code>${htmlText(error.code)}</code> ${htmlText(error.message)}</li>`).join("");
+  const list = items.errors
+    .map(
+      ({ index, error }) =>
+        `<li><code>[${index}]</code> <code>${htmlText(error.code)}</code> ${htmlText(error.message)}</li>`,
+    )
+    .join("");
   return `${head}<ul class="errors">${list}</ul>`;
 }
 
@@ -75,16 +90,26 @@ function renderItems(row: StepRow): string {
 export function renderStepDetail(row: StepRow, context: ValueContext, itemLabel?: string): string {
   const parts: string[] = [];
   if (itemLabel !== undefined) parts.push(`<p class="item-label">${htmlText(itemLabel)}</p>`);
-  if (row.error !== undefined) parts.push(`<div class="error"><code>${htmlText(row.error.code)}</code> ${htmlText(row.error.message)}</div>`);
+  if (row.error !== undefined)
+    parts.push(`<div class="error"><code>${htmlText(row.error.code)}</code> ${htmlText(row.error.message)}</div>`);
   if (row.items !== undefined) parts.push(renderItems(row));
   if (row.status === "done") {
     const output = renderOutputValue(row.output, { ...context, owner: row.key });
     // A parallel's children have sections of their own; its output is only folded.
-    parts.push(row.kind === "parallel" ? `<details><summary>Output</summary>${output}</details>` : `<div class="output">${output}</div>`);
+    parts.push(
+      row.kind === "parallel"
+        ? `<details><summary>Output</summary>${output}</details>`
+        : `<div class="output">${output}</div>`,
+    );
   }
   if (row.status === "skipped") parts.push(`<p class="muted">Skipped: its <code>if:</code> was false.</p>`);
   if (row.status === "not run") parts.push(`<p class="muted">Not reached in this run.</p>`);
   if (row.fallbacks.length > 0) parts.push(`<p class="warn">Fell back from ${htmlText(row.fallbacks.join(", "))}.</p>`);
-  const meta = [row.kind, row.durationMs === undefined ? "" : formatDuration(row.durationMs), row.kind === "agent" && row.attempts > 0 ? plural(row.attempts - row.failedAttempts, "turn") : "", formatCost(row.cost) === "—" ? "" : formatCost(row.cost)].filter((part) => part !== "");
+  const meta = [
+    row.kind,
+    row.durationMs === undefined ? "" : formatDuration(row.durationMs),
+    row.kind === "agent" && row.attempts > 0 ? plural(row.attempts - row.failedAttempts, "turn") : "",
+    formatCost(row.cost) === "—" ? "" : formatCost(row.cost),
+  ].filter((part) => part !== "");
   return `<section class="step" id="${stepAnchor(row.key)}"><h3>${stepName(row, false)} ${badge(row.status)} <span class="meta">${htmlText(meta.join(" · "))}</span></h3>${parts.join("\n")}</section>`;
 }

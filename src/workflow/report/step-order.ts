@@ -53,9 +53,14 @@ export function compareStepKeys(order: ReadonlyMap<string, number>, left: string
 export function mapItemsOf(summary: RunSummary): Map<string, readonly unknown[]> {
   const steps: Record<string, { output: unknown }> = {};
   for (const record of summary.journal) {
-    if (record.type === "step-finished" && !record.key.includes("[") && !record.key.includes(".")) steps[record.id] = { output: record.output };
+    if (record.type === "step-finished" && !record.key.includes("[") && !record.key.includes("."))
+      steps[record.id] = { output: record.output };
   }
-  const scope = { inputs: summary.inputs, run: { id: summary.runId, name: summary.workflow.name, dir: summary.runDir, startedAt: summary.startedAt }, steps };
+  const scope = {
+    inputs: summary.inputs,
+    run: { id: summary.runId, name: summary.workflow.name, dir: summary.runDir, startedAt: summary.startedAt },
+    steps,
+  };
   const items = new Map<string, readonly unknown[]>();
   const visit = (list: readonly Step[]) => {
     for (const step of list) {
@@ -80,11 +85,14 @@ const LABEL_FIELDS = ["title", "name", "caption", "label", "headline", "sku", "i
 /** A short label for a map item or batch row: its text, a file's name, or an object's title-like field. */
 export function itemLabel(value: unknown, maxLength = 80): string | undefined {
   let text: string | undefined;
-  if (typeof value === "string") text = /\.(png|jpe?g|webp|gif|wav|mp3)$/i.test(value) && !value.startsWith("data:") ? path.basename(value) : value;
+  if (typeof value === "string")
+    text = /\.(png|jpe?g|webp|gif|wav|mp3)$/i.test(value) && !value.startsWith("data:") ? path.basename(value) : value;
   else if (typeof value === "number" || typeof value === "boolean") text = String(value);
   else if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const record = value as Record<string, unknown>;
-    const field = LABEL_FIELDS.find((name) => typeof record[name] === "string" || typeof record[name] === "number") ?? Object.keys(record).find((name) => typeof record[name] === "string");
+    const field =
+      LABEL_FIELDS.find((name) => typeof record[name] === "string" || typeof record[name] === "number") ??
+      Object.keys(record).find((name) => typeof record[name] === "string");
     if (field !== undefined) text = String(record[field]);
   }
   if (text === undefined) return undefined;

@@ -28,5 +28,9 @@ export async function writeReportFile(summary: RunSummary): Promise<void> {
     if (page.page === 1) first = page;
     else await writeWhole(summary.runDir, itemsPageFile(page.page), renderItemsPage(summary, page, { inputMedia }));
   }
-  await writeWhole(summary.runDir, REPORT_FILE, renderReport(summary, { inputMedia, ...(first === undefined ? {} : { batch: first }) }));
+  await writeWhole(
+    summary.runDir,
+    REPORT_FILE,
+    renderReport(summary, { inputMedia, ...(first === undefined ? {} : { batch: first }) }),
+  );
 }

@@ -54,6 +54,9 @@ export class ArtifactStore {
 function extensionOf(mime: string): string {
   const known = EXTENSIONS[mime.split(";")[0]!.trim().toLowerCase()];
   if (known !== undefined) return known;
-  const subtype = mime.split("/")[1]?.replace(/[^a-z0-9]/gi, "").toLowerCase();
+  const subtype = mime
+    .split("/")[1]
+    ?.replace(/[^a-z0-9]/gi, "")
+    .toLowerCase();
   return subtype === undefined || subtype === "" ? "bin" : subtype.slice(0, 8);
 }

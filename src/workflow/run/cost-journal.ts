@@ -20,7 +20,11 @@ export class CostJournal {
   append(entry: CostEntry): Promise<void> {
     const attaching = this.#attaching;
     this.#attaching = undefined;
-    const written = this.#journal.append({ type: "cost", entry, ...(attaching === undefined ? {} : { musicJob: attaching.job }) });
+    const written = this.#journal.append({
+      type: "cost",
+      entry,
+      ...(attaching === undefined ? {} : { musicJob: attaching.job }),
+    });
     if (attaching !== undefined) attaching.written = written;
     return written;
   }

@@ -51,7 +51,12 @@ export interface SharedServices {
 }
 
 /** The services of one step: its calls are tagged with the step's key in the ledger; chat calls always carry an output limit. */
-export function createStepServices(shared: SharedServices, key: string, report: StepReport, retry: RetryPolicy): StepServices {
+export function createStepServices(
+  shared: SharedServices,
+  key: string,
+  report: StepReport,
+  retry: RetryPolicy,
+): StepServices {
   const recorder = shared.ledger.tagged({ step: key });
   const id = key.slice(key.lastIndexOf(".") + 1);
   let music: MusicClient | undefined;
@@ -64,11 +69,27 @@ export function createStepServices(shared: SharedServices, key: string, report: 
     }
   };
   const onRetry = (retry: ChatRetry): void =>
-    shared.emit({ type: "step-retry", key, id, attempt: retry.attempt, errorCode: retry.error.code, delayMs: retry.delayMs, model: retry.model });
+    shared.emit({
+      type: "step-retry",
+      key,
+      id,
+      attempt: retry.attempt,
+      errorCode: retry.error.code,
+      delayMs: retry.delayMs,
+      model: retry.model,
+    });
   const chat: StepServices["chat"] = (call, signal) =>
     callChat(
       { ...call, max_tokens: call.max_tokens ?? defaultOutputTokens(call.model) },
-      { client: shared.client, scheduler: shared.scheduler, ledger: recorder, retry, ...(signal === undefined ? {} : { signal }), onWarning, onRetry },
+      {
+        client: shared.client,
+        scheduler: shared.scheduler,
+        ledger: recorder,
+        retry,
+        ...(signal === undefined ? {} : { signal }),
+        onWarning,
+        onRetry,
+      },
     );
   const chatModel: StepServices["chatModel"] = (request) =>
     new ChatGateway({
@@ -84,14 +105,30 @@ export function createStepServices(shared: SharedServices, key: string, report: 
       onRetry,
       onWarning,
     });
-  const newMusicClient = (billedTo: UsageRecorder) => new MusicClient({ apiKey: shared.apiKey, baseURL: shared.baseURL, dispatcher: shared.dispatcher, recorder: billedTo });
+  const newMusicClient = (billedTo: UsageRecorder) =>
+    new MusicClient({
+      apiKey: shared.apiKey,
+      baseURL: shared.baseURL,
+      dispatcher: shared.dispatcher,
+      recorder: billedTo,
+    });
   const musicClient = () => {
     music ??= newMusicClient(recorder);
     return music;
   };
   // `call`: the tool call a job is kept under, when a tool (not the step itself) starts it.
   const submitMusic = (operation: string, start: (music: MusicClient) => Promise<MusicClipsResult>, call?: string) =>
-    submitMusicJob({ key, operation, ...(call === undefined ? {} : { call }), recorder, costs: shared.costs, client: newMusicClient }, start);
+    submitMusicJob(
+      {
+        key,
+        operation,
+        ...(call === undefined ? {} : { call }),
+        recorder,
+        costs: shared.costs,
+        client: newMusicClient,
+      },
+      start,
+    );
   // A call's job started in this execution wins over the journal's: a repeat of a call whose job failed
   // then looks up the new job, not the failed one again.
   const started = new Map<string, JournaledMusicJob>();
@@ -105,7 +142,12 @@ export function createStepServices(shared: SharedServices, key: string, report: 
   };
   const refundMusic = (requestId: string) => {
     const entry = shared.ledger.refund(requestId);
-    if (entry !== undefined) shared.emit({ type: "warning", key, message: `A music job of step ${key} failed upstream; the gateway refunds it.` });
+    if (entry !== undefined)
+      shared.emit({
+        type: "warning",
+        key,
+        message: `A music job of step ${key} failed upstream; the gateway refunds it.`,
+      });
   };
   return {
     chat,
@@ -114,16 +156,19 @@ export function createStepServices(shared: SharedServices, key: string, report: 
     refundMusic,
     // Tools that call the gateway go through this step's clients: billed to it, under its idempotency keys.
     tools: (names, settings) => [
-      ...createTools(names.filter((name) => !isMcpReference(name)), {
-        ...settings,
-        workspace: shared.workspace,
-        chat: ({ tool: _tool, ...call }, signal) => chat(call, signal),
-        ledger: recorder,
-        music: musicClient(),
-        refundMusic,
-        musicJobs,
-        ...(shared.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: shared.musicPollIntervalMs }),
-      }),
+      ...createTools(
+        names.filter((name) => !isMcpReference(name)),
+        {
+          ...settings,
+          workspace: shared.workspace,
+          chat: ({ tool: _tool, ...call }, signal) => chat(call, signal),
+          ledger: recorder,
+          music: musicClient(),
+          refundMusic,
+          musicJobs,
+          ...(shared.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: shared.musicPollIntervalMs }),
+        },
+      ),
       ...mcpTools(shared.mcp, names.filter(isMcpReference)),
     ],
     workspace: shared.workspace,
@@ -140,6 +185,10 @@ export function createStepServices(shared: SharedServices, key: string, report: 
 
 function mcpTools(servers: McpServers | undefined, references: readonly string[]) {
   if (references.length === 0) return [];
-  if (servers === undefined) throw new ConfigError(`${references.join(", ")} name MCP tools, but the workflow starts no MCP servers. Add them under mcp:.`, { code: "unknown_tool" });
+  if (servers === undefined)
+    throw new ConfigError(
+      `${references.join(", ")} name MCP tools, but the workflow starts no MCP servers. Add them under mcp:.`,
+      { code: "unknown_tool" },
+    );
   return mcpLangChainTools(servers, references);
 }

@@ -20,7 +20,12 @@ export function budgetStop(error: unknown): BudgetExceededError | undefined {
 
 /** Whether the error means the run was cancelled (its signal aborted). */
 export function isAbort(error: unknown, signal: AbortSignal): boolean {
-  return signal.aborted && (error instanceof AbortedError || (error instanceof Error && error.name === "AbortError") || error === signal.reason);
+  return (
+    signal.aborted &&
+    (error instanceof AbortedError ||
+      (error instanceof Error && error.name === "AbortError") ||
+      error === signal.reason)
+  );
 }
 
 /** Marks work that never started because an earlier step failed or the run was halted. */

@@ -70,14 +70,16 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
       throw error;
     });
   // MCP servers start once per run, before the first step, and stop with it.
-  const mcp = await startWorkflowMcp(workflow, { ...(options.env === undefined ? {} : { env: options.env }), ...(options.signal === undefined ? {} : { signal: options.signal }) }).catch(
-    async (error: unknown) => {
-      await connection.close();
-      await journal.close();
-      throw error;
-    },
-  );
-  const agent = options.gateway?.dispatcher === undefined ? new Agent({ connections: Math.max(16, concurrency * 2) }) : undefined;
+  const mcp = await startWorkflowMcp(workflow, {
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  }).catch(async (error: unknown) => {
+    await connection.close();
+    await journal.close();
+    throw error;
+  });
+  const agent =
+    options.gateway?.dispatcher === undefined ? new Agent({ connections: Math.max(16, concurrency * 2) }) : undefined;
   const dispatcher = idempotentDispatcher(options.gateway?.dispatcher ?? agent!);
   const client = new GatewayClient({ apiKey: connection.apiKey, baseURL: connection.baseURL, dispatcher });
   const reports: RunState["reports"] = new Map();
@@ -93,10 +95,27 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     const report = key === undefined ? undefined : reports.get(key);
     // Chat calls say when they retry, and how long they wait, themselves (onRetry in the step's services);
     // a failed music call is tried again by its step unless the run was stopped.
-    if (report?.add(entry) === true && key !== undefined && entry.kind === "music" && options.signal?.aborted !== true) {
-      emit({ type: "step-retry", key, id: key.slice(key.lastIndexOf(".") + 1), attempt: report.attempts, errorCode: entry.errorCode ?? "failed" });
+    if (
+      report?.add(entry) === true &&
+      key !== undefined &&
+      entry.kind === "music" &&
+      options.signal?.aborted !== true
+    ) {
+      emit({
+        type: "step-retry",
+        key,
+        id: key.slice(key.lastIndexOf(".") + 1),
+        attempt: report.attempts,
+        errorCode: entry.errorCode ?? "failed",
+      });
     }
-    emit({ type: "cost", spentYuan: ledger.spentYuan, heldYuan: ledger.heldYuan, ...(budgetYuan === undefined ? {} : { maxYuan: budgetYuan }), unpriced: unpricedCalls });
+    emit({
+      type: "cost",
+      spentYuan: ledger.spentYuan,
+      heldYuan: ledger.heldYuan,
+      ...(budgetYuan === undefined ? {} : { maxYuan: budgetYuan }),
+      unpriced: unpricedCalls,
+    });
   };
   const ledger: CostLedger = new CostLedger({
     ...(budgetYuan === undefined ? {} : { maxYuan: budgetYuan }),
@@ -175,17 +194,57 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger));
   const items = [...state.tallies.values()];
   const tallied = items.length === 0 ? {} : { items };
-  await journal.append({ type: "run-finished", status, ...(reason === undefined ? {} : { reason }), at: finishedAt, ...(error === undefined ? {} : { error }), ...tallied });
+  await journal.append({
+    type: "run-finished",
+    status,
+    ...(reason === undefined ? {} : { reason }),
+    at: finishedAt,
+    ...(error === undefined ? {} : { error }),
+    ...tallied,
+  });
   await journal.close();
   emit({ type: "run-finished", status, runDir, ...(error === undefined ? {} : { error }) });
   const cost = ledger.summary();
   const { records } = await readJournal(journal.path);
   await (options.report ?? writeReportFile)({
-    runDir, runId, workflow, status, ...(reason === undefined ? {} : { reason }), ...(error === undefined ? {} : { error }),
-    inputs, ...(outputs === undefined ? {} : { outputs }), cost, entries: ledger.entries(), journal: records, startedAt, finishedAt,
+    runDir,
+    runId,
+    workflow,
+    status,
+    ...(reason === undefined ? {} : { reason }),
+    ...(error === undefined ? {} : { error }),
+    inputs,
+    ...(outputs === undefined ? {} : { outputs }),
+    cost,
+    entries: ledger.entries(),
+    journal: records,
+    startedAt,
+    finishedAt,
   });
-  const waiting = status === "waiting" ? { waiting: state.waiting.map(({ key, id, prompt, show, input, timeoutAt }) => ({ key, id, prompt, show, input, timeoutAt })) } : {};
-  return { runDir, runId, status, ...(reason === undefined ? {} : { reason }), ...(outputs === undefined ? {} : { outputs }), cost, ...(error === undefined ? {} : { error }), ...waiting, ...tallied };
+  const waiting =
+    status === "waiting"
+      ? {
+          waiting: state.waiting.map(({ key, id, prompt, show, input, timeoutAt }) => ({
+            key,
+            id,
+            prompt,
+            show,
+            input,
+            timeoutAt,
+          })),
+        }
+      : {};
+  return {
+    runDir,
+    runId,
+    status,
+    ...(reason === undefined ? {} : { reason }),
+    ...(outputs === undefined ? {} : { outputs }),
+    cost,
+    ...(error === undefined ? {} : { error }),
+    ...waiting,
+    ...tallied,
+  };
 }
 
 /** The run's `outputs:` rendered in `scope`; without `outputs:`, every top-level step's output (a parallel's children included) by id. */
@@ -197,7 +256,12 @@ export function renderOutputs(workflow: Workflow, scope: Scope): Record<string, 
   return Object.fromEntries(ids.map((id) => [id, scope.steps[id]?.output]));
 }
 
-function explain(error: ErrorSummary, reason: "budget" | "interrupted" | "failed", runDir: string, ledger: CostLedger): ErrorSummary {
+function explain(
+  error: ErrorSummary,
+  reason: "budget" | "interrupted" | "failed",
+  runDir: string,
+  ledger: CostLedger,
+): ErrorSummary {
   const resume = `svc-flow resume ${runDir}`;
   if (reason === "budget") {
     const spent = formatYuan(roundYuan(ledger.spentYuan));
@@ -205,8 +269,15 @@ function explain(error: ErrorSummary, reason: "budget" | "interrupted" | "failed
     const fix = isUnpricedRefusal(error.message)
       ? `resume with its price (${resume} --prices FILE) or with --allow-unpriced`
       : `resume with a raised budget: ${resume} --budget YUAN`;
-    return { ...error, message: `Stopped by the budget (${spent} spent of ${formatYuan(ledger.maxYuan ?? 0)}): ${error.message} Finished steps are kept; ${fix}` };
+    return {
+      ...error,
+      message: `Stopped by the budget (${spent} spent of ${formatYuan(ledger.maxYuan ?? 0)}): ${error.message} Finished steps are kept; ${fix}`,
+    };
   }
-  if (reason === "interrupted") return { ...error, message: `Interrupted: ${error.message} Finished steps are kept; continue with: ${resume}` };
-  return { ...error, message: `${error.message} Finished steps are kept; after fixing the cause, continue with: ${resume}` };
+  if (reason === "interrupted")
+    return { ...error, message: `Interrupted: ${error.message} Finished steps are kept; continue with: ${resume}` };
+  return {
+    ...error,
+    message: `${error.message} Finished steps are kept; after fixing the cause, continue with: ${resume}`,
+  };
 }

@@ -13,7 +13,12 @@ import { expressionScope, type RunState, type Scope } from "./run-state.js";
  * and the first failure in file order is thrown. A step waiting for a decision (WaitingError) halts
  * nothing: only the steps after it wait, and it is thrown once nothing failed.
  */
-export async function executeSteps(nodes: readonly StepNode[], scope: Scope, state: RunState, prefix: string): Promise<void> {
+export async function executeSteps(
+  nodes: readonly StepNode[],
+  scope: Scope,
+  state: RunState,
+  prefix: string,
+): Promise<void> {
   const done = new Map<string, Promise<void>>();
   for (const node of nodes) {
     const waitFor = node.after.map((id) => done.get(id)).filter((promise) => promise !== undefined);
@@ -44,7 +49,15 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
   // A parallel is replayed through its children, whose outputs later steps also read.
   if (replayed !== undefined && !isParallelStep(step)) {
     scope.steps[step.id] = { output: replayed.output };
-    state.emit({ type: "step-finished", key, id: step.id, kind, durationMs: replayed.durationMs, costYuan: replayed.costYuan, replayed: true });
+    state.emit({
+      type: "step-finished",
+      key,
+      id: step.id,
+      kind,
+      durationMs: replayed.durationMs,
+      costYuan: replayed.costYuan,
+      replayed: true,
+    });
     return;
   }
   if (state.replay.skipped.has(key)) {
@@ -61,7 +74,12 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
       return;
     }
     if ("uses" in step) {
-      scope.steps[step.id] = { output: step.uses === "approval" ? await runApproval(node, scope, state, key) : await runLeaf(node, scope, state, key) };
+      scope.steps[step.id] = {
+        output:
+          step.uses === "approval"
+            ? await runApproval(node, scope, state, key)
+            : await runLeaf(node, scope, state, key),
+      };
       return;
     }
     const startedAt = new Date();
@@ -92,7 +110,8 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
     scope.steps[step.id] = { output };
     state.emit({ type: "step-finished", key, id: step.id, kind, durationMs, costYuan: 0, replayed: false });
   } catch (error) {
-    if (!(error instanceof NotStartedError) && !(error instanceof WaitingError)) await recordFailure(key, step.id, error, state);
+    if (!(error instanceof NotStartedError) && !(error instanceof WaitingError))
+      await recordFailure(key, step.id, error, state);
     throw error;
   }
 }
@@ -100,7 +119,12 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
 /** Journals and announces a failed step, and halts the run (budget, interruption or failure). */
 export async function recordFailure(key: string, id: string, error: unknown, state: RunState): Promise<void> {
   const summary = summarizeError(error);
-  state.halt ??= { reason: budgetStop(error) ? "budget" : isAbort(error, state.signal) ? "interrupted" : "failed", error };
-  await state.journal.append({ type: "step-failed", key, id, at: new Date().toISOString(), error: summary }).catch(() => undefined);
+  state.halt ??= {
+    reason: budgetStop(error) ? "budget" : isAbort(error, state.signal) ? "interrupted" : "failed",
+    error,
+  };
+  await state.journal
+    .append({ type: "step-failed", key, id, at: new Date().toISOString(), error: summary })
+    .catch(() => undefined);
   state.emit({ type: "step-failed", key, id, error: summary });
 }

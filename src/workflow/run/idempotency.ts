@@ -34,7 +34,8 @@ export function idempotentDispatcher(inner: Dispatcher): Dispatcher {
 function withHeader(headers: Dispatcher.DispatchOptions["headers"], key: string): Record<string, string | string[]> {
   const result: Record<string, string | string[]> = {};
   if (Array.isArray(headers)) {
-    for (let index = 0; index + 1 < headers.length; index += 2) result[String(headers[index])] = String(headers[index + 1]);
+    for (let index = 0; index + 1 < headers.length; index += 2)
+      result[String(headers[index])] = String(headers[index + 1]);
   } else if (headers != null && typeof headers === "object") {
     for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
       if (value !== undefined) result[name] = Array.isArray(value) ? value.map(String) : String(value);

@@ -38,7 +38,12 @@ export const musicJobSchema = z.object({
 /** The journal's record types. */
 export const journalRecordSchema = z.discriminatedUnion("type", [
   runStartedSchema,
-  z.object({ type: z.literal("run-resumed"), at: time, budgetYuan: z.number().optional(), pid: z.number().int().optional() }),
+  z.object({
+    type: z.literal("run-resumed"),
+    at: time,
+    budgetYuan: z.number().optional(),
+    pid: z.number().int().optional(),
+  }),
   z.object({
     type: z.literal("cost"),
     entry: costEntrySchema,
@@ -112,7 +117,9 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     at: time,
     error: errorSummary.optional(),
     /** Item counts of the run's maps (and batch), so a listing or report can tell "0 of N succeeded" from done. */
-    items: z.array(z.object({ key: z.string(), succeeded: z.number(), failed: z.number(), total: z.number() })).optional(),
+    items: z
+      .array(z.object({ key: z.string(), succeeded: z.number(), failed: z.number(), total: z.number() }))
+      .optional(),
   }),
 ]);
 

@@ -3,7 +3,8 @@ export type Limiter = <T>(task: () => Promise<T>) => Promise<T>;
 
 /** A concurrency limit for async tasks (the run's call limit, a map's item limit). */
 export function createLimiter(concurrency: number): Limiter {
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`Expected concurrency to be an integer >= 1, got ${concurrency}.`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`Expected concurrency to be an integer >= 1, got ${concurrency}.`);
   let active = 0;
   const waiting: Array<() => void> = [];
   const next = () => {

@@ -1,6 +1,13 @@
 import { ConfigError } from "../../errors.js";
 import type { CostEntry } from "../../cost/cost-entry.js";
-import type { ApprovalDecision, ApprovalRequest, JournaledMusicJob, JournalRecord, RecordOf, RunStarted } from "./journal-records.js";
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  JournaledMusicJob,
+  JournalRecord,
+  RecordOf,
+  RunStarted,
+} from "./journal-records.js";
 
 /** What a journal says is already done, indexed for the engine. */
 export class Replay {
@@ -25,7 +32,9 @@ export class Replay {
   constructor(records: readonly JournalRecord[]) {
     const [first] = records;
     if (first?.type !== "run-started") {
-      throw new ConfigError("The journal does not start with a run-started record; it is not a run journal.", { code: "invalid_journal" });
+      throw new ConfigError("The journal does not start with a run-started record; it is not a run journal.", {
+        code: "invalid_journal",
+      });
     }
     this.start = first;
     let budgetYuan = first.budgetYuan;
@@ -45,7 +54,12 @@ export class Replay {
           break;
         }
         case "music-submitted":
-          this.music.set(record.key, { key: record.key, operation: record.operation, clipIds: record.clipIds, ...(record.requestId === undefined ? {} : { requestId: record.requestId }) });
+          this.music.set(record.key, {
+            key: record.key,
+            operation: record.operation,
+            clipIds: record.clipIds,
+            ...(record.requestId === undefined ? {} : { requestId: record.requestId }),
+          });
           break;
         case "cost":
           this.costs.push(record.entry);

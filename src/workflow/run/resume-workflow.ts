@@ -49,7 +49,8 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
     throw new ConfigError(`Expected the budget to be above 0 yuan, got ${options.budgetYuan}.`);
   }
   // A done run has nothing left: resuming it again (a second resume that lost the race) adds no records.
-  if (replay.finished?.status === "done" && records.at(-1)?.type === "run-finished") return doneResult(directory, replay);
+  if (replay.finished?.status === "done" && records.at(-1)?.type === "run-finished")
+    return doneResult(directory, replay);
   // The copy is what the next resume runs, so it keeps what this one was given (the hash leaves `tools:` out).
   if (options.workflow !== undefined) await writeFile(path.join(directory, WORKFLOW_COPY), workflow.text);
   const journal = await RunJournal.open(journalPath);
@@ -59,9 +60,15 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
     ...(options.budgetYuan === undefined ? {} : { budgetYuan: options.budgetYuan }),
     pid: process.pid,
   });
-  const resumedReplay = options.budgetYuan === undefined ? replay : new Replay([...records, { type: "run-resumed", at: "", budgetYuan: options.budgetYuan }]);
+  const resumedReplay =
+    options.budgetYuan === undefined
+      ? replay
+      : new Replay([...records, { type: "run-resumed", at: "", budgetYuan: options.budgetYuan }]);
   const body = options.body ?? (await resumedBatchBody(directory, workflow, replay.start.inputs, options));
-  return executeRun({ workflow, runDir: directory, journal, replay: resumedReplay, resumed: true }, body === undefined ? options : { ...options, body });
+  return executeRun(
+    { workflow, runDir: directory, journal, replay: resumedReplay, resumed: true },
+    body === undefined ? options : { ...options, body },
+  );
 }
 
 async function workflowFor(directory: string, replay: Replay, options: ResumeWorkflowOptions): Promise<Workflow> {
@@ -69,14 +76,20 @@ async function workflowFor(directory: string, replay: Replay, options: ResumeWor
   if (typeof options.workflow === "string") return loadWorkflow(options.workflow, options);
   const copy = path.join(directory, WORKFLOW_COPY);
   const text = await readFile(copy, "utf8").catch((error: unknown) => {
-    throw new ConfigError(`${copy} is missing, so the run cannot be resumed from its own copy. Pass the workflow file.`, { code: "invalid_run_dir", cause: error });
+    throw new ConfigError(
+      `${copy} is missing, so the run cannot be resumed from its own copy. Pass the workflow file.`,
+      { code: "invalid_run_dir", cause: error },
+    );
   });
   // Relative media paths keep meaning what they meant: the original file's folder.
   return parseWorkflow(text, { ...options, fileName: copy, baseDir: replay.start.baseDir });
 }
 
 async function doneResult(directory: string, replay: Replay): Promise<RunResult> {
-  const outputs = await readFile(path.join(directory, "outputs.json"), "utf8").then((text) => JSON.parse(text) as Record<string, unknown>, () => undefined);
+  const outputs = await readFile(path.join(directory, "outputs.json"), "utf8").then(
+    (text) => JSON.parse(text) as Record<string, unknown>,
+    () => undefined,
+  );
   const items = replay.finished?.items;
   return {
     runDir: directory,

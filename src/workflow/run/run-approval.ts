@@ -29,11 +29,25 @@ export interface ApprovalOutput {
 export async function runApproval(node: StepNode, scope: Scope, state: RunState, key: string): Promise<ApprovalOutput> {
   const step = node.step as ApprovalStep;
   const startedAt = new Date();
-  const decision = state.replay.approvalDecisions.get(key) ?? (await decideOnTimeout(state, key, startedAt)) ?? (await ask(node, scope, state, key, startedAt));
-  const output: ApprovalOutput = { approved: decision.approved, input: decision.input ?? null, note: decision.note ?? null, by: decision.by, at: decision.at };
+  const decision =
+    state.replay.approvalDecisions.get(key) ??
+    (await decideOnTimeout(state, key, startedAt)) ??
+    (await ask(node, scope, state, key, startedAt));
+  const output: ApprovalOutput = {
+    approved: decision.approved,
+    input: decision.input ?? null,
+    note: decision.note ?? null,
+    by: decision.by,
+    at: decision.at,
+  };
   if (!decision.approved && !approvalReadByCondition(state.workflow.definition, step.id)) {
-    const why = decision.by === "timeout" ? "nobody answered before its timeout (onTimeout: reject)" : `it was rejected by ${decision.by}`;
-    throw new ApprovalRejectedError(`Step "${key}" did not get its approval: ${why}${decision.note === undefined ? "" : `: ${decision.note}`}.`);
+    const why =
+      decision.by === "timeout"
+        ? "nobody answered before its timeout (onTimeout: reject)"
+        : `it was rejected by ${decision.by}`;
+    throw new ApprovalRejectedError(
+      `Step "${key}" did not get its approval: ${why}${decision.note === undefined ? "" : `: ${decision.note}`}.`,
+    );
   }
   const finishedAt = new Date();
   await state.journal.append({
@@ -50,7 +64,15 @@ export async function runApproval(node: StepNode, scope: Scope, state: RunState,
     costYuan: 0,
     unpriced: false,
   });
-  state.emit({ type: "step-finished", key, id: step.id, kind: "approval", durationMs: finishedAt.getTime() - startedAt.getTime(), costYuan: 0, replayed: false });
+  state.emit({
+    type: "step-finished",
+    key,
+    id: step.id,
+    kind: "approval",
+    durationMs: finishedAt.getTime() - startedAt.getTime(),
+    costYuan: 0,
+    replayed: false,
+  });
   return output;
 }
 
@@ -58,7 +80,13 @@ export async function runApproval(node: StepNode, scope: Scope, state: RunState,
 async function decideOnTimeout(state: RunState, key: string, now: Date): Promise<ApprovalDecision | undefined> {
   const request = state.replay.approvalRequests.get(key);
   if (request?.timeoutAt === undefined || Date.parse(request.timeoutAt) > now.getTime()) return undefined;
-  const decision: ApprovalDecision = { type: "approval-decided", key, approved: request.onTimeout === "approve", by: "timeout", at: now.toISOString() };
+  const decision: ApprovalDecision = {
+    type: "approval-decided",
+    key,
+    approved: request.onTimeout === "approve",
+    by: "timeout",
+    at: now.toISOString(),
+  };
   await state.journal.append(decision);
   return decision;
 }
@@ -77,7 +105,12 @@ async function ask(node: StepNode, scope: Scope, state: RunState, key: string, n
       ...(rendered.show === undefined ? {} : { show: rendered.show }),
       ...(step.with.input === undefined ? {} : { input: step.with.input }),
       at: now.toISOString(),
-      ...(timeout === undefined ? {} : { timeoutAt: new Date(now.getTime() + durationMs(timeout)).toISOString(), onTimeout: step.with.onTimeout ?? "reject" }),
+      ...(timeout === undefined
+        ? {}
+        : {
+            timeoutAt: new Date(now.getTime() + durationMs(timeout)).toISOString(),
+            onTimeout: step.with.onTimeout ?? "reject",
+          }),
     } satisfies ApprovalRequest;
     await state.journal.append(request);
   }

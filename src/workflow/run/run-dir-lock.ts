@@ -28,7 +28,10 @@ export interface RunDirLockOptions {
 }
 
 /** How a lock file reads to someone who wants the directory. */
-export type LockState = { readonly state: "free" } | { readonly state: "held"; readonly owner: LockOwner } | { readonly state: "dead"; readonly owner?: LockOwner };
+export type LockState =
+  | { readonly state: "free" }
+  | { readonly state: "held"; readonly owner: LockOwner }
+  | { readonly state: "dead"; readonly owner?: LockOwner };
 
 const DEFAULT_HEARTBEAT_MS = 10_000;
 const DEFAULT_STALE_MS = 60_000;
@@ -60,14 +63,27 @@ export class RunDirLock {
   /** Takes an existing run directory, or throws `run_dir_taken` when a live process has it. */
   static async acquire(runDir: string, options: RunDirLockOptions = {}): Promise<RunDirLock> {
     const directory = path.resolve(runDir);
-    if (!(await stat(directory).then((info) => info.isDirectory(), () => false))) {
-      throw new ConfigError(`There is no run directory at ${directory}. Pass the --out of \`svc-flow run\`.`, { code: "invalid_run_dir" });
+    if (
+      !(await stat(directory).then(
+        (info) => info.isDirectory(),
+        () => false,
+      ))
+    ) {
+      throw new ConfigError(`There is no run directory at ${directory}. Pass the --out of \`svc-flow run\`.`, {
+        code: "invalid_run_dir",
+      });
     }
     const lockPath = path.join(directory, LOCK_FILE);
     const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
-    const owner: LockOwner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), token: randomUUID() };
+    const owner: LockOwner = {
+      pid: process.pid,
+      host: hostname(),
+      startedAt: new Date().toISOString(),
+      token: randomUUID(),
+    };
     for (let attempt = 0; attempt < 50; attempt++) {
-      if (await createExclusive(lockPath, owner)) return new RunDirLock(lockPath, owner, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+      if (await createExclusive(lockPath, owner))
+        return new RunDirLock(lockPath, owner, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
       const seen = await readLockState(lockPath, staleMs);
       if (seen.state === "held") throw takenError(directory, seen.owner, options.takenHint);
       if (seen.state === "dead" && (await takeOver(lockPath, seen.owner, owner, staleMs))) {
@@ -76,7 +92,10 @@ export class RunDirLock {
       // Someone else is taking it over or just released it: look again.
       await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
     }
-    throw new ConfigError(`Could not take ${directory}: its lock (${lockPath}) keeps changing hands. Try again when no other svc-flow process works on it.`, { code: "run_dir_taken" });
+    throw new ConfigError(
+      `Could not take ${directory}: its lock (${lockPath}) keeps changing hands. Try again when no other svc-flow process works on it.`,
+      { code: "run_dir_taken" },
+    );
   }
 
   /** Gives the directory up: stops the heartbeat and removes the lock if it is still this owner's. */
@@ -95,7 +114,10 @@ export async function readLockState(lockPath: string, staleMs = DEFAULT_STALE_MS
   if (info === undefined) return { state: "free" };
   const owner = await readOwner(lockPath);
   const ageMs = Date.now() - info.mtimeMs;
-  if (owner === undefined) return ageMs > UNWRITTEN_GRACE_MS ? { state: "dead" } : { state: "held", owner: { pid: 0, host: "?", startedAt: "", token: "" } };
+  if (owner === undefined)
+    return ageMs > UNWRITTEN_GRACE_MS
+      ? { state: "dead" }
+      : { state: "held", owner: { pid: 0, host: "?", startedAt: "", token: "" } };
   if (ageMs > staleMs) return { state: "dead", owner };
   if (owner.host === hostname() && !isAlive(owner.pid)) return { state: "dead", owner };
   return { state: "held", owner };
@@ -130,7 +152,12 @@ async function createExclusive(lockPath: string, owner: LockOwner): Promise<bool
 
 // The dead lock is replaced, never removed, so an exclusive create by a newcomer cannot slip in
 // between; the takeover lock keeps two takers from both replacing it.
-async function takeOver(lockPath: string, dead: LockOwner | undefined, owner: LockOwner, staleMs: number): Promise<boolean> {
+async function takeOver(
+  lockPath: string,
+  dead: LockOwner | undefined,
+  owner: LockOwner,
+  staleMs: number,
+): Promise<boolean> {
   const mutex = `${lockPath}.takeover`;
   if (!(await createExclusive(mutex, owner))) {
     const other = await readLockState(mutex, Math.min(staleMs, UNWRITTEN_GRACE_MS * 2));
@@ -153,7 +180,8 @@ async function takeOver(lockPath: string, dead: LockOwner | undefined, owner: Lo
 async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
   try {
     const value = JSON.parse(await readFile(lockPath, "utf8")) as Partial<LockOwner>;
-    if (typeof value.pid !== "number" || typeof value.host !== "string" || typeof value.token !== "string") return undefined;
+    if (typeof value.pid !== "number" || typeof value.host !== "string" || typeof value.token !== "string")
+      return undefined;
     return { pid: value.pid, host: value.host, startedAt: String(value.startedAt ?? ""), token: value.token };
   } catch {
     return undefined;
@@ -161,7 +189,10 @@ async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
 }
 
 function takenError(directory: string, owner: LockOwner, hint: string | undefined): ConfigError {
-  const who = owner.pid > 0 ? `process ${owner.pid} on ${owner.host}${owner.startedAt ? `, since ${owner.startedAt}` : ""}` : "a process that is taking it now";
+  const who =
+    owner.pid > 0
+      ? `process ${owner.pid} on ${owner.host}${owner.startedAt ? `, since ${owner.startedAt}` : ""}`
+      : "a process that is taking it now";
   return new ConfigError(
     `${directory} is in use by ${who}. Wait for it to finish (svc-flow runs shows it as running), or stop that process first; ` +
       `a lock left by a process that died is taken over on its own.${hint ? ` ${hint}` : ""}`,

@@ -92,7 +92,9 @@ export async function readJournal(path: string, options: { repair?: boolean } = 
     text = await readFile(path, "utf8");
   } catch (error) {
     if ((error as { code?: unknown }).code === "ENOENT") {
-      throw new ConfigError(`There is no journal at ${path}. Pass the run directory that \`svc-flow run\` wrote.`, { code: "invalid_run_dir" });
+      throw new ConfigError(`There is no journal at ${path}. Pass the run directory that \`svc-flow run\` wrote.`, {
+        code: "invalid_run_dir",
+      });
     }
     throw error;
   }
@@ -105,11 +107,16 @@ export async function readJournal(path: string, options: { repair?: boolean } = 
     try {
       value = JSON.parse(line);
     } catch {
-      throw new ConfigError(`Line ${index + 1} of ${path} is not JSON; the journal was damaged. Start a new run.`, { code: "invalid_journal" });
+      throw new ConfigError(`Line ${index + 1} of ${path} is not JSON; the journal was damaged. Start a new run.`, {
+        code: "invalid_journal",
+      });
     }
     const parsed = journalRecordSchema.safeParse(value);
     if (!parsed.success) {
-      throw new ConfigError(`Line ${index + 1} of ${path} is not a journal record (${parsed.error.issues[0]?.message}). Start a new run.`, { code: "invalid_journal" });
+      throw new ConfigError(
+        `Line ${index + 1} of ${path} is not a journal record (${parsed.error.issues[0]?.message}). Start a new run.`,
+        { code: "invalid_journal" },
+      );
     }
     return parsed.data;
   });

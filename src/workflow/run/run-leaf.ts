@@ -26,10 +26,21 @@ export async function runLeaf(node: StepNode, scope: Scope, state: RunState, key
   const rendered = { ...step, with: { ...step.with, ...pickModels(input) } } as CallStep;
   const models = planModels(rendered, defaults);
   for (const dropped of models.dropped) {
-    state.emit({ type: "warning", key, message: `Fallback ${dropped.model} (from defaults.fallbacks) is left out for step ${key}: it lacks ${dropped.missing}.` });
+    state.emit({
+      type: "warning",
+      key,
+      message: `Fallback ${dropped.model} (from defaults.fallbacks) is left out for step ${key}: it lacks ${dropped.missing}.`,
+    });
   }
   const spec = step.retry ?? defaults.retry;
-  const retry: RetryPolicy = spec === undefined ? {} : { attempts: spec.attempts, ...(spec.minDelayMs === undefined ? {} : { minDelayMs: spec.minDelayMs }), ...(spec.maxDelayMs === undefined ? {} : { maxDelayMs: spec.maxDelayMs }) };
+  const retry: RetryPolicy =
+    spec === undefined
+      ? {}
+      : {
+          attempts: spec.attempts,
+          ...(spec.minDelayMs === undefined ? {} : { minDelayMs: spec.minDelayMs }),
+          ...(spec.maxDelayMs === undefined ? {} : { maxDelayMs: spec.maxDelayMs }),
+        };
   const timeout = step.timeout ?? defaults.timeout;
   return state.limit(async () => {
     if (state.halt !== undefined) throw new NotStartedError(key);
@@ -45,7 +56,10 @@ export async function runLeaf(node: StepNode, scope: Scope, state: RunState, key
       step,
       input,
       models: { ...(models.model === undefined ? {} : { model: models.model }), fallbacks: models.fallbacks },
-      settings: { ...(defaults.temperature === undefined ? {} : { temperature: defaults.temperature }), ...(defaults.maxTokens === undefined ? {} : { maxTokens: defaults.maxTokens }) },
+      settings: {
+        ...(defaults.temperature === undefined ? {} : { temperature: defaults.temperature }),
+        ...(defaults.maxTokens === undefined ? {} : { maxTokens: defaults.maxTokens }),
+      },
       toolContext: workflowToolContext(state.workflow.definition.tools),
       retry,
       signal,
@@ -56,7 +70,10 @@ export async function runLeaf(node: StepNode, scope: Scope, state: RunState, key
       output = await withIdempotencyScope(`${state.runId}:${key}`, () => dispatch(context, state));
     } catch (error) {
       if (timer?.aborted === true && !state.signal.aborted) {
-        throw new TimeoutError(`Step "${key}" did not finish within ${timeoutMs! / 1000}s. Raise its timeout:, or make the step smaller.`, { cause: error });
+        throw new TimeoutError(
+          `Step "${key}" did not finish within ${timeoutMs! / 1000}s. Raise its timeout:, or make the step smaller.`,
+          { cause: error },
+        );
       }
       throw error;
     } finally {
@@ -79,7 +96,15 @@ export async function runLeaf(node: StepNode, scope: Scope, state: RunState, key
       costYuan: report.costYuan,
       unpriced: report.unpriced,
     });
-    state.emit({ type: "step-finished", key, id: step.id, kind: step.uses, durationMs: durationMsTaken, costYuan: report.costYuan, replayed: false });
+    state.emit({
+      type: "step-finished",
+      key,
+      id: step.id,
+      kind: step.uses,
+      durationMs: durationMsTaken,
+      costYuan: report.costYuan,
+      replayed: false,
+    });
     return output;
   });
 }

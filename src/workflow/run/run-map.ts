@@ -21,13 +21,22 @@ export type ExecuteSteps = (nodes: readonly StepNode[], scope: Scope, state: Run
  * its items did, and otherwise stops unfinished (NotStartedError) rather than failing with that error.
  * `executeSteps` runs each item's steps (passed in: a map's steps may hold maps).
  */
-export async function runMap(node: StepNode, scope: Scope, state: RunState, key: string, executeSteps: ExecuteSteps): Promise<unknown[]> {
+export async function runMap(
+  node: StepNode,
+  scope: Scope,
+  state: RunState,
+  key: string,
+  executeSteps: ExecuteSteps,
+): Promise<unknown[]> {
   const step = node.step as MapStep;
   const items = renderValue(step.map, expressionScope(scope), [...node.path, "map"]);
   if (!Array.isArray(items)) {
-    throw new ConfigError(`Step "${key}": map: must give a list, got ${items === null ? "null" : typeof items}. Check the expression, or give the list a schema in the step that makes it.`, {
-      code: "invalid_step_input",
-    });
+    throw new ConfigError(
+      `Step "${key}": map: must give a list, got ${items === null ? "null" : typeof items}. Check the expression, or give the list a schema in the step that makes it.`,
+      {
+        code: "invalid_step_input",
+      },
+    );
   }
   const mode = step.onItemError ?? "fail";
   const variable = step.as ?? "item";
@@ -47,18 +56,26 @@ export async function runMap(node: StepNode, scope: Scope, state: RunState, key:
     if (results[index] !== undefined) return;
     const itemKey = `${key}[${index}]`;
     if (mapState.halt !== undefined) throw new NotStartedError(itemKey);
-    const itemScope: Scope = { ...scope, steps: { ...scope.steps }, variables: { ...scope.variables, [variable]: item } };
+    const itemScope: Scope = {
+      ...scope,
+      steps: { ...scope.steps },
+      variables: { ...scope.variables, [variable]: item },
+    };
     const itemState = withOwnHalt(mapState);
     let result: ItemResult;
     try {
       await executeSteps(node.children, itemScope, itemState, `${itemKey}.`);
-      const output = step.output === undefined ? itemScope.steps[last]?.output : renderValue(step.output, expressionScope(itemScope), [...node.path, "output"]);
+      const output =
+        step.output === undefined
+          ? itemScope.steps[last]?.output
+          : renderValue(step.output, expressionScope(itemScope), [...node.path, "output"]);
       result = { output };
     } catch (error) {
       // Cut short by a halt (the map's or the run's), or waiting for a decision: unfinished, not failed, so resume runs it.
       if (error instanceof NotStartedError || error instanceof WaitingError) throw error;
       // A budget stop or a cancellation stops the whole run whatever onItemError says.
-      const stop = budgetStop(error) !== undefined ? "budget" : isAbort(error, state.signal) ? "interrupted" : undefined;
+      const stop =
+        budgetStop(error) !== undefined ? "budget" : isAbort(error, state.signal) ? "interrupted" : undefined;
       if (stop !== undefined || mode === "fail") {
         if (failure === undefined) {
           failure = { reason: stop ?? "failed", error };
@@ -89,9 +106,13 @@ export async function runMap(node: StepNode, scope: Scope, state: RunState, key:
   // Skipping every item would hand later steps an empty list as if nothing had been asked.
   if (mode === "skip" && items.length > 0 && done === 0) {
     const first = results.find((result) => result?.error !== undefined)?.error;
-    throw new SvcFlowError("all_items_failed", `Every item of map "${key}" failed (0 of ${items.length} succeeded)${first ? `; the first: ${first.message}` : ""}`);
+    throw new SvcFlowError(
+      "all_items_failed",
+      `Every item of map "${key}" failed (0 of ${items.length} succeeded)${first ? `; the first: ${first.message}` : ""}`,
+    );
   }
-  if (mode === "skip") return results.flatMap((result) => (result === undefined || result.error !== undefined ? [] : [result.output]));
+  if (mode === "skip")
+    return results.flatMap((result) => (result === undefined || result.error !== undefined ? [] : [result.output]));
   return results.map((result) => (result?.error !== undefined ? { error: result.error } : result?.output));
 }
 

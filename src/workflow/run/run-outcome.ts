@@ -12,7 +12,13 @@ export interface RunOutcome {
 }
 
 // A key the gateway refuses, or a model it may not call, is the caller's to fix, whenever it shows.
-const INPUT_ERROR_CODES: ReadonlySet<string> = new Set(["invalid_api_key", "invalid_api_key_format", "missing_api_key", "model_not_found", "invalid_base_url"]);
+const INPUT_ERROR_CODES: ReadonlySet<string> = new Set([
+  "invalid_api_key",
+  "invalid_api_key_format",
+  "missing_api_key",
+  "model_not_found",
+  "invalid_base_url",
+]);
 
 /** The run's outcome: a done run whose every item of some map failed is not "Done". */
 export function runOutcome(result: Pick<RunResult, "status" | "reason" | "error" | "items">): RunOutcome {
@@ -25,9 +31,15 @@ export function runOutcome(result: Pick<RunResult, "status" | "reason" | "error"
   }
   const tallies = result.items ?? [];
   const empty = tallies.filter((tally) => tally.total > 0 && tally.succeeded === 0);
-  if (empty.length > 0) return { kind: "no-item-succeeded", headline: empty.map(describeTally).join("; "), exitCode: 1 };
+  if (empty.length > 0)
+    return { kind: "no-item-succeeded", headline: empty.map(describeTally).join("; "), exitCode: 1 };
   const partial = tallies.filter((tally) => tally.failed > 0);
-  if (partial.length > 0) return { kind: "done-with-failures", headline: `Done, with failed items: ${partial.map(describeTally).join("; ")}`, exitCode: 0 };
+  if (partial.length > 0)
+    return {
+      kind: "done-with-failures",
+      headline: `Done, with failed items: ${partial.map(describeTally).join("; ")}`,
+      exitCode: 0,
+    };
   return { kind: "done", headline: "Done", exitCode: 0 };
 }
 

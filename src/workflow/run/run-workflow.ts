@@ -40,12 +40,19 @@ export async function runWorkflow(workflow: Workflow, options: RunWorkflowOption
     });
     const journal = await RunJournal.open(path.join(runDir, JOURNAL_FILE));
     await journal.append(start);
-    return await executeRun({ workflow, runDir, journal, replay: Replay.fresh(start), resumed: false }, body === undefined ? options : { ...options, body });
+    return await executeRun(
+      { workflow, runDir, journal, replay: Replay.fresh(start), resumed: false },
+      body === undefined ? options : { ...options, body },
+    );
   } finally {
     await lock.release();
   }
 }
 
 function stamp(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, "").replace(/[-:]/g, "").replace("T", "-");
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, "")
+    .replace(/[-:]/g, "")
+    .replace("T", "-");
 }

@@ -26,7 +26,12 @@ export interface StartRunDirectoryOptions {
  */
 export async function startRunDirectory(workflow: Workflow, options: StartRunDirectoryOptions): Promise<RunStarted> {
   const runDir = path.resolve(options.runDir);
-  if (await access(path.join(runDir, JOURNAL_FILE)).then(() => true, () => false)) {
+  if (
+    await access(path.join(runDir, JOURNAL_FILE)).then(
+      () => true,
+      () => false,
+    )
+  ) {
     throw new ConfigError(`${runDir} already holds a run. ${options.takenHint}`, { code: "run_dir_taken" });
   }
   await mkdir(runDir, { recursive: true });

@@ -23,7 +23,10 @@ export interface MusicSubmission {
  * the answer, so a successful settle is held back until they are known; a call that fails after its
  * bill was settled (an answer without readable clips) is journaled as a plain bill.
  */
-export async function submitMusicJob(submission: MusicSubmission, call: (music: MusicClient) => Promise<MusicClipsResult>): Promise<JournaledMusicJob> {
+export async function submitMusicJob(
+  submission: MusicSubmission,
+  call: (music: MusicClient) => Promise<MusicClipsResult>,
+): Promise<JournaledMusicJob> {
   const held: (() => void)[] = [];
   const recorder: UsageRecorder = {
     reserve: (operation) => {

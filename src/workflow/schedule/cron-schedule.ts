@@ -14,7 +14,9 @@ export class CronSchedule {
     this.cron = cron;
     this.timezone = timezone;
     if (timezone !== undefined && !isTimeZone(timezone)) {
-      throw new ConfigError(`${where}: schedule.timezone "${timezone}" is not an IANA time zone. Use a name such as "Europe/Paris" or "UTC".`);
+      throw new ConfigError(
+        `${where}: schedule.timezone "${timezone}" is not an IANA time zone. Use a name such as "Europe/Paris" or "UTC".`,
+      );
     }
     try {
       // Five fields (minute first) as in crontab; a sixth, leading field is seconds.

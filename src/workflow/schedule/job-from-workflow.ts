@@ -28,9 +28,12 @@ export function jobsFromWorkflows(workflows: readonly Workflow[]): ScheduledJob[
   for (const job of jobs) {
     const other = seen.get(job.name);
     if (other !== undefined) {
-      throw new ConfigError(`${other} and ${job.file} are both named "${job.name}". Give one a different name: so their runs and state stay apart.`, {
-        code: "invalid_workflow",
-      });
+      throw new ConfigError(
+        `${other} and ${job.file} are both named "${job.name}". Give one a different name: so their runs and state stay apart.`,
+        {
+          code: "invalid_workflow",
+        },
+      );
     }
     seen.set(job.name, job.file);
   }

@@ -39,7 +39,9 @@ export async function listRuns(runsDir: string, options: { limit?: number } = {}
     throw error;
   }
   const listings = await Promise.all(
-    entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => describeRun(resolve(runsDir, entry.name))),
+    entries
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
+      .map((entry) => describeRun(resolve(runsDir, entry.name))),
   );
   return listings
     .filter((listing): listing is RunListing => listing !== undefined)
@@ -63,14 +65,18 @@ export async function describeRun(dir: string): Promise<RunListing | undefined> 
   const [first, last] = await Promise.all([readFirstLine(journal), readLastLine(journal)]);
   if (first === undefined && batch === undefined) return undefined;
   const started = first as JournalLine | undefined;
-  const finished = (last as JournalLine | undefined)?.type === "run-finished" ? (last as JournalLine).status : undefined;
-  const cost = (await readJson<{ totalYuan?: number; complete?: boolean }>(join(dir, "cost.json"))) ?? (await sumJournalCost(journal));
+  const finished =
+    (last as JournalLine | undefined)?.type === "run-finished" ? (last as JournalLine).status : undefined;
+  const cost =
+    (await readJson<{ totalYuan?: number; complete?: boolean }>(join(dir, "cost.json"))) ??
+    (await sumJournalCost(journal));
   return {
     dir,
     name: started?.name ?? dir.split(/[\\/]/).pop()!,
     startedAt: started?.startedAt,
     state: finished ?? (await unfinishedState(dir, batch, () => lastAttemptPid(journal, started))),
-    items: batch?.total === undefined ? undefined : { done: batch.done ?? 0, failed: batch.failed ?? 0, total: batch.total },
+    items:
+      batch?.total === undefined ? undefined : { done: batch.done ?? 0, failed: batch.failed ?? 0, total: batch.total },
     costYuan: cost.totalYuan ?? 0,
     unpriced: cost.complete === false,
     ...(finished === "waiting" ? { waitingFor: await openApprovals(journal) } : {}),
@@ -94,7 +100,11 @@ async function openApprovals(file: string): Promise<string[]> {
 
 // Without a run-finished line the run is going while its owner holds the lock. Directories from
 // before the lock (or a distributed run's, owned by no process) fall back to the pid that wrote them.
-async function unfinishedState(dir: string, batch: Partial<BatchFile> | undefined, journalPid: () => Promise<number | undefined>): Promise<RunState> {
+async function unfinishedState(
+  dir: string,
+  batch: Partial<BatchFile> | undefined,
+  journalPid: () => Promise<number | undefined>,
+): Promise<RunState> {
   if (batch?.state === "done" || batch?.state === "failed" || batch?.state === "stopped") return batch.state;
   const lock = await readLockState(join(dir, LOCK_FILE));
   if (lock.state === "held") return "running";
@@ -136,7 +146,10 @@ async function readFirstLine(file: string): Promise<unknown> {
 }
 
 async function readLastLine(file: string): Promise<unknown> {
-  const size = await stat(file).then((info) => info.size, () => 0);
+  const size = await stat(file).then(
+    (info) => info.size,
+    () => 0,
+  );
   if (size === 0) return undefined;
   const handle = await open(file, "r");
   try {

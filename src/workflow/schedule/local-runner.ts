@@ -23,6 +23,11 @@ export class LocalRunner implements WorkflowRunner {
     // Loaded without the signal: a firing that has begun always leaves a run that resume can finish.
     const workflow = await loadWorkflow(request.file);
     const result = await runWorkflow(workflow, { ...this.#options, outDir: request.runDir, signal });
-    return { state: result.status, runDir: result.runDir, costYuan: result.cost.totalYuan, ...(result.error === undefined ? {} : { error: result.error }) };
+    return {
+      state: result.status,
+      runDir: result.runDir,
+      costYuan: result.cost.totalYuan,
+      ...(result.error === undefined ? {} : { error: result.error }),
+    };
   }
 }

@@ -60,12 +60,17 @@ interface JobState {
  * firing time of each job is saved so a restart skips (or, with catchUp, runs) what it missed.
  * On abort: stop firing, drop queued firings, wait for runs in flight to stop, then resolve.
  */
-export async function runScheduler(jobs: readonly ScheduledJob[], options: SchedulerOptions): Promise<SchedulerSummary> {
+export async function runScheduler(
+  jobs: readonly ScheduledJob[],
+  options: SchedulerOptions,
+): Promise<SchedulerSummary> {
   const clock = options.clock ?? systemClock;
   const { signal, runner } = options;
   const emit = (event: SchedulerEvent) => options.onEvent?.(event);
   const state = await ScheduleState.load(options.runsDir);
-  const states = new Map<string, JobState>(jobs.map((job) => [job.name, { running: 0, queued: undefined, cancelTimer: undefined }]));
+  const states = new Map<string, JobState>(
+    jobs.map((job) => [job.name, { running: 0, queued: undefined, cancelTimer: undefined }]),
+  );
   const inFlight = new Set<Promise<void>>();
   const counts = { started: 0, skipped: 0, failed: 0 };
 
@@ -109,7 +114,12 @@ export async function runScheduler(jobs: readonly ScheduledJob[], options: Sched
         emit({ type: "queued", name: job.name, scheduledAtMs });
       } else {
         counts.skipped++;
-        emit({ type: "skipped", name: job.name, scheduledAtMs, reason: job.overlap === "skip" ? "running" : "queue-full" });
+        emit({
+          type: "skipped",
+          name: job.name,
+          scheduledAtMs,
+          reason: job.overlap === "skip" ? "running" : "queue-full",
+        });
       }
       return;
     }
@@ -172,7 +182,11 @@ export async function runScheduler(jobs: readonly ScheduledJob[], options: Sched
 
 /** Makes `<runsDir>/<UTC time>-<name>` for a firing, named like `svc-flow run`'s, adding -2, -3... if it exists. */
 async function claimRunDir(runsDir: string, name: string, scheduledAtMs: number): Promise<string> {
-  const stamp = new Date(scheduledAtMs).toISOString().replace(/\.\d+Z$/, "").replace(/[-:]/g, "").replace("T", "-");
+  const stamp = new Date(scheduledAtMs)
+    .toISOString()
+    .replace(/\.\d+Z$/, "")
+    .replace(/[-:]/g, "")
+    .replace("T", "-");
   const base = join(runsDir, `${stamp}-${name}`);
   for (let attempt = 1; ; attempt++) {
     const dir = attempt === 1 ? base : `${base}-${attempt}`;

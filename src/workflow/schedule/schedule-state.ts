@@ -39,7 +39,9 @@ export class ScheduleState {
     }
     const parsed = stateSchema.safeParse(safeJson(text));
     if (!parsed.success) {
-      throw new ConfigError(`${state.file} is not a schedule state file. Delete it to start afresh (missed firings are then forgotten).`);
+      throw new ConfigError(
+        `${state.file} is not a schedule state file. Delete it to start afresh (missed firings are then forgotten).`,
+      );
     }
     for (const [name, job] of Object.entries(parsed.data.jobs)) state.#last.set(name, Date.parse(job.lastScheduledAt));
     return state;
@@ -70,7 +72,9 @@ export class ScheduleState {
   }
 
   #serialize(): z.infer<typeof stateSchema> {
-    const jobs = Object.fromEntries([...this.#last].map(([name, time]) => [name, { lastScheduledAt: new Date(time).toISOString() }]));
+    const jobs = Object.fromEntries(
+      [...this.#last].map(([name, time]) => [name, { lastScheduledAt: new Date(time).toISOString() }]),
+    );
     return { version: 1, jobs };
   }
 }

@@ -22,11 +22,9 @@ export function orExpression<T extends z.ZodType>(schema: T, what: string) {
 }
 
 /** Step ids and input names: usable after a dot in expressions (`steps.make-poster.output`). */
-export const identifierSchema = z
-  .string()
-  .regex(memberNamePattern, {
-    message: 'Expected a name of letters, digits, "_" and inner "-" (e.g. "make-poster"), starting with a letter',
-  });
+export const identifierSchema = z.string().regex(memberNamePattern, {
+  message: 'Expected a name of letters, digits, "_" and inner "-" (e.g. "make-poster"), starting with a letter',
+});
 
 /** The map variable (`as:`): a plain identifier, since it is read as a root name. */
 export const variableNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
@@ -37,19 +35,35 @@ export const variableNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
 export const modelIdSchema = z
   .string()
   .min(1)
-  .meta({ id: "modelId", description: "A model id, e.g. alpha-sonnet-4-6.", examples: listModels().map((model) => model.id) });
+  .meta({
+    id: "modelId",
+    description: "A model id, e.g. alpha-sonnet-4-6.",
+    examples: listModels().map((model) => model.id),
+  });
 
 /** A duration: a number of seconds, or text such as "500ms", "30s", "2m", "2d". */
 export const durationSchema = z
-  .union([z.number().positive(), z.string().regex(/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d)\s*$/, { message: 'Expected a duration such as "30s", "500ms", "2m" or "2d"' })])
+  .union([
+    z.number().positive(),
+    z.string().regex(/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d)\s*$/, {
+      message: 'Expected a duration such as "30s", "500ms", "2m" or "2d"',
+    }),
+  ])
   .meta({ id: "duration", description: 'Seconds as a number, or text such as "500ms", "30s", "2m", "2d".' });
 
 /** How a failing call is tried again (429, 5xx, broken connections; never 400/401/quota). */
-export const retrySchema = z.strictObject({
-  attempts: z.int().min(1).max(20).meta({ description: "Tries in all, the first included. Default 4." }),
-  minDelayMs: z.int().min(0).max(600_000).optional().meta({ description: "Backoff ceiling of the first retry. Default 250." }),
-  maxDelayMs: z.int().min(0).max(600_000).optional().meta({ description: "Longest backoff. Default 20000." }),
-}).meta({ id: "retry" });
+export const retrySchema = z
+  .strictObject({
+    attempts: z.int().min(1).max(20).meta({ description: "Tries in all, the first included. Default 4." }),
+    minDelayMs: z
+      .int()
+      .min(0)
+      .max(600_000)
+      .optional()
+      .meta({ description: "Backoff ceiling of the first retry. Default 250." }),
+    maxDelayMs: z.int().min(0).max(600_000).optional().meta({ description: "Longest backoff. Default 20000." }),
+  })
+  .meta({ id: "retry" });
 /** A retry policy as written in a workflow file. */
 export type RetrySpec = z.infer<typeof retrySchema>;
 

@@ -9,8 +9,13 @@ import { WITH_SCHEMAS, type LeafKind } from "./with-schemas.js";
 const baseFields = {
   id: identifierSchema.meta({ description: "Unique in the file; other steps read steps.<id>.output." }),
   name: z.string().optional().meta({ description: "Shown in progress and the report." }),
-  if: orExpression(z.boolean(), "true, false").optional().meta({ description: "Run only when true; a skipped step's output is undefined." }),
-  needs: z.array(identifierSchema).optional().meta({ description: "Steps that must finish first, beyond those referenced." }),
+  if: orExpression(z.boolean(), "true, false")
+    .optional()
+    .meta({ description: "Run only when true; a skipped step's output is undefined." }),
+  needs: z
+    .array(identifierSchema)
+    .optional()
+    .meta({ description: "Steps that must finish first, beyond those referenced." }),
 };
 const callFields = {
   retry: retrySchema.optional(),
@@ -38,13 +43,20 @@ export const ON_ITEM_ERROR = ["fail", "skip", "collect"] as const;
 /** `map:` container, one level deep (its `steps` are validated one by one). */
 export const mapStepSchema = z.strictObject({
   ...baseFields,
-  map: orExpression(z.array(z.unknown()), "a list").meta({ description: "The items: an array, or an expression giving one." }),
+  map: orExpression(z.array(z.unknown()), "a list").meta({
+    description: "The items: an array, or an expression giving one.",
+  }),
   as: variableNameSchema.optional().meta({ description: "Name of the item in expressions. Default item." }),
-  concurrency: z.int().min(1).max(256).optional().meta({ description: "Items in flight at once. Default: the run's limit." }),
-  onItemError: z
-    .enum(ON_ITEM_ERROR)
+  concurrency: z
+    .int()
+    .min(1)
+    .max(256)
     .optional()
-    .meta({ description: "fail (default): the first failed item fails the map; skip: drop failed items; collect: keep { error } in place." }),
+    .meta({ description: "Items in flight at once. Default: the run's limit." }),
+  onItemError: z.enum(ON_ITEM_ERROR).optional().meta({
+    description:
+      "fail (default): the first failed item fails the map; skip: drop failed items; collect: keep { error } in place.",
+  }),
   steps: z.array(z.unknown()).min(1).meta({ description: "Steps run for each item." }),
   output: z.unknown().optional().meta({ description: "Per-item output; default: the last step's output." }),
 });
@@ -76,7 +88,9 @@ export type CallStep = Exclude<LeafStep, ApprovalStep>;
 /** A map step with its nested steps validated. */
 export type MapStep = Omit<z.infer<typeof mapStepSchema>, "steps"> & { readonly steps: readonly Step[] };
 /** A parallel step with its children validated. */
-export type ParallelStep = Omit<z.infer<typeof parallelStepSchema>, "parallel"> & { readonly parallel: readonly Step[] };
+export type ParallelStep = Omit<z.infer<typeof parallelStepSchema>, "parallel"> & {
+  readonly parallel: readonly Step[];
+};
 /** Any step of a workflow. */
 export type Step = LeafStep | MapStep | ParallelStep;
 

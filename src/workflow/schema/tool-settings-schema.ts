@@ -15,13 +15,19 @@ export const toolSettingsSchema = z
           description:
             "Fetch loopback, private and link-local addresses (localhost, 10.x, 192.168.x, 169.254.169.254, ::1, ...), e.g. an intranet page. Default false: they are refused (url_refused).",
         }),
-        maxBytes: wholeNumber("bytes", 524_288).optional().meta({ description: "Most body bytes read; a longer body is cut, with a note. Default 262144 (256 KiB)." }),
-        timeoutMs: wholeNumber("milliseconds", 30_000).optional().meta({ description: "Time for the whole fetch, redirects and body included. Default 15000." }),
+        maxBytes: wholeNumber("bytes", 524_288)
+          .optional()
+          .meta({ description: "Most body bytes read; a longer body is cut, with a note. Default 262144 (256 KiB)." }),
+        timeoutMs: wholeNumber("milliseconds", 30_000)
+          .optional()
+          .meta({ description: "Time for the whole fetch, redirects and body included. Default 15000." }),
       })
       .optional()
       .meta({ description: "The fetch_url tool." }),
   })
-  .meta({ description: "Settings of the tools that agent, tool and chat steps create; they apply to every such step." });
+  .meta({
+    description: "Settings of the tools that agent, tool and chat steps create; they apply to every such step.",
+  });
 
 /** A workflow's `tools:` section as written. */
 export type ToolSettings = z.infer<typeof toolSettingsSchema>;

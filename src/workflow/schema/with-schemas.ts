@@ -11,9 +11,14 @@ const media = (what: string) =>
   });
 const modelFields = {
   model: modelIdSchema.optional().meta({ description: "Model id; default: defaults.model." }),
-  fallbacks: z.array(modelIdSchema).optional().meta({ description: "Models tried in order when the model keeps failing." }),
+  fallbacks: z
+    .array(modelIdSchema)
+    .optional()
+    .meta({ description: "Models tried in order when the model keeps failing." }),
   temperature: orExpression(z.number().min(0).max(1), "a number from 0 to 1").optional(),
-  maxTokens: orExpression(z.int().positive(), "a whole number above 0").optional().meta({ description: "Output token limit." }),
+  maxTokens: orExpression(z.int().positive(), "a whole number above 0")
+    .optional()
+    .meta({ description: "Output token limit." }),
 };
 
 /** `uses: chat`: one chat turn, with media, structured output and tools. */
@@ -21,7 +26,10 @@ export const chatWithSchema = z.strictObject({
   ...modelFields,
   prompt: text.meta({ description: "The user message." }),
   system: text.optional().meta({ description: "The system message." }),
-  history: orExpression(z.array(z.strictObject({ role: z.enum(["user", "assistant"]), content: text })), "a list of { role, content }")
+  history: orExpression(
+    z.array(z.strictObject({ role: z.enum(["user", "assistant"]), content: text })),
+    "a list of { role, content }",
+  )
     .optional()
     .meta({ description: "Earlier turns, before the prompt." }),
   images: media("Images to look at").optional(),
@@ -32,16 +40,25 @@ export const chatWithSchema = z.strictObject({
     .optional()
     .meta({ description: "JSON Schema of the answer: the output is the parsed, checked value instead of { text }." }),
   tools: z.array(z.string().min(1)).optional().meta({ description: "Tools from tools/ the model may call." }),
-  maxToolRounds: z.int().min(1).max(50).optional().meta({ description: "Tool-call rounds before giving up. Default 8." }),
+  maxToolRounds: z
+    .int()
+    .min(1)
+    .max(50)
+    .optional()
+    .meta({ description: "Tool-call rounds before giving up. Default 8." }),
   stop: z.union([text, z.array(text)]).optional(),
 });
 
 /** `uses: image`: generate an image, or edit `source`. */
 export const imageWithSchema = z.strictObject({
-  model: modelIdSchema.optional().meta({ description: "An image model; default: defaults.imageModel or gamma-2.5-flash-image." }),
+  model: modelIdSchema
+    .optional()
+    .meta({ description: "An image model; default: defaults.imageModel or gamma-2.5-flash-image." }),
   fallbacks: z.array(modelIdSchema).optional(),
   prompt: text,
-  source: text.optional().meta({ description: "Image to edit: a path, URL, data URI or an earlier image step's output." }),
+  source: text
+    .optional()
+    .meta({ description: "Image to edit: a path, URL, data URI or an earlier image step's output." }),
 });
 
 /** Music operations a step can run. */
@@ -52,8 +69,13 @@ export const musicWithSchema = z.strictObject({
   operation: z.enum(MUSIC_STEP_OPERATIONS).optional().meta({ description: "Default generate." }),
   prompt: text.optional().meta({ description: "What to make (generate, lyrics; optional for continuation)." }),
   instrumental: orExpression(z.boolean(), "true, false").optional(),
-  clip: text.optional().meta({ description: "Clip id, or an earlier music step's clip, to continue, split into stems, or join with what it continues." }),
-  at: orExpression(z.number().nonnegative(), "a number of seconds").optional().meta({ description: "Continue from this second of the clip." }),
+  clip: text.optional().meta({
+    description:
+      "Clip id, or an earlier music step's clip, to continue, split into stems, or join with what it continues.",
+  }),
+  at: orExpression(z.number().nonnegative(), "a number of seconds")
+    .optional()
+    .meta({ description: "Continue from this second of the clip." }),
   download: z.boolean().optional().meta({ description: "Download finished audio into artifacts/. Default true." }),
 });
 
@@ -70,7 +92,9 @@ export const agentWithSchema = z.strictObject({
 /** `uses: tool`: call one tool from tools/. */
 export const toolWithSchema = z.strictObject({
   tool: z.string().min(1).meta({ description: "Tool name, e.g. calculator." }),
-  input: orExpression(z.record(z.string(), z.unknown()), "a mapping").optional().meta({ description: "The tool's arguments." }),
+  input: orExpression(z.record(z.string(), z.unknown()), "a mapping")
+    .optional()
+    .meta({ description: "The tool's arguments." }),
 });
 
 /** What an approval that nobody answered in time becomes. */
@@ -79,13 +103,20 @@ export const ON_APPROVAL_TIMEOUT = ["reject", "approve"] as const;
 /** `uses: approval`: the run waits (exit 3) until a person answers with `svc-flow approve`. */
 export const approvalWithSchema = z.strictObject({
   prompt: text.meta({ description: "What the person is asked." }),
-  show: z.unknown().optional().meta({ description: "What they look at before answering (shown by the CLI and the report), e.g. ${{ steps.posters.output }}." }),
-  input: z
-    .record(z.string(), z.unknown())
+  show: z.unknown().optional().meta({
+    description:
+      "What they look at before answering (shown by the CLI and the report), e.g. ${{ steps.posters.output }}.",
+  }),
+  input: z.record(z.string(), z.unknown()).optional().meta({
+    description: "JSON Schema of the reply (svc-flow approve --input JSON); a reply that does not fit is refused.",
+  }),
+  timeout: durationSchema.optional().meta({
+    description: 'How long the question stays open, e.g. "2d"; a run resumed after it is decided by onTimeout.',
+  }),
+  onTimeout: z
+    .enum(ON_APPROVAL_TIMEOUT)
     .optional()
-    .meta({ description: "JSON Schema of the reply (svc-flow approve --input JSON); a reply that does not fit is refused." }),
-  timeout: durationSchema.optional().meta({ description: 'How long the question stays open, e.g. "2d"; a run resumed after it is decided by onTimeout.' }),
-  onTimeout: z.enum(ON_APPROVAL_TIMEOUT).optional().meta({ description: "The decision once the timeout has passed. Default reject." }),
+    .meta({ description: "The decision once the timeout has passed. Default reject." }),
 });
 
 /** The `with:` schema of each leaf step kind. */
