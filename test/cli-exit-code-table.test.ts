@@ -101,7 +101,7 @@ describe("exit codes of the real CLI", () => {
       code: 1,
       what: "a run whose step fails upstream",
       argv: () => ["run", "broken-model.yaml", "--out", out()],
-      says: "Failed (upstream_error)",
+      says: "Failed [upstream_error]",
     },
     {
       code: 1,
