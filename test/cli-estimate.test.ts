@@ -187,6 +187,19 @@ steps:
     expect(priced.maxYuan).toBeGreaterThanOrEqual(0.001);
   });
 
+  it("names the price file in its header when prices come from one", async () => {
+    await writeFile(join(dir, "prices.yaml"), "chat:\n  beta-4o: { input: 0.01, output: 0.02 }\n");
+    const published = await estimate(PRICED);
+    expect(published.stdout.text.split("\n")[0]).toMatch(/\(published prices\)\.$/);
+    const result = await estimate(PRICED, "--prices", "prices.yaml");
+    expect(result.code, result.stderr.text).toBe(0);
+    expect(result.stdout.text.split("\n")[0]).toMatch(/\(prices from prices\.yaml over the published ones\)\.$/);
+    expect((await estimateJson(PRICED, "--prices", "prices.yaml")).prices).toEqual({
+      source: "file",
+      file: "prices.yaml",
+    });
+  });
+
   it("counts a step whose if: is false for the given inputs as skipped", async () => {
     const text = `version: 1
 inputs:

@@ -40,7 +40,7 @@ export const estimateCommand: Command = {
         : await loadPriceFile(resolve(context.cwd, values.prices), { signal: context.signal });
     const estimate = await estimateWorkflow(workflow, {
       inputs: readInputs(values.input),
-      ...(prices === undefined ? {} : { prices }),
+      ...(prices === undefined ? {} : { prices, pricesFile: values.prices }),
     });
     context.stdout.write(
       values.json === true ? `${JSON.stringify(estimate, null, 2)}\n` : `${formatEstimate(estimate)}\n`,

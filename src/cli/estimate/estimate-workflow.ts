@@ -58,6 +58,8 @@ export interface WorkflowEstimate {
   /** Unpriced use over the steps whose run count is known. */
   readonly unpriced: readonly UnpricedUse[];
   readonly budget?: { readonly maxYuan: number; readonly exceeded: boolean };
+  /** Where the prices came from: the published table, or a price file laid over it (its path as given). */
+  readonly prices: { readonly source: "published" } | { readonly source: "file"; readonly file: string };
   readonly notes: readonly string[];
 }
 
@@ -67,6 +69,8 @@ export interface EstimateWorkflowOptions {
   readonly inputs?: Readonly<Record<string, string>>;
   /** Prices laid over the published ones (a price file). */
   readonly prices?: PriceOverrides;
+  /** The price file `prices` was read from, as the user named it; the estimate says so. */
+  readonly pricesFile?: string;
 }
 
 /** Prices a loaded workflow without calling anything: per step and in total, with what is unpriced or unknown. */
@@ -105,6 +109,10 @@ export async function estimateWorkflow(
     upperBound: complete && rows.every((row) => row.upperBound),
     unpriced: addUnpriced(known),
     ...(budget === undefined ? {} : { budget: { maxYuan: budget.maxYuan, exceeded: maxYuan > budget.maxYuan } }),
+    prices:
+      options.prices === undefined
+        ? { source: "published" }
+        : { source: "file", file: options.pricesFile ?? "the given price overrides" },
     notes: workflowNotes(workflow, missingInputs),
   };
 }

@@ -14,7 +14,7 @@ export function formatEstimate(estimate: WorkflowEstimate): string {
     row.times === 0 ? "" : row.unpriced.map((use) => use.name).join(", "),
   ]);
   const lines = [
-    `Estimate for ${estimate.workflow}: the most each step can cost, before running it (published prices${estimate.steps.some((row) => row.unpriced.length > 0) ? "; unpriced models are listed, never counted as 0" : ""}).`,
+    `Estimate for ${estimate.workflow}: the most each step can cost, before running it (${pricesText(estimate)}${estimate.steps.some((row) => row.unpriced.length > 0) ? "; unpriced models are listed, never counted as 0" : ""}).`,
     "",
     formatTable(["STEP", "KIND", "MODELS", "CALLS", "MAX YUAN", "UNPRICED"], rows, [3, 4]),
     "",
@@ -58,6 +58,12 @@ export function formatEstimate(estimate: WorkflowEstimate): string {
   ];
   if (notes.length > 0) lines.push("", "Notes:", ...notes.map((note) => `  ${note}`));
   return lines.join("\n");
+}
+
+function pricesText(estimate: WorkflowEstimate): string {
+  return estimate.prices.source === "published"
+    ? "published prices"
+    : `prices from ${estimate.prices.file} over the published ones`;
 }
 
 function callsCell(row: StepEstimate): string {
