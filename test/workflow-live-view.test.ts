@@ -56,10 +56,13 @@ function screen(output: string): string[] {
 
 /** Runs the CLI under a pseudo-terminal; `type` writes keystrokes (Ctrl-C is "\x03") once `when` shows. */
 function underTerminal(argv: string[], env: NodeJS.ProcessEnv, cwd: string, keys?: { when: RegExp; type: string }) {
-  const command = [process.execPath, BIN, ...argv].map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ");
+  const quoted = [process.execPath, BIN, ...argv].map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ");
+  // script(1) runs the command through $SHELL; `exec` makes the CLI the terminal's only process, or a shell that
+  // stays (dash, when SHELL is unset) dies of the Ctrl-C itself and script reports 130 whatever the CLI did.
+  const command = `exec ${quoted}`;
   const child = spawn("script", ["-qefc", command, "/dev/null"], {
     cwd,
-    env: { ...process.env, ...env, TERM: "xterm-256color", COLUMNS: "120" },
+    env: { ...process.env, ...env, SHELL: "/bin/sh", TERM: "xterm-256color", COLUMNS: "120" },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let output = "";
