@@ -12,6 +12,7 @@ import type { ReplyEvent } from "../chat/collect-reply.js";
 import { decodeImageReply, toImage, type MessageImage } from "../chat/decode-image-reply.js";
 import type { Usage } from "../gateway/wire.js";
 import { TOOL_CALL_EXTRAS_KEY } from "./convert-messages.js";
+import { MODEL_PROVIDER } from "./reasoning-blocks.js";
 
 /** A complete reply as the AIMessage `invoke` returns. */
 export function toAIMessage(reply: ChatReply): AIMessage {
@@ -33,7 +34,13 @@ export function toEventChunk(event: ReplyEvent, id: string): AIMessageChunk {
     case "text":
       return new AIMessageChunk({ id, content: event.text });
     case "reasoning":
-      return new AIMessageChunk({ id, content: "", additional_kwargs: { reasoning_content: event.text } });
+      // model_provider makes `contentBlocks` give this piece as a standard `reasoning` block.
+      return new AIMessageChunk({
+        id,
+        content: "",
+        additional_kwargs: { reasoning_content: event.text },
+        response_metadata: { model_provider: MODEL_PROVIDER },
+      });
     case "tool-call":
       return new AIMessageChunk({
         id,
@@ -73,6 +80,7 @@ export function usageMetadataOf(usage: Usage): UsageMetadata {
  * numbers when it merges chunks, so a streamed reply carries it on its final chunk only). */
 export function replyMetadata(reply: ChatReply): Record<string, unknown> {
   return {
+    model_provider: MODEL_PROVIDER,
     model_name: reply.servedModel,
     model: reply.model,
     requested_model: reply.requestedModel,
