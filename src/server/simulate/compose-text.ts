@@ -1,6 +1,7 @@
 import { formatNumber } from "./arithmetic.js";
 import type { Conversation } from "./conversation.js";
 import { capitalise, joinWords, listAbout, sentencesAbout, wordsAbout } from "./filler-text.js";
+import { countSource, countValue } from "./prompt-counts.js";
 import { readFacts } from "./prompt-facts.js";
 import type { SeededRandom } from "./seeded-random.js";
 import { sloganAbout } from "./field-phrases.js";
@@ -12,23 +13,7 @@ import { writeNotes } from "./write-notes.js";
 /** The most words a "write N words" prompt gets; beyond it a reply would be mostly filler. */
 export const MAX_REQUESTED_WORDS = 30_000;
 const LONG_WORDS = 350;
-const NUMBER_WORDS: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  fifteen: 15,
-  twenty: 20,
-};
-const COUNT = String.raw`(\d{1,5}|${Object.keys(NUMBER_WORDS).join("|")})`;
+const COUNT = countSource(5);
 const ECHO =
   /\b(?:say|reply with|respond with|repeat|answer with|output|print|return)\s+(?:back\s+)?(?:exactly|only|just|verbatim)?\s*(?:the\s+(?:word|phrase|text|string)\s*)?:?\s*(?:"([^"]+)"|“([^”]+)”|'([^']+)')/i;
 const ECHO_WORD = /\b(?:say|reply with|respond with|answer with)\s+(?:only|just)?\s*the word\s+([\p{L}\p{N}-]+)/iu;
@@ -62,18 +47,18 @@ export function composeText(conversation: Conversation, random: SeededRandom): s
   if (subject) return sloganAbout(subject, hashText(text) % 12);
 
   const words = WORDS.exec(text);
-  if (words) return wordsAbout(topic, Math.min(MAX_REQUESTED_WORDS, count(words[1]!)), random);
+  if (words) return wordsAbout(topic, Math.min(MAX_REQUESTED_WORDS, countValue(words[1]!)), random);
   const paragraphs = PARAGRAPHS.exec(text);
-  if (paragraphs) return wordsAbout(topic, Math.min(MAX_REQUESTED_WORDS, count(paragraphs[1]!) * 80), random);
+  if (paragraphs) return wordsAbout(topic, Math.min(MAX_REQUESTED_WORDS, countValue(paragraphs[1]!) * 80), random);
   const sentences = SENTENCES.exec(text);
-  if (sentences) return sentencesAbout(topic, Math.min(500, count(sentences[1]!)), random).join(" ");
+  if (sentences) return sentencesAbout(topic, Math.min(500, countValue(sentences[1]!)), random).join(" ");
   const list = LIST.exec(text);
   if (list) {
     const noun = list[2]!.toLowerCase();
     const subject = topic.filter((word) => word.toLowerCase() !== noun);
     return listAbout(
       subject,
-      Math.min(200, count(list[1]!)),
+      Math.min(200, countValue(list[1]!)),
       random,
       /taglines|slogans|headlines|titles|names/.test(noun) ? "slogans" : "points",
     );
@@ -121,10 +106,6 @@ function opener(text: string, topic: readonly string[], random: SeededRandom): s
 // ECHO cannot match without a quote mark, and most prompts have none: cheaper than the pattern's scan.
 function hasQuote(text: string): boolean {
   return text.includes('"') || text.includes("“") || text.includes("'");
-}
-
-function count(word: string): number {
-  return NUMBER_WORDS[word.toLowerCase()] ?? Number(word);
 }
 
 // Answers questions about earlier turns, so multi-turn conversations visibly carry their history.

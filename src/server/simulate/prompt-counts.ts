@@ -10,13 +10,21 @@ const NUMBER_WORDS: Readonly<Record<string, number>> = {
   eight: 8,
   nine: 9,
   ten: 10,
+  eleven: 11,
   twelve: 12,
+  fifteen: 15,
+  twenty: 20,
 };
-const COUNT = String.raw`(\d{1,3}|${Object.keys(NUMBER_WORDS).join("|")})`;
+const COUNT = countSource(3);
 const LIST_NOUN = new RegExp(
   String.raw`\b${COUNT}\s+(?:[\w-]+\s+){0,2}?(taglines|slogans|headlines|titles|names|ideas|keywords|tags|topics|colou?rs|questions|options|captions|bullets|points|items|words)\b`,
   "i",
 );
+
+/** A count in a prompt as a regex source with one group: up to `digits` digits, or a number word. */
+export function countSource(digits: number): string {
+  return String.raw`(\d{1,${digits}}|${Object.keys(NUMBER_WORDS).join("|")})`;
+}
 
 /** The value of a count word or number ("three", "3"). */
 export function countValue(word: string): number {
