@@ -4,7 +4,7 @@ import { MUSIC_PATHS } from "../gateway/wire.js";
 import type { KeyAccount } from "./key-account.js";
 import { concatWav } from "./concat-wav.js";
 import { MUSIC_CREDITS, type ClipData, type ClipRecord, type ClipSpec, type MusicStore } from "./music-store.js";
-import { synthesizeMusic } from "./simulate/index.js";
+import { musicTitle, synthesizeMusic } from "./simulate/index.js";
 
 /** The clips a billed music call will make, or why it cannot be made. */
 export type MusicJobPlan =
@@ -63,7 +63,7 @@ export function planMusicJob(
       credits,
       specs: [1, 2].map((take) =>
         withRender(
-          { ...base, title: `${input.title ?? titleOf(input.prompt)}${take === 2 ? " (take 2)" : ""}` },
+          { ...base, title: `${input.title ?? musicTitle(input.prompt)}${take === 2 ? " (take 2)" : ""}` },
           account,
           store,
         ),
@@ -199,9 +199,4 @@ function chainOf(last: ClipRecord, account: KeyAccount, store: MusicStore): Clip
     current = parent;
   }
   return chain;
-}
-
-function titleOf(prompt: string): string {
-  const words = prompt.trim().split(/\s+/).slice(0, 6).join(" ");
-  return words.length > 60 ? `${words.slice(0, 57)}...` : words;
 }

@@ -1,4 +1,4 @@
-import { capitalise, joinWords } from "./filler-text.js";
+import { capitalise, titleCase, joinWords } from "./filler-text.js";
 import type { AudioFacts, ImageFacts, MediaFacts } from "./media-facts.js";
 import { hashText } from "./seeded-random.js";
 import type { Subject } from "./subject-phrase.js";
@@ -194,8 +194,4 @@ function register(hz: number): string {
 
 function seconds(value: number): string {
   return value < 10 ? String(Number(value.toFixed(1))) : String(Math.round(value));
-}
-
-function titleCase(text: string): string {
-  return text.replace(/(^|\s)(\p{Ll})/gu, (_, space: string, letter: string) => `${space}${letter.toUpperCase()}`);
 }

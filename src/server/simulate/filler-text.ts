@@ -117,6 +117,11 @@ export function capitalise(text: string): string {
   return text.length === 0 ? text : text[0]!.toUpperCase() + text.slice(1);
 }
 
+/** Every word's first letter in capitals ("solar lantern jingle" gives "Solar Lantern Jingle"). */
+export function titleCase(text: string): string {
+  return text.replace(/(^|\s)(\p{Ll})/gu, (_, space: string, letter: string) => `${space}${letter.toUpperCase()}`);
+}
+
 // Mid-sentence, a template's first word loses its capital but a topic keeps its own spelling.
 function lowerFirst(sentence: string, topic: string): string {
   if (sentence.startsWith(capitalise(topic))) return topic + sentence.slice(topic.length);
