@@ -296,8 +296,8 @@ describe("references", () => {
   const context = {
     roots: ["inputs", "steps", "run"],
     inputs: ["product", "photo"],
-    steps: ["look"],
-    allSteps: ["look", "me", "later"],
+    steps: new Set(["look"]),
+    allSteps: new Set(["look", "me", "later"]),
     currentStep: "me",
     runFields: ["id"],
   };

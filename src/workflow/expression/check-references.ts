@@ -9,15 +9,20 @@ export interface ReferenceContext {
   /** Declared input names; `inputs.<name>` must be one of them. */
   readonly inputs?: readonly string[];
   /** Step ids that finish before this point (earlier steps); `steps.<id>` must be one of them. */
-  readonly steps?: readonly string[];
+  readonly steps?: StepIds;
   /** Every step id in the file, to tell a step that comes later from one that does not exist. */
-  readonly allSteps?: readonly string[];
+  readonly allSteps?: ReadonlySet<string>;
   /** The id of the step the reference sits in, to catch a step reading its own output. */
   readonly currentStep?: string;
   /** What may follow `steps.<id>`; default `["output"]`. */
   readonly stepFields?: readonly string[];
   /** Fields of `run`; `run.<field>` must be one of them. */
   readonly runFields?: readonly string[];
+}
+
+/** A set of step ids (a Set, or a view that shares storage), asked one id at a time: a file may have thousands. */
+export interface StepIds extends Iterable<string> {
+  has(id: string): boolean;
 }
 
 const DEFAULT_STEP_FIELDS = ["output"];
@@ -84,21 +89,19 @@ function stepProblem(reference: Reference, context: ReferenceContext): Problem |
       "Write steps.<id>.output with the step id spelled out, so the step order can be worked out.",
     ];
   }
-  if (context.steps !== undefined && !context.steps.includes(id)) {
+  if (context.steps !== undefined && !context.steps.has(id)) {
     if (id === context.currentStep) {
       return [`Step "${id}" cannot read its own output`, "Refer to a step that runs before it."];
     }
-    if (context.allSteps?.includes(id) === true) {
+    if (context.allSteps?.has(id) === true) {
       return [
         `Step "${id}" has not run yet at this point`,
         `Move this step after "${id}", or refer to a step that runs earlier.`,
       ];
     }
-    const known =
-      context.steps.length === 0
-        ? "no step runs before this one"
-        : `steps before this one: ${context.steps.join(", ")}`;
-    return [`There is no step "${id}"`, `${didYouMean(id, context.allSteps ?? context.steps)}Check the id (${known}).`];
+    const before = [...context.steps];
+    const known = before.length === 0 ? "no step runs before this one" : `steps before this one: ${before.join(", ")}`;
+    return [`There is no step "${id}"`, `${didYouMean(id, context.allSteps ?? before)}Check the id (${known}).`];
   }
   if (field === undefined && !reference.dynamic) {
     return [`steps.${id} names a step, not a value`, `Write steps.${id}.${fields[0] ?? "output"}.`];

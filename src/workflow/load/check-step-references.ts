@@ -9,6 +9,7 @@ import {
 import { isMapStep, type Step } from "../schema/step-schemas.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
 import type { RawIssue } from "./zod-issues.js";
+import { EarlierSteps } from "./earlier-steps.js";
 import { exposedIds, subtreeIds, walkSteps, type StepPlace } from "./walk-steps.js";
 
 /** Fields of `run` that expressions may read. */
@@ -19,7 +20,7 @@ const ROOTS = ["inputs", "steps", "run"];
 /** Checks every `${{ }}` and `needs:`: syntax, and that each name exists and finishes before the reader. */
 export function checkStepReferences(definition: WorkflowDefinition): RawIssue[] {
   const issues: RawIssue[] = [];
-  const allSteps = definition.steps.flatMap(subtreeIds);
+  const allSteps = new Set(definition.steps.flatMap(subtreeIds));
   const inputs = Object.keys(definition.inputs ?? {});
   const base = { inputs, allSteps, runFields: [...RUN_FIELDS] };
   walkSteps(definition.steps, (place) => {
@@ -42,7 +43,7 @@ export function checkStepReferences(definition: WorkflowDefinition): RawIssue[] 
           message: `"${variable}" is already a name in expressions here; pick another name for the item.`,
         });
       }
-      const inside = [...place.earlier, ...step.steps.flatMap(exposedIds)];
+      const inside = place.earlier.with(step.steps.flatMap(exposedIds));
       check(
         step.output,
         [...path, "output"],
@@ -51,7 +52,7 @@ export function checkStepReferences(definition: WorkflowDefinition): RawIssue[] 
       );
     }
   });
-  const topLevel = definition.steps.flatMap(exposedIds);
+  const topLevel = EarlierSteps.none.with(definition.steps.flatMap(exposedIds));
   check(definition.outputs, ["outputs"], { ...base, roots: ROOTS, steps: topLevel }, issues);
   return issues;
 }
@@ -74,20 +75,22 @@ export function toIssue(error: ExpressionError): RawIssue {
   return { path, message, offsetInString: error.column === undefined ? undefined : error.column - 1 };
 }
 
-function checkNeeds(step: Step, place: StepPlace, allSteps: readonly string[], issues: RawIssue[]): void {
+function checkNeeds(step: Step, place: StepPlace, allSteps: ReadonlySet<string>, issues: RawIssue[]): void {
   (step.needs ?? []).forEach((id, index) => {
-    if (place.earlier.includes(id)) return;
+    if (place.earlier.has(id)) return;
     const path = [...place.path, "needs", index];
     if (id === step.id) issues.push({ path, message: `Step "${id}" cannot wait for itself.` });
-    else if (allSteps.includes(id))
+    else if (allSteps.has(id))
       issues.push({
         path,
         message: `Step "${id}" does not run before this one. Move this step after "${id}", or drop it from needs.`,
       });
-    else
+    else {
+      const before = [...place.earlier];
       issues.push({
         path,
-        message: `There is no step "${id}"${place.earlier.length > 0 ? ` (steps before this one: ${place.earlier.join(", ")})` : ""}.`,
+        message: `There is no step "${id}"${before.length > 0 ? ` (steps before this one: ${before.join(", ")})` : ""}.`,
       });
+    }
   });
 }

@@ -1,5 +1,6 @@
 import type { ValuePath } from "../expression/index.js";
 import { isMapStep, isParallelStep, type Step } from "../schema/step-schemas.js";
+import { EarlierSteps } from "./earlier-steps.js";
 
 /** What is in scope where a step sits. */
 export interface StepPlace {
@@ -7,7 +8,7 @@ export interface StepPlace {
   /** The step's path in the file, e.g. `["steps", 2, "steps", 0]`. */
   readonly path: ValuePath;
   /** Ids of steps that finish before this one starts: earlier siblings and what they expose, and the same for every enclosing list. */
-  readonly earlier: readonly string[];
+  readonly earlier: EarlierSteps;
   /** Map variables of the enclosing maps, outermost first. */
   readonly mapVariables: readonly string[];
   /** The enclosing map step, when the step runs once per item. */
@@ -29,12 +30,12 @@ export function subtreeIds(step: Step): string[] {
 
 /** Visits every step depth-first in file order, telling each what it may read. */
 export function walkSteps(steps: readonly Step[], visit: (place: StepPlace) => void): void {
-  walkList(steps, visit, { path: ["steps"], earlier: [], mapVariables: [], sequential: true });
+  walkList(steps, visit, { path: ["steps"], earlier: EarlierSteps.none, mapVariables: [], sequential: true });
 }
 
 interface ListPlace {
   readonly path: ValuePath;
-  readonly earlier: readonly string[];
+  readonly earlier: EarlierSteps;
   readonly mapVariables: readonly string[];
   readonly inMap?: Step;
   /** False for a parallel's children: they start together, so none reads another. */
@@ -42,22 +43,17 @@ interface ListPlace {
 }
 
 function walkList(steps: readonly Step[], visit: (place: StepPlace) => void, list: ListPlace): void {
-  let visible = [...list.earlier];
+  const finished = EarlierSteps.listAfter(list.earlier);
   steps.forEach((step, index) => {
     const path = [...list.path, index];
-    visit({ step, path, earlier: visible, mapVariables: list.mapVariables, inMap: list.inMap });
+    const earlier = finished.at();
+    visit({ step, path, earlier, mapVariables: list.mapVariables, inMap: list.inMap });
     if (isMapStep(step)) {
       const mapVariables = [...list.mapVariables, step.as ?? "item"];
-      walkList(step.steps, visit, {
-        path: [...path, "steps"],
-        earlier: visible,
-        mapVariables,
-        inMap: step,
-        sequential: true,
-      });
+      walkList(step.steps, visit, { path: [...path, "steps"], earlier, mapVariables, inMap: step, sequential: true });
     } else if (isParallelStep(step)) {
-      walkList(step.parallel, visit, { ...list, path: [...path, "parallel"], earlier: visible, sequential: false });
+      walkList(step.parallel, visit, { ...list, path: [...path, "parallel"], earlier, sequential: false });
     }
-    if (list.sequential) visible = [...visible, ...exposedIds(step)];
+    if (list.sequential) finished.add(exposedIds(step));
   });
 }
