@@ -109,6 +109,14 @@ describe("the example workflows' outputs", () => {
     expect(forest.caption).toMatch(/green/);
     expect(new Set(entries.map((entry) => entry.entry.caption)).size).toBe(entries.length);
   });
+
+  it("photo-catalogue introduces the collection by name from the captions it made", async () => {
+    const { outputs } = await outputsOf("photo-catalogue.yaml");
+    const { intro, entries } = outputs as { intro: string; entries: Array<{ entry: { caption: string } }> };
+    expect(intro).toMatch(/^'Spring shoot' gathers three photos: /);
+    for (const { entry } of entries)
+      expect(intro.toLowerCase()).toContain(entry.caption.replace(/\.$/, "").toLowerCase());
+  });
 });
 
 describe("the simulated image model", () => {

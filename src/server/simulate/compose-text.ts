@@ -1,6 +1,7 @@
 import { formatNumber } from "./arithmetic.js";
 import type { Conversation } from "./conversation.js";
 import { capitalise, joinWords, listAbout, sentencesAbout, wordsAbout } from "./filler-text.js";
+import { introduceItems } from "./introduce-items.js";
 import { countSource, countValue } from "./prompt-counts.js";
 import { readFacts } from "./prompt-facts.js";
 import type { SeededRandom } from "./seeded-random.js";
@@ -40,7 +41,7 @@ export function composeText(conversation: Conversation, random: SeededRandom): s
   if (echo) return (echo[1] ?? echo[2] ?? echo[3] ?? "").trim();
   const recalled = recall(conversation);
   if (recalled) return recalled;
-  const notes = writeNotes(text);
+  const notes = writeNotes(text) ?? introduceItems(text);
   if (notes !== undefined) return notes;
   if (/\b(summari[sz]e|summary|tl;?dr|sum up|in a nutshell)\b/i.test(text)) return summarise(conversation, random);
   const subject = ONE_LINE.test(text) ? findSubject(text) : undefined;
