@@ -36,11 +36,11 @@ describe("a billed entry", () => {
     expect(entry!.yuan).toBeGreaterThan(0);
   });
 
-  it("is the committed object itself, completed with its price", () => {
+  it("is the committed entry completed with its price, and is what the account lists", () => {
     const account = new KeyAccount(keyConfigSchema.parse({ key: "sk-entry", quota: 10 }));
     const entry = { requestId: "r1", kind: "music" as const, operation: "generate" as const };
     const billed = account.hold(2)!.commit(entry);
-    expect(billed).toBe(entry);
+    expect(billed).toEqual({ ...entry, yuan: 2, refunded: false });
     expect(Object.keys(billed)).toEqual(["requestId", "kind", "operation", "yuan", "refunded"]);
     expect(account.stats().billed).toEqual([
       { requestId: "r1", kind: "music", operation: "generate", yuan: 2, refunded: false },

@@ -70,8 +70,6 @@ export function readJsonBody(
     }, limits.bodyTimeoutMs);
     deadline.unref();
     request.once("close", () => clearTimeout(deadline));
-    // Inline listeners guarded by `settled` rather than named ones taken off again: this runs per
-    // request, and tsx gives every named arrow its name with a defineProperty.
     request.on("data", (chunk: Buffer) => {
       if (settled) return;
       size += chunk.length;

@@ -73,7 +73,6 @@ export async function simulateChat(
   }
   const text = await replyText(request, conversation, context, random);
   const limited = applyOutputLimit(text, { limit, reasoningTokens: reasoning, stop: request.stop });
-  // Fields listed, not spread: V8 gave every spread copy its own hidden class, and replies are kept.
   const { content, finishReason, completionTokens, reasoningTokens: reasoned } = limited;
   return { content, finishReason, completionTokens, reasoningTokens: reasoned, toolCalls: [], images: 0 };
 }

@@ -14,7 +14,6 @@ const LINE_FEED = 0x0a;
 export function summarise(conversation: Conversation, random: SeededRandom): string {
   const source = sourceText(conversation);
   const sentences: string[] = [];
-  // Loops rather than chains of map, filter and spreads: every unique summary request pays for them.
   for (const part of splitSentences(source)) {
     const sentence = part.trim();
     if (wordCount(sentence) >= 3) sentences.push(sentence);
@@ -47,7 +46,6 @@ function bestSentence(sentences: readonly string[], found: readonly string[]): s
   return best;
 }
 
-// A module function, not a closure per summary: tsx names every closure it keeps (a defineProperty).
 function score(sentence: string, keywords: readonly string[]): number {
   const lower = sentence.toLowerCase();
   let count = 0;
