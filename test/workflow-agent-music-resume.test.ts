@@ -111,9 +111,10 @@ describe("resuming an agent step whose compose_music started a music job", () =>
     expect(clipIds(resumed.outputs)).toEqual(bill?.musicJob?.clipIds);
     expect(musicBills(gateway)).toHaveLength(1);
     await expectCostMatchesGateway(gateway, first.result.runDir);
-    // Only the agent's first turn (the same request as before the kill) is answered from the gateway's
-    // idempotency record; the job is looked up by its journaled clip ids, not generated again (the
-    // gateway would replay that generate unbilled too, but a job that failed it would bill anew).
-    expect(gateway.stats().keys[0]!.requests.replayed).toBe(replayed + 1);
+    // Nothing is answered from the gateway's idempotency record: the agent's first turn comes from the
+    // journal (an agent-turn line), and the job is looked up by its journaled clip ids, not generated
+    // again (the gateway would replay that generate unbilled too, but a job that failed it would bill anew).
+    expect(recordsOf(first.journal, "agent-turn").map((record) => record.turn)).toEqual([1]);
+    expect(gateway.stats().keys[0]!.requests.replayed).toBe(replayed);
   });
 });

@@ -49,6 +49,17 @@ export type AgentEvent =
       readonly failed: boolean;
       readonly durationMs: number;
     }
+  /** A person's answer to a call of a tool that needs approval, before it runs (or instead). */
+  | {
+      readonly type: "approval";
+      readonly step: number;
+      readonly id: string;
+      readonly name: string;
+      readonly arguments: Record<string, unknown>;
+      readonly approved: boolean;
+      readonly note?: string;
+      readonly by?: string;
+    }
   | { readonly type: "answer"; readonly step: number; readonly text: string; readonly structuredResponse?: unknown }
   | { readonly type: "stopped"; readonly reason: "step_limit"; readonly steps: number; readonly message: string }
   /** A model setting changed or dropped, a fallback used, usage missing: worth knowing, not a failure. */

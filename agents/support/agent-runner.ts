@@ -16,6 +16,9 @@ import type { McpSection } from "../../src/workflow/mcp/mcp-section-schema.js";
 import type { McpServers } from "../../src/workflow/mcp/mcp-servers.js";
 import { resolveMcpEnv } from "../../src/workflow/mcp/resolve-mcp-env.js";
 import { mcpLangChainTools } from "./mcp-tools.js";
+import { ApprovalPending, type AgentJournal, type ToolApprover } from "./agent-journal.js";
+import { createDurableMiddleware } from "./durable-middleware.js";
+import { toolMatcher } from "./tool-matcher.js";
 
 /** Where and how an agent runs. Only `workspace` is required. */
 export interface AgentContext {
@@ -51,6 +54,12 @@ export interface AgentContext {
   readonly mcpBaseDir?: string;
   /** Environment `${{ env.NAME }}` in MCP sections reads. Default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
+  /** Where each model turn and tool result is journaled as it completes, and read back on a resume. Default: none. */
+  readonly journal?: AgentJournal;
+  /** More tools whose calls need a person's approval (besides the definition's `approve`): names, `server/tool` or `server/*`. */
+  readonly approve?: readonly string[];
+  /** Asks about a call that needs approval. Default: none, and such a call stops the run (approval_unavailable). */
+  readonly approver?: ToolApprover;
 }
 
 /** Options of one run. */
@@ -134,11 +143,19 @@ export class AgentRunner {
       ...(signal === undefined ? {} : { signal }),
     });
     const mcpTools = (await this.#mcp)?.tools ?? [];
+    const durable = createDurableMiddleware(createMiddleware, {
+      needsApproval: toolMatcher([...(this.definition.approve ?? []), ...(this.#context.approve ?? [])]),
+      emit,
+      ...(this.#context.journal === undefined ? {} : { journal: this.#context.journal }),
+      ...(this.#context.approver === undefined ? {} : { approver: this.#context.approver }),
+      ...(signal === undefined ? {} : { signal }),
+    });
     const agent = createAgent({
       model: this.#chatModel({ model: this.model, maxTokens: this.definition.maxTokens }),
       tools: [...this.tools, ...mcpTools],
       systemPrompt: this.definition.system,
-      middleware: [middleware],
+      // The step middleware is outermost, so it counts and reports turns the durable one replays.
+      middleware: [middleware, durable],
       ...(this.definition.responseFormat === undefined ? {} : { responseFormat: this.definition.responseFormat }),
     });
     const base = { agent: this.definition.name, model: this.model };
@@ -175,6 +192,8 @@ export class AgentRunner {
           toolCalls: [...tracker.toolCalls],
         };
       }
+      // A call waiting for a person is not a failure: the caller resumes the run once it is answered.
+      if (error instanceof ApprovalPending) throw error;
       emit({
         type: "failed",
         code: error instanceof SvcFlowError ? error.code : "agent_failed",

@@ -79,6 +79,12 @@ function renderMarkdown(events: ReadonlyArray<{ time: string; event: AgentEvent 
           "",
         );
         break;
+      case "approval": {
+        const answer = event.approved ? "approved" : "rejected";
+        const by = event.by === undefined ? "" : ` by ${event.by}`;
+        lines.push(`  - ${answer}${by}${event.note === undefined ? "" : `: ${event.note}`}`);
+        break;
+      }
       case "answer":
         lines.push("## Answer", "", event.text, "");
         if (event.structuredResponse !== undefined)

@@ -33,6 +33,8 @@ export interface AgentDefinition {
   readonly responseFormat?: z.ZodType<Record<string, unknown>>;
   /** MCP servers (as a workflow's `mcp:` section) the agent starts when it runs; `tools` names theirs as `server/tool` or `server/*`. */
   readonly mcp?: McpSection;
+  /** Tools whose calls wait for a person's approval: names from `tools`, `server/tool` or `server/*`. */
+  readonly approve?: readonly string[];
 }
 
 /** What `defineAgent` takes: a definition whose limits may be left to the defaults. */
@@ -55,6 +57,7 @@ const definitionSchema = z.object({
   maxSteps: z.int().min(1).max(200).optional(),
   maxTokens: z.int().min(1).optional(),
   mcp: mcpSectionSchema.optional(),
+  approve: z.array(z.string().min(1)).optional(),
 });
 
 /** Checks an agent definition once, when it is made: its name, tools, model and limits. */
@@ -97,6 +100,7 @@ export function defineAgent(input: AgentDefinitionInput): AgentDefinition {
       code: "duplicate_tool",
     });
   }
+  checkApprove(input.approve ?? [], names, servers, input.name);
   checkAgentModel(input.model, input.name);
   return Object.freeze({
     ...input,
@@ -104,6 +108,25 @@ export function defineAgent(input: AgentDefinitionInput): AgentDefinition {
     maxSteps: input.maxSteps ?? DEFAULT_MAX_STEPS,
     maxTokens: input.maxTokens ?? DEFAULT_AGENT_MAX_TOKENS,
   });
+}
+
+/** Refuses an `approve` entry that names none of the agent's tools (a typo would let the call run unasked). */
+export function checkApprove(
+  approve: readonly string[],
+  toolNames: readonly string[],
+  servers: readonly string[],
+  owner: string,
+): void {
+  for (const name of approve) {
+    const slash = name.indexOf("/");
+    const known = slash === -1 ? toolNames.includes(name) : servers.includes(name.slice(0, slash));
+    if (!known) {
+      throw new ConfigError(
+        `Agent "${owner}" asks approval for ${name}, which is not one of its tools. Its tools: ${toolNames.join(", ") || "none"}.`,
+        { code: "unknown_tool" },
+      );
+    }
+  }
 }
 
 /** Refuses a model an agent cannot run on: unknown, or one that does not call tools (image models). */

@@ -44,6 +44,12 @@ export function formatAgentEvent(event: AgentEvent, style: EventStyle, width = 1
       const mark = event.failed ? paint("red", "✗") : paint("green", "✓");
       return `        ${mark} ${event.name} ${paint("dim", `${event.durationMs} ms`)}  ${event.failed ? paint("red", text) : text}`;
     }
+    case "approval": {
+      const answer = `${event.approved ? "approved" : "rejected"}${event.note === undefined ? "" : `: ${event.note}`}`;
+      return style === "tty"
+        ? `        ${event.approved ? paint("green", "✓") : paint("red", "✗")} ${event.name} ${answer}`
+        : `step ${event.step} ${answer} ${event.name}`;
+    }
     case "answer":
       return style === "tty"
         ? paint("green", `✔ answered after ${event.step} step${event.step === 1 ? "" : "s"}`)

@@ -14,6 +14,9 @@ const FATAL_CODES = new Set([
   "missing_api_key",
   "missing_base_url",
   "invalid_base_url",
+  // A tool call waits for a person, or needs one and there is none: the run stops (waiting, or with the reason).
+  "approval_pending",
+  "approval_unavailable",
 ]);
 
 /** Thrown by the middleware when the model still calls tools at its last allowed step. */
@@ -107,7 +110,7 @@ export function createStepMiddleware(
         if (ToolMessage.isInstance(result)) finish(result.text, result.status === "error");
         return result;
       } catch (error) {
-        if (options.signal?.aborted === true || isFatal(error)) throw error;
+        if (options.signal?.aborted === true || isFatalToolError(error)) throw error;
         const message = toolErrorMessage(error);
         finish(message, true);
         return new ToolMessage({ content: message, tool_call_id: id, name: toolCall.name, status: "error" });
@@ -117,7 +120,8 @@ export function createStepMiddleware(
   return { middleware, tracker };
 }
 
-function isFatal(error: unknown): boolean {
+/** Whether a tool's error ends the run instead of going back to the model (a spent budget, a bad key, an abort). */
+export function isFatalToolError(error: unknown): boolean {
   if (error instanceof SvcFlowError) return FATAL_CODES.has(error.code);
   return error instanceof Error && error.name === "AbortError";
 }

@@ -149,7 +149,10 @@ export class ItemRunner {
         if (key !== undefined) this.#reports.get(key)?.add(entry);
       },
     });
+    const waiting: RunState["waiting"] = [];
     const shared = {
+      journal,
+      waiting,
       client: services.client,
       scheduler: services.scheduler,
       dispatcher: services.dispatcher,
@@ -178,7 +181,7 @@ export class ItemRunner {
       signal,
       music: services.music ?? {},
       reports: this.#reports,
-      waiting: [],
+      waiting,
       tallies: new Map(),
       emit: () => undefined,
       services: (key, report, retry) => createStepServices(shared, key, report, retry),

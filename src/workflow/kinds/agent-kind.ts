@@ -1,5 +1,8 @@
 import { z } from "zod";
 import { AgentRunner, defineAgent, type AgentDefinition } from "../../../agents/index.js";
+import { ApprovalPending } from "../../../agents/support/agent-journal.js";
+import { checkApprove } from "../../../agents/support/define-agent.js";
+import { WaitingError } from "../run/error-summary.js";
 import { ConfigError, SvcFlowError } from "../../errors.js";
 import { stringifyValue } from "../expression/index.js";
 import { didYouMean } from "../load/suggest-name.js";
@@ -18,6 +21,7 @@ const agentInputSchema = samplingFieldsSchema.extend({
   system: text.optional(),
   agent: z.string().optional(),
   tools: z.array(z.string()).optional(),
+  approve: z.array(z.string()).optional(),
   maxSteps: z.int().positive().optional(),
 });
 
@@ -54,6 +58,10 @@ export async function runAgentStep(context: LeafContext<AgentStep>): Promise<unk
         ...(input.stop === undefined ? {} : { stop: input.stop }),
       }),
     toolChat: ({ tool: _tool, ...call }, toolSignal) => services.chat(call, toolSignal ?? signal),
+    // Each turn and tool result is journaled as it completes; a resumed step takes them from the journal.
+    journal: services.agentJournal,
+    approver: services.toolApprover,
+    ...(input.approve === undefined ? {} : { approve: input.approve }),
     music: services.music(),
     refundMusic: (requestId) => services.refundMusic(requestId),
     toolOptions: {
@@ -63,6 +71,11 @@ export async function runAgentStep(context: LeafContext<AgentStep>): Promise<unk
     },
     signal,
   });
+  if (input.approve !== undefined) {
+    const tools = definition.tools.map((tool) => (typeof tool === "string" ? tool : tool.name));
+    const servers = tools.filter((tool) => tool.includes("/")).map((tool) => tool.slice(0, tool.indexOf("/")));
+    checkApprove(input.approve, tools, [...servers, ...Object.keys(definition.mcp ?? {})], context.key);
+  }
   try {
     const outcome = await runner.run(input.prompt, { signal });
     if (outcome.status === "step_limit")
@@ -74,6 +87,10 @@ export async function runAgentStep(context: LeafContext<AgentStep>): Promise<unk
       toolCalls: outcome.toolCalls,
       ...(outcome.structuredResponse === undefined ? {} : { structured: outcome.structuredResponse }),
     };
+  } catch (error) {
+    // A tool call waits for `svc-flow approve`: the step waits (the run ends waiting), it did not fail.
+    if (error instanceof ApprovalPending) throw new WaitingError(context.key);
+    throw error;
   } finally {
     await runner.close();
   }

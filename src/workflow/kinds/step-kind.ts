@@ -8,6 +8,7 @@ import type { WorkflowToolContext } from "../schema/tool-settings-schema.js";
 import type { ArtifactStore } from "../run/artifact-store.js";
 import type { JournaledMusicJob } from "../run/journal-records.js";
 import type { AgentDefinition } from "../../../agents/index.js";
+import type { AgentJournal, ToolApprover } from "../../../agents/support/agent-journal.js";
 import type { MusicJobLog } from "../../../tools/support/music-job-log.js";
 
 /** A tool from tools/ or an MCP server: runnable by a chat step's tool loop and by an agent. */
@@ -53,6 +54,10 @@ export interface StepServices {
   /** The music jobs this step's tool calls (compose_music, in a tool or agent step) start, journaled with their bills
    * and looked up by call, so a resumed step's repeat of a call finds the job it paid for. */
   readonly musicJobs: MusicJobLog;
+  /** The run journal as this step's agent turn log: turns and tool results journaled, and read back on resume. */
+  readonly agentJournal: AgentJournal;
+  /** Answers this step's agent's tool calls that need approval from the journal, or journals the question and waits. */
+  readonly toolApprover: ToolApprover;
 }
 
 /** Everything a leaf step kind gets for one run of one step. */

@@ -20,7 +20,9 @@ import type { StepServices } from "../kinds/step-kind.js";
 import type { WorkflowEvent } from "../workflow-event.js";
 import type { ArtifactStore } from "./artifact-store.js";
 import type { CostJournal } from "./cost-journal.js";
-import type { JournaledMusicJob } from "./journal-records.js";
+import { agentStepApprover, agentStepJournal } from "./agent-step-journal.js";
+import type { ApprovalRequest, JournaledMusicJob } from "./journal-records.js";
+import type { JournalSink } from "./run-journal.js";
 import { toolMusicKey, type Replay } from "./replay.js";
 import type { StepReport } from "./step-report.js";
 import { submitMusicJob } from "./submit-music-job.js";
@@ -48,6 +50,10 @@ export interface SharedServices {
   /** compose_music's first poll interval (the run's music polling). */
   readonly musicPollIntervalMs?: number;
   readonly emit: (event: WorkflowEvent) => void;
+  /** The run's journal, for what steps journal themselves (agent turns, approval questions). */
+  readonly journal: JournalSink;
+  /** Approval questions the run waits on when it ends. */
+  readonly waiting: ApprovalRequest[];
 }
 
 /** The services of one step: its calls are tagged with the step's key in the ledger; chat calls always carry an output limit. */
@@ -180,6 +186,8 @@ export function createStepServices(
     journaledMusic: () => shared.replay.music.get(key),
     submitMusic,
     musicJobs,
+    agentJournal: agentStepJournal(shared, key, report),
+    toolApprover: agentStepApprover(shared, key),
   };
 }
 

@@ -124,7 +124,10 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     entries: replay.costs,
     onEntry,
   });
+  const waitingOn: RunState["waiting"] = [];
   const shared = {
+    journal,
+    waiting: waitingOn,
     client,
     scheduler: new Scheduler(),
     dispatcher,
@@ -154,7 +157,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     signal: options.signal ?? new AbortController().signal,
     music: options.music ?? {},
     reports,
-    waiting: [],
+    waiting: waitingOn,
     tallies: new Map(),
     emit,
     services: (key, report, retry) => createStepServices(shared, key, report, retry),

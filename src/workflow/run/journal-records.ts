@@ -35,6 +35,19 @@ export const musicJobSchema = z.object({
   call: z.string().optional(),
 });
 
+/** A LangChain message as `toDict()` gives it (`mapStoredMessagesToChatMessages` reads it back). */
+export const storedMessageSchema = z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) });
+
+/** An agent's tool call waiting for a person's approval. */
+export const toolCallSchema = z.object({
+  /** The agent step instance, e.g. `review` or `items[3].review`. */
+  step: z.string(),
+  turn: z.number().int().positive(),
+  id: z.string(),
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+});
+
 /** The journal's record types. */
 export const journalRecordSchema = z.discriminatedUnion("type", [
   runStartedSchema,
@@ -85,6 +98,29 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     requestId: z.string().optional(),
     at: time,
   }),
+  // An agent step's model turn as it completed (the assistant message, with its tool calls and
+  // usage): a resumed step takes it from here instead of asking (and paying) the model again.
+  z.object({
+    type: z.literal("agent-turn"),
+    key: z.string(),
+    /** 1-based model turn of the step's agent. */
+    turn: z.number().int().positive(),
+    message: storedMessageSchema,
+    /** The call's request id, which names its bill (the cost line before this one). */
+    requestId: z.string().optional(),
+    costYuan: z.number().optional(),
+    at: time,
+  }),
+  // A tool call's result (or the error the model was given), kept so a resumed step does not run it again.
+  z.object({
+    type: z.literal("agent-tool-result"),
+    key: z.string(),
+    turn: z.number().int().positive(),
+    callId: z.string(),
+    name: z.string(),
+    message: storedMessageSchema,
+    at: time,
+  }),
   // An approval step asked its question (rendered), and when it stops waiting for an answer.
   z.object({
     type: z.literal("approval-requested"),
@@ -97,6 +133,8 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     at: time,
     timeoutAt: time.optional(),
     onTimeout: z.enum(["reject", "approve"]).optional(),
+    /** For an agent's tool call that needs approval: the step instance, its model turn and the call. */
+    toolCall: toolCallSchema.optional(),
   }),
   // The answer (`svc-flow approve`, or the timeout's): what the step's output is made of.
   z.object({
@@ -137,5 +175,9 @@ export type JournaledMusicJob = MusicJob & { readonly requestId?: string };
 export type ApprovalRequest = RecordOf<"approval-requested">;
 /** An approval step's answer as journaled. */
 export type ApprovalDecision = RecordOf<"approval-decided">;
+/** An agent's tool call as an approval request names it. */
+export type JournaledToolCall = z.infer<typeof toolCallSchema>;
+/** A LangChain message as journaled. */
+export type JournaledMessage = z.infer<typeof storedMessageSchema>;
 /** An error as the journal keeps it. */
 export type ErrorSummary = z.infer<typeof errorSummary>;

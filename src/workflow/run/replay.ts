@@ -20,6 +20,10 @@ export class Replay {
   /** The last music job each tool call of a step instance started, by step key and call (see `toolMusicKey`). */
   readonly toolMusic = new Map<string, JournaledMusicJob>();
   readonly costs: CostEntry[] = [];
+  /** Agent steps' journaled model turns, by step key, then turn. */
+  readonly agentTurns = new Map<string, Map<number, RecordOf<"agent-turn">>>();
+  /** Agent steps' journaled tool results, by step key, then `agentCallKey(turn, callId)`. */
+  readonly agentToolResults = new Map<string, Map<string, RecordOf<"agent-tool-result">>>();
   /** Approval questions asked, by step key. */
   readonly approvalRequests = new Map<string, ApprovalRequest>();
   /** Approval answers, by step key: the first answer counts. */
@@ -70,6 +74,12 @@ export class Replay {
             else this.toolMusic.set(toolMusicKey(job.key, job.call), job);
           }
           break;
+        case "agent-turn":
+          inner(this.agentTurns, record.key).set(record.turn, record);
+          break;
+        case "agent-tool-result":
+          inner(this.agentToolResults, record.key).set(agentCallKey(record.turn, record.callId), record);
+          break;
         case "approval-requested":
           if (!this.approvalRequests.has(record.key)) this.approvalRequests.set(record.key, record);
           break;
@@ -99,6 +109,20 @@ export class Replay {
   static fresh(start: RunStarted): Replay {
     return new Replay([start]);
   }
+}
+
+/** The key of an agent's tool call among its step's: model turn and call id (ids may repeat across turns). */
+export function agentCallKey(turn: number, callId: string): string {
+  return `${turn}/${callId}`;
+}
+
+function inner<K, V>(outer: Map<string, Map<K, V>>, key: string): Map<K, V> {
+  let found = outer.get(key);
+  if (found === undefined) {
+    found = new Map<K, V>();
+    outer.set(key, found);
+  }
+  return found;
 }
 
 /** The key of a tool call's music job in `Replay.toolMusic`. */

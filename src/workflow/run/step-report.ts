@@ -7,6 +7,12 @@ export class StepReport {
   costYuan = 0;
   unpriced = false;
   readonly fallbacks: string[] = [];
+  readonly #costByRequest = new Map<string, number>();
+
+  /** What the call with this request id cost, once its entry arrived (undefined: unpriced or unknown). */
+  costOf(requestId: string): number | undefined {
+    return this.#costByRequest.get(requestId);
+  }
 
   /** Adds a ledger entry of this step; returns whether it was a failed attempt. */
   add(entry: CostEntry): boolean {
@@ -15,6 +21,7 @@ export class StepReport {
       if (entry.status === "ok") this.unpriced = true;
     } else {
       this.costYuan = roundYuan(this.costYuan + entry.yuan);
+      if (entry.requestId !== undefined) this.#costByRequest.set(entry.requestId, entry.yuan);
     }
     return entry.status === "failed";
   }

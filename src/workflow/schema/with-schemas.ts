@@ -84,6 +84,10 @@ export const agentWithSchema = z.strictObject({
   ...modelFields,
   agent: z.string().min(1).optional().meta({ description: "An agent from agents/." }),
   tools: z.array(z.string().min(1)).optional().meta({ description: "Inline agent: tools from tools/." }),
+  approve: z.array(z.string().min(1)).optional().meta({
+    description:
+      "Tools whose calls wait for a person's approval (svc-flow approve); a rejection goes back to the model as the tool's result.",
+  }),
   prompt: text.meta({ description: "The task." }),
   system: text.optional(),
   maxSteps: z.int().min(1).max(100).optional().meta({ description: "Model turns before giving up. Default 12." }),
