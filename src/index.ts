@@ -5,7 +5,8 @@ export { catalog } from "./catalog/index.js";
 export type { Capabilities, Family, ModelInfo, ParameterRules, Tier } from "./catalog/models.js";
 export { PUBLISHED_PRICES, mergePrices } from "./catalog/prices.js";
 export type { MusicOperation, PriceOverrides, PriceTable, TokenPrice, UnitPrice } from "./catalog/prices.js";
-export { countPromptTokens, countTextTokens } from "./catalog/tokens.js";
+export { countTextTokens } from "./catalog/tokens.js";
+export { countPromptTokens } from "./gateway/prompt-tokens.js";
 
 // Errors
 export {

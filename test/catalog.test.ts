@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { catalog } from "../src/catalog/index.js";
 import { PUBLISHED_PRICES, mergePrices, tokenCost } from "../src/catalog/prices.js";
-import { audioTokens, countPromptTokens, countTextTokens, imageTokens, videoTokens } from "../src/catalog/tokens.js";
+import { audioTokens, countTextTokens, imageTokens, videoTokens } from "../src/catalog/tokens.js";
+import { countPromptTokens } from "../src/gateway/prompt-tokens.js";
 import { UnknownModelError } from "../src/errors.js";
 
 describe("catalog", () => {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { getModel } from "../src/catalog/models.js";
-import { countPromptTokens, promptTokensAtMost } from "../src/catalog/tokens.js";
+import { countPromptTokens, promptTokensAtMost } from "../src/gateway/prompt-tokens.js";
 import { planChain, planRequest, promptSize, type ChatInput } from "../src/chat/plan-request.js";
 import type { Message } from "../src/gateway/wire.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PUBLISHED_PRICES, roundYuan, tokenCost } from "../src/catalog/prices.js";
-import { countPromptTokens } from "../src/catalog/tokens.js";
+import { countPromptTokens } from "../src/gateway/prompt-tokens.js";
 import { estimateWorkflow, type WorkflowEstimate } from "../src/cli/estimate/estimate-workflow.js";
 import { parseWorkflow } from "../src/workflow/load/load-workflow.js";
 import { startLocalGateway, type LocalGateway } from "../src/server/start-local-gateway.js";

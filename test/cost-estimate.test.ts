@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { roundYuan, tokenCost } from "../src/catalog/prices.js";
-import { AUDIO_TOKENS_PER_MINUTE, countPromptTokens } from "../src/catalog/tokens.js";
+import { AUDIO_TOKENS_PER_MINUTE } from "../src/catalog/tokens.js";
+import { countPromptTokens } from "../src/gateway/prompt-tokens.js";
 import { CostLedger } from "../src/cost/cost-ledger.js";
 import { FALLBACK_OUTPUT_TOKENS } from "../src/cost/estimate-operation.js";
 import type { ChatRequest } from "../src/gateway/wire.js";

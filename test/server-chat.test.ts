@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { catalog } from "../src/catalog/index.js";
-import { countPromptTokens } from "../src/catalog/tokens.js";
+import { countPromptTokens } from "../src/gateway/prompt-tokens.js";
 import { chatChunkSchema, chatResponseSchema, type ChatChunk } from "../src/gateway/wire.js";
 import { chatBody, postJson, sseEvents, useGateway } from "./server-helpers.js";
 

@@ -1,5 +1,5 @@
 import { listModels, type ModelInfo } from "../catalog/models.js";
-import { countPromptTokens, promptTokensAtMost } from "../catalog/tokens.js";
+import { countPromptTokens, promptTokensAtMost } from "../gateway/prompt-tokens.js";
 import { ContextWindowError, ParameterError, SvcFlowError } from "../errors.js";
 import type { ChatRequest, Message, Tool, ToolChoice } from "../gateway/wire.js";
 import {

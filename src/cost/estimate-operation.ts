@@ -1,6 +1,6 @@
 import { findModel } from "../catalog/models.js";
 import { roundYuan, type MusicOperation, type PriceTable } from "../catalog/prices.js";
-import { countPromptTokens } from "../catalog/tokens.js";
+import { countPromptTokens } from "../gateway/prompt-tokens.js";
 import type { ChatRequest } from "../gateway/wire.js";
 import type { PlannedOperation } from "../gateway/usage-recorder.js";
 import type { EntryPriceSource } from "./cost-entry.js";

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { findModel, suggestModels, type ModelInfo } from "../catalog/models.js";
-import { countPromptTokens } from "../catalog/tokens.js";
+import { countPromptTokens } from "../gateway/prompt-tokens.js";
 import { SvcFlowError } from "../errors.js";
 import { authorize } from "./authorize.js";
 import { chatCost, type BilledEntry } from "./billing.js";

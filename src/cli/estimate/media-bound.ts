@@ -1,4 +1,5 @@
-import { countPartTokens, MAX_IMAGE_TOKENS } from "../../catalog/tokens.js";
+import { MAX_IMAGE_TOKENS } from "../../catalog/tokens.js";
+import { countPartTokens } from "../../gateway/prompt-tokens.js";
 import { evaluateExpression, parseTemplate, referencesOf } from "../../workflow/expression/index.js";
 import { loadMediaPart } from "../../workflow/media/load-media.js";
 import { mediaSource, type MediaKind } from "../../workflow/media/media-source.js";
