@@ -30,6 +30,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./estimate.js")).estimateCommand,
   },
   {
+    name: "diff",
+    summary: "Compare two runs step by step: what changed, cost, line diffs, images side by side",
+    load: async () => (await import("./diff.js")).diffCommand,
+  },
+  {
     name: "schedule",
     summary: "Run workflows on their schedule: (cron) until stopped",
     load: async () => (await import("./schedule.js")).scheduleCommand,

@@ -85,16 +85,25 @@ function itemLabelOf(row: StepRow, mapItems: ReadonlyMap<string, readonly unknow
   return label === undefined ? undefined : `${item.id}[${item.index}]: ${label}`;
 }
 
+/** Options of reportPage. */
+export interface ReportPageOptions {
+  /** CSS added after the report's own. */
+  readonly styles?: string;
+  /** Allow images and audio given inline as data URIs (a page that lives outside any run directory). */
+  readonly inlineMedia?: boolean;
+}
+
 /** The page around a report's body: inline styles, no scripts, nothing loaded from elsewhere. */
-export function reportPage(title: string, body: string): string {
+export function reportPage(title: string, body: string, options: ReportPageOptions = {}): string {
+  const media = options.inlineMedia === true ? "'self' data:" : "'self'";
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${media}; media-src ${media}; style-src 'unsafe-inline'">
 <title>${htmlText(title)}</title>
-<style>${REPORT_STYLES}</style>
+<style>${REPORT_STYLES}${options.styles ?? ""}</style>
 </head>
 <body>
 <main>
