@@ -41,7 +41,7 @@ const baseHeap = process.memoryUsage().heapUsed;
 const baseRss = process.memoryUsage().rss;
 let peakRss = baseRss;
 const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
 }, 20);
 const started = performance.now();
 const result = await runWorkflow(workflow, {
@@ -52,7 +52,7 @@ const result = await runWorkflow(workflow, {
 });
 const wallMs = performance.now() - started;
 clearInterval(sampler);
-peakRss = Math.max(peakRss, process.memoryUsage().rss);
+peakRss = Math.max(peakRss, process.memoryUsage.rss());
 // What the run still holds once it is over, garbage aside: RSS also counts heap V8 has grown and not given back.
 global.gc?.();
 const endHeap = process.memoryUsage().heapUsed;

@@ -1,5 +1,7 @@
 // One case of workflow-map.bench.ts in a fresh process: runs an N-item map workflow against the
-// gateway at argv[2], then resumes the finished run, and reports both wall times and peak RSS.
+// gateway at argv[2] (after a smaller warm-up run), then resumes the finished run, and reports the
+// run's wall time and CPU time (end-of-run files and report included), resume's wall time and peak RSS.
+// argv is BASE_URL ITEMS CONCURRENCY WARMUP.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,44 +9,64 @@ import { parseWorkflow } from "../src/workflow/load/load-workflow.js";
 import { resumeWorkflow } from "../src/workflow/run/resume-workflow.js";
 import { runWorkflow } from "../src/workflow/run/run-workflow.js";
 
-const [baseURL, itemsText, concurrencyText] = process.argv.slice(2);
+const [baseURL, itemsText, concurrencyText, warmupText] = process.argv.slice(2);
 const items = Number(itemsText);
 const concurrency = Number(concurrencyText);
 const dir = await mkdtemp(join(tmpdir(), "svc-flow-map-bench-"));
-const workflow = parseWorkflow(
-  [
-    "version: 1",
-    "name: map-bench",
-    `concurrency: ${concurrency}`,
-    "steps:",
-    "  - id: lines",
-    `    map: [${Array.from({ length: items }, (_, index) => index).join(", ")}]`,
-    "    as: n",
-    `    concurrency: ${concurrency}`,
-    "    steps:",
-    "      - id: line",
-    "        uses: chat",
-    '        with: { model: beta-4o-mini, prompt: "One line about lantern ${{ n }}", maxTokens: 24 }',
-  ].join("\n") + "\n",
-  { fileName: join(dir, "map-bench.yaml"), baseDir: dir },
-);
 const gateway = { baseURL: baseURL!, apiKey: "sk-local-demo" };
 
+function mapWorkflow(count: number, label: string) {
+  return parseWorkflow(
+    [
+      "version: 1",
+      "name: map-bench",
+      `concurrency: ${concurrency}`,
+      "steps:",
+      "  - id: lines",
+      `    map: [${Array.from({ length: count }, (_, index) => index).join(", ")}]`,
+      "    as: n",
+      `    concurrency: ${concurrency}`,
+      "    steps:",
+      "      - id: line",
+      "        uses: chat",
+      `        with: { model: beta-4o-mini, prompt: "One line about lantern ${label} \${{ n }}", maxTokens: 24 }`,
+    ].join("\n") + "\n",
+    { fileName: join(dir, "map-bench.yaml"), baseDir: dir },
+  );
+}
+
+// The warm-up run compiles the engine's code paths, as the bare loop's warm-up does its own.
+const warmup = Number(warmupText);
+if (warmup > 0) {
+  await runWorkflow(mapWorkflow(warmup, "warm-up"), { outDir: join(dir, "warm-up"), gateway, notice: () => undefined });
+}
+const workflow = mapWorkflow(items, "map");
 global.gc?.();
 const baseRss = process.memoryUsage().rss;
 let peakRss = baseRss;
 const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
 }, 20);
+const cpuBefore = process.cpuUsage();
 const started = performance.now();
 const result = await runWorkflow(workflow, { outDir: join(dir, "run"), gateway, notice: () => undefined });
 const wallMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
 clearInterval(sampler);
-peakRss = Math.max(peakRss, process.memoryUsage().rss);
+peakRss = Math.max(peakRss, process.memoryUsage.rss());
 
 const resumeStarted = performance.now();
 const resumed = await resumeWorkflow(join(dir, "run"), { gateway, notice: () => undefined });
 const resumeMs = performance.now() - resumeStarted;
 const done = Array.isArray(result.outputs?.lines) ? result.outputs.lines.length : 0;
 await rm(dir, { recursive: true, force: true });
-process.send?.({ wallMs, resumeMs, baseRss, peakRss, status: result.status, resumedStatus: resumed.status, done });
+process.send?.({
+  wallMs,
+  cpuMs: (cpu.user + cpu.system) / 1000,
+  resumeMs,
+  baseRss,
+  peakRss,
+  status: result.status,
+  resumedStatus: resumed.status,
+  done,
+});

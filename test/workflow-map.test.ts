@@ -173,11 +173,12 @@ steps:
 `,
     );
     expect(result.status).toBe("done");
+    // A call is in flight from its step's start to its bill (the cost event), when its slot is given back.
     let inFlight = 0;
     let most = 0;
     for (const event of events) {
       if (event.type === "step-started" && event.id === "say") most = Math.max(most, ++inFlight);
-      if (event.type === "step-finished" && event.id === "say") inFlight--;
+      if (event.type === "cost") inFlight--;
     }
     expect(most).toBe(2);
   });
@@ -189,10 +190,26 @@ steps:
       )
       .join("");
     const { events } = await runText(gateway.current, `version: 1\nconcurrency: 2\nsteps:\n${steps}`);
+    // The third starts only once a call has returned (its bill, the cost event, frees the slot).
+    const order = events
+      .filter((event) => event.type === "step-started" || event.type === "cost")
+      .map((event) => event.type);
+    expect(order.slice(0, 3)).toEqual(["step-started", "step-started", "cost"]);
+  });
+
+  it("gives a step's slot to the next step when its call returns, before its record is on disk", async () => {
+    const steps = [1, 2]
+      .map(
+        (n) => `  - id: s${n}\n    uses: chat\n    with: { model: beta-4o-mini, prompt: "Say ${n}", maxTokens: 20 }\n`,
+      )
+      .join("");
+    const { result, events } = await runText(gateway.current, `version: 1\nconcurrency: 1\nsteps:\n${steps}`);
+    expect(result.status).toBe("done");
     const order = events
       .filter((event) => event.type === "step-started" || event.type === "step-finished")
       .map((event) => event.type);
-    expect(order.slice(0, 3)).toEqual(["step-started", "step-started", "step-finished"]);
+    // The first is announced finished only once its record is durable; by then the second holds the slot.
+    expect(order).toEqual(["step-started", "step-started", "step-finished", "step-finished"]);
   });
 
   it("fails a step that outlives its timeout, naming the step", async () => {

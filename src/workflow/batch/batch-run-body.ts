@@ -114,7 +114,14 @@ export function batchRunBody(source: BatchSource, options: BatchBodyOptions = {}
         const itemState = withOwnHalt(state);
         const itemScope: Scope = { inputs: itemInputs(item), run: scope.run, steps: {}, variables: {} };
         try {
-          await executeSteps(state.workflow.graph, itemScope, itemState, `${BATCH_KEY}[${item.index}].`);
+          // outputs.jsonl counts the item done: its steps and their bills are on disk first.
+          const { durable } = await executeSteps(
+            state.workflow.graph,
+            itemScope,
+            itemState,
+            `${BATCH_KEY}[${item.index}].`,
+          );
+          await durable;
         } catch (error) {
           // A budget stop or an interruption stops the run, not just this item.
           if (halts(error))

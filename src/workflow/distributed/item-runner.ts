@@ -194,7 +194,8 @@ export class ItemRunner {
         steps: {},
         variables: {},
       };
-      await executeSteps(this.#workflow.graph, scope, state, `${BATCH_KEY}[${index}].`);
+      const { durable } = await executeSteps(this.#workflow.graph, scope, state, `${BATCH_KEY}[${index}].`);
+      await durable;
       result = { index, line: item.line, state: "done", output: renderOutputs(this.#workflow, scope) };
     } catch (error) {
       // A stop (shutdown, kill) is not the item's failure: the job goes back to the queue.

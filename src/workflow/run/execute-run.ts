@@ -173,7 +173,8 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     if (options.body !== undefined) {
       outputs = await options.body(state, scope);
     } else {
-      await executeSteps(workflow.graph, scope, state, "");
+      const { durable } = await executeSteps(workflow.graph, scope, state, "");
+      await durable;
       outputs = renderOutputs(workflow, scope);
     }
   } catch (caught) {

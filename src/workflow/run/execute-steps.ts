@@ -7,25 +7,39 @@ import { runLeaf } from "./run-leaf.js";
 import { runMap } from "./run-map.js";
 import { expressionScope, type RunState, type Scope } from "./run-state.js";
 
+/** Steps whose work is done and whose records are queued on the journal; `durable` resolves once they are on disk. */
+export interface Journaled {
+  readonly durable: Promise<void>;
+}
+
+/** Nothing left to wait for. */
+export const ALREADY_DURABLE: Journaled = { durable: Promise.resolve() };
+
 /**
  * Runs one list of steps: each starts as soon as the siblings it waits for are done (finished or
- * skipped). After the first failure nothing new starts, steps in flight finish (and are journaled),
- * and the first failure in file order is thrown. A step waiting for a decision (WaitingError) halts
- * nothing: only the steps after it wait, and it is thrown once nothing failed.
+ * skipped) and their records are durable. After the first failure nothing new starts, steps in
+ * flight finish (and are journaled), and the first failure in file order is thrown. A step waiting
+ * for a decision (WaitingError) halts nothing: only the steps after it wait, and it is thrown once
+ * nothing failed. Resolves once every step's work is done and its record queued, without waiting
+ * for the last fsync (so a map item's slot is free by then): the caller waits for `durable`, or
+ * appends a record of its own after them, before it hands the outputs on.
  */
 export async function executeSteps(
   nodes: readonly StepNode[],
   scope: Scope,
   state: RunState,
   prefix: string,
-): Promise<void> {
-  const done = new Map<string, Promise<void>>();
+): Promise<Journaled> {
+  const done = new Map<string, Promise<Journaled>>();
   for (const node of nodes) {
     const waitFor = node.after.map((id) => done.get(id)).filter((promise) => promise !== undefined);
     done.set(
       node.step.id,
       Promise.all(waitFor).then(
-        () => runStep(node, scope, state, prefix),
+        async (before) => {
+          await Promise.all(before.map((journaled) => journaled.durable));
+          return runStep(node, scope, state, prefix);
+        },
         () => {
           throw new NotStartedError(prefix + node.step.id);
         },
@@ -33,15 +47,21 @@ export async function executeSteps(
     );
   }
   const results = await Promise.allSettled(done.values());
+  const durable = Promise.all(
+    results.map((result) => (result.status === "fulfilled" ? result.value.durable : undefined)),
+  ).then(() => undefined);
+  // Whoever hands the outputs on waits for it; a journal failure with nobody waiting is reported by the run's last record.
+  durable.catch(() => undefined);
   const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason as unknown] : []));
   const real = failures.find((error) => !(error instanceof NotStartedError) && !(error instanceof WaitingError));
   if (real !== undefined) throw real;
   const waiting = failures.find((error) => error instanceof WaitingError);
   if (waiting !== undefined) throw waiting;
   if (failures.length > 0) throw failures[0];
+  return { durable };
 }
 
-async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: string): Promise<void> {
+async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: string): Promise<Journaled> {
   const { step } = node;
   const key = prefix + step.id;
   const kind = "uses" in step ? step.uses : isMapStep(step) ? "map" : "parallel";
@@ -58,12 +78,12 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
       costYuan: replayed.costYuan,
       replayed: true,
     });
-    return;
+    return ALREADY_DURABLE;
   }
   if (state.replay.skipped.has(key)) {
     scope.steps[step.id] = { output: undefined };
     state.emit({ type: "step-skipped", key, id: step.id, replayed: true });
-    return;
+    return ALREADY_DURABLE;
   }
   if (state.halt !== undefined) throw new NotStartedError(key);
   try {
@@ -71,16 +91,16 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
       await state.journal.append({ type: "step-skipped", key, id: step.id, at: new Date().toISOString() });
       scope.steps[step.id] = { output: undefined };
       state.emit({ type: "step-skipped", key, id: step.id, replayed: false });
-      return;
+      return ALREADY_DURABLE;
     }
     if ("uses" in step) {
-      scope.steps[step.id] = {
-        output:
-          step.uses === "approval"
-            ? await runApproval(node, scope, state, key)
-            : await runLeaf(node, scope, state, key),
-      };
-      return;
+      if (step.uses === "approval") {
+        scope.steps[step.id] = { output: await runApproval(node, scope, state, key) };
+        return ALREADY_DURABLE;
+      }
+      const { output, durable } = await runLeaf(node, scope, state, key);
+      scope.steps[step.id] = { output };
+      return { durable };
     }
     const startedAt = new Date();
     state.emit({ type: "step-started", key, id: step.id, kind });
@@ -88,6 +108,7 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
     if (isMapStep(step)) {
       output = await runMap(node, scope, state, key, executeSteps);
     } else {
+      // The parallel's own record, appended below, lands after its children's.
       await executeSteps(node.children, scope, state, prefix);
       output = Object.fromEntries(node.children.map((child) => [child.step.id, scope.steps[child.step.id]?.output]));
     }
@@ -109,6 +130,7 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
     });
     scope.steps[step.id] = { output };
     state.emit({ type: "step-finished", key, id: step.id, kind, durationMs, costYuan: 0, replayed: false });
+    return ALREADY_DURABLE;
   } catch (error) {
     if (!(error instanceof NotStartedError) && !(error instanceof WaitingError))
       await recordFailure(key, step.id, error, state);

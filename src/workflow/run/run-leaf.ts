@@ -18,8 +18,17 @@ import { withIdempotencyScope } from "./idempotency.js";
 import { expressionScope, type RunState, type Scope } from "./run-state.js";
 import { StepReport } from "./step-report.js";
 
-/** Runs a leaf step under the run's call limit, its timeout and retry policy, and journals its output. */
-export async function runLeaf(node: StepNode, scope: Scope, state: RunState, key: string): Promise<unknown> {
+/**
+ * Runs a leaf step under the run's call limit, its timeout and retry policy, and queues its record on
+ * the journal. Resolves with the output once the call returned; `durable` once the record is on disk
+ * (and the step announced finished): dependents wait for it.
+ */
+export async function runLeaf(
+  node: StepNode,
+  scope: Scope,
+  state: RunState,
+  key: string,
+): Promise<{ readonly output: unknown; readonly durable: Promise<void> }> {
   const step = node.step as CallStep;
   const defaults = state.workflow.definition.defaults ?? {};
   const input = renderValue(step.with, expressionScope(scope), [...node.path, "with"]) as Record<string, unknown>;
@@ -42,7 +51,8 @@ export async function runLeaf(node: StepNode, scope: Scope, state: RunState, key
           ...(spec.maxDelayMs === undefined ? {} : { maxDelayMs: spec.maxDelayMs }),
         };
   const timeout = step.timeout ?? defaults.timeout;
-  return state.limit(async () => {
+  // The slot is the call's: it is given back when the call returns, before the record's fsync.
+  const called = await state.limit(async () => {
     if (state.halt !== undefined) throw new NotStartedError(key);
     const startedAt = new Date();
     state.emit({ type: "step-started", key, id: step.id, kind: step.uses });
@@ -79,23 +89,27 @@ export async function runLeaf(node: StepNode, scope: Scope, state: RunState, key
     } finally {
       state.reports.delete(key);
     }
-    const finishedAt = new Date();
-    const durationMsTaken = finishedAt.getTime() - startedAt.getTime();
-    await state.journal.append({
-      type: "step-finished",
-      key,
-      id: step.id,
-      kind: step.uses,
-      output,
-      startedAt: startedAt.toISOString(),
-      finishedAt: finishedAt.toISOString(),
-      durationMs: durationMsTaken,
-      attempts: report.attempts,
-      fallbacks: report.fallbacks,
-      ...(modelOf(output) === undefined ? {} : { model: modelOf(output) }),
-      costYuan: report.costYuan,
-      unpriced: report.unpriced,
-    });
+    return { output, report, startedAt, finishedAt: new Date() };
+  });
+  const { output, report, startedAt, finishedAt } = called;
+  const durationMsTaken = finishedAt.getTime() - startedAt.getTime();
+  // Queued after the call's cost records, so a kill never keeps the step without its bill.
+  const durable = state.journal.append({
+    type: "step-finished",
+    key,
+    id: step.id,
+    kind: step.uses,
+    output,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: durationMsTaken,
+    attempts: report.attempts,
+    fallbacks: report.fallbacks,
+    ...(modelOf(output) === undefined ? {} : { model: modelOf(output) }),
+    costYuan: report.costYuan,
+    unpriced: report.unpriced,
+  });
+  const announced = durable.then(() =>
     state.emit({
       type: "step-finished",
       key,
@@ -104,9 +118,9 @@ export async function runLeaf(node: StepNode, scope: Scope, state: RunState, key
       durationMs: durationMsTaken,
       costYuan: report.costYuan,
       replayed: false,
-    });
-    return output;
-  });
+    }),
+  );
+  return { output, durable: announced };
 }
 
 function dispatch(context: LeafContext, state: RunState): Promise<unknown> {

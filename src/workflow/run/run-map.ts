@@ -10,7 +10,12 @@ import { expressionScope, type Halt, type RunState, type Scope } from "./run-sta
 type ItemResult = { readonly output?: unknown; readonly error?: ErrorSummary };
 
 /** Runs a list of steps in a scope (execute-steps.ts). */
-export type ExecuteSteps = (nodes: readonly StepNode[], scope: Scope, state: RunState, prefix: string) => Promise<void>;
+export type ExecuteSteps = (
+  nodes: readonly StepNode[],
+  scope: Scope,
+  state: RunState,
+  prefix: string,
+) => Promise<unknown>;
 
 /**
  * Runs a map's steps once per item, at most `concurrency` items at a time; each finished item is
@@ -52,8 +57,9 @@ export async function runMap(
   let failure: Halt | undefined;
   const last = node.children[node.children.length - 1]!.step.id;
 
-  const runItem = async (item: unknown, index: number): Promise<void> => {
-    if (results[index] !== undefined) return;
+  // Under the item's slot: its steps, up to their records queued on the journal.
+  const workItem = async (item: unknown, index: number): Promise<ItemResult | undefined> => {
+    if (results[index] !== undefined) return undefined;
     const itemKey = `${key}[${index}]`;
     if (mapState.halt !== undefined) throw new NotStartedError(itemKey);
     const itemScope: Scope = {
@@ -62,14 +68,13 @@ export async function runMap(
       variables: { ...scope.variables, [variable]: item },
     };
     const itemState = withOwnHalt(mapState);
-    let result: ItemResult;
     try {
       await executeSteps(node.children, itemScope, itemState, `${itemKey}.`);
       const output =
         step.output === undefined
           ? itemScope.steps[last]?.output
           : renderValue(step.output, expressionScope(itemScope), [...node.path, "output"]);
-      result = { output };
+      return { output };
     } catch (error) {
       // Cut short by a halt (the map's or the run's), or waiting for a decision: unfinished, not failed, so resume runs it.
       if (error instanceof NotStartedError || error instanceof WaitingError) throw error;
@@ -83,8 +88,15 @@ export async function runMap(
         }
         throw error;
       }
-      result = { output: undefined, error: summarizeError(error) };
+      return { output: undefined, error: summarizeError(error) };
     }
+  };
+
+  // The slot is given back once the item's calls returned; its record lands after its steps' (journal order), so
+  // once it is durable they are too, and only then does the item count as finished.
+  const runItem = async (item: unknown, index: number): Promise<void> => {
+    const result = await limit(() => workItem(item, index));
+    if (result === undefined) return;
     await state.journal.append({ type: "item-finished", key, index, at: new Date().toISOString(), ...result });
     results[index] = result;
     if (result.error === undefined) done++;
@@ -92,7 +104,7 @@ export async function runMap(
     progress();
   };
 
-  const settled = await Promise.allSettled(items.map((item, index) => limit(() => runItem(item, index))));
+  const settled = await Promise.allSettled(items.map((item, index) => runItem(item, index)));
   const errors = settled.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason as unknown] : []));
   if (failure !== undefined) {
     state.halt ??= failure;
