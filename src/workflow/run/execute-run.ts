@@ -22,9 +22,10 @@ import { createStepServices } from "./create-step-services.js";
 import { summarizeError, WaitingError } from "./error-summary.js";
 import { executeSteps } from "./execute-steps.js";
 import { idempotentDispatcher } from "./idempotency.js";
-import type { ErrorSummary } from "./journal-records.js";
+import type { ErrorSummary, JournalRecord } from "./journal-records.js";
 import { createLimiter } from "./limiter.js";
-import { readJournal, type RunJournal } from "./run-journal.js";
+import { ReportRecords } from "./report-records.js";
+import type { RunJournal } from "./run-journal.js";
 import type { ExecuteOptions, RunResult } from "./run-options.js";
 import type { RunState, Scope } from "./run-state.js";
 import type { Replay } from "./replay.js";
@@ -39,7 +40,11 @@ export interface RunPlan {
   readonly runDir: string;
   readonly journal: RunJournal;
   readonly replay: Replay;
+  /** The journal's records so far (the report is made from them and what this attempt appends). */
+  readonly records: readonly JournalRecord[];
   readonly resumed: boolean;
+  /** The step-key prefix of a batch's rows (`items`), for a batch run. */
+  readonly batchKey?: string;
 }
 
 /**
@@ -48,7 +53,14 @@ export interface RunPlan {
  * cost.json and the journal's last line, and calls the report hook.
  */
 export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promise<RunResult> {
-  const { workflow, runDir, journal, replay } = plan;
+  const { workflow, runDir, replay } = plan;
+  // Every record goes through it, so the report needs no second read of journal.jsonl.
+  const kept = new ReportRecords(
+    plan.journal,
+    plan.records,
+    plan.batchKey === undefined ? {} : { batchKey: plan.batchKey },
+  );
+  const journal = plan.journal;
   const { runId, inputs, startedAt, name } = replay.start;
   const emit = (event: WorkflowEvent) => options.onEvent?.(event);
   const budgetYuan = options.budgetYuan ?? replay.budgetYuan ?? workflow.definition.budget?.maxYuan;
@@ -87,7 +99,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   // Counted as entries arrive: summarizing the ledger on every entry is quadratic in a long batch.
   const isUnpricedCall = (entry: CostEntry) => entry.yuan === undefined && entry.status !== "refunded";
   let unpricedCalls = replay.costs.filter(isUnpricedCall).length;
-  const costs = new CostJournal(journal);
+  const costs = new CostJournal(kept);
   const onEntry = (entry: CostEntry) => {
     pendingCost = costs.append(entry).catch(() => undefined);
     if (isUnpricedCall(entry)) unpricedCalls++;
@@ -149,7 +161,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     workflow,
     runId,
     runDir,
-    journal,
+    journal: kept,
     replay,
     ledger,
     limit: createLimiter(concurrency),
@@ -198,7 +210,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger));
   const items = [...state.tallies.values()];
   const tallied = items.length === 0 ? {} : { items };
-  await journal.append({
+  await kept.append({
     type: "run-finished",
     status,
     ...(reason === undefined ? {} : { reason }),
@@ -209,7 +221,6 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   await journal.close();
   emit({ type: "run-finished", status, runDir, ...(error === undefined ? {} : { error }) });
   const cost = ledger.summary();
-  const { records } = await readJournal(journal.path);
   await (options.report ?? writeReportFile)({
     runDir,
     runId,
@@ -221,7 +232,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     ...(outputs === undefined ? {} : { outputs }),
     cost,
     entries: ledger.entries(),
-    journal: records,
+    journal: kept.records,
     startedAt,
     finishedAt,
   });

@@ -2,12 +2,13 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CostLedger } from "../../cost/cost-ledger.js";
 import { ConfigError } from "../../errors.js";
-import { resumedBatchBody } from "../batch/batch-run-body.js";
+import { BATCH_KEY, resumedBatchBody } from "../batch/batch-run-body.js";
 import { loadWorkflow, parseWorkflow, type LoadWorkflowOptions, type Workflow } from "../load/load-workflow.js";
 import { executeRun } from "./execute-run.js";
 import { Replay } from "./replay.js";
 import { RunDirLock } from "./run-dir-lock.js";
 import { readJournal, RunJournal } from "./run-journal.js";
+import type { JournalRecord } from "./journal-records.js";
 import type { ExecuteOptions, RunResult } from "./run-options.js";
 import { JOURNAL_FILE, WORKFLOW_COPY } from "./run-workflow.js";
 
@@ -54,19 +55,28 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
   // The copy is what the next resume runs, so it keeps what this one was given (the hash leaves `tools:` out).
   if (options.workflow !== undefined) await writeFile(path.join(directory, WORKFLOW_COPY), workflow.text);
   const journal = await RunJournal.open(journalPath);
-  await journal.append({
+  const resumedRecord: JournalRecord = {
     type: "run-resumed",
     at: new Date().toISOString(),
     ...(options.budgetYuan === undefined ? {} : { budgetYuan: options.budgetYuan }),
     pid: process.pid,
-  });
+  };
+  await journal.append(resumedRecord);
   const resumedReplay =
     options.budgetYuan === undefined
       ? replay
       : new Replay([...records, { type: "run-resumed", at: "", budgetYuan: options.budgetYuan }]);
   const body = options.body ?? (await resumedBatchBody(directory, workflow, replay.start.inputs, options));
   return executeRun(
-    { workflow, runDir: directory, journal, replay: resumedReplay, resumed: true },
+    {
+      workflow,
+      runDir: directory,
+      journal,
+      replay: resumedReplay,
+      records: [...records, resumedRecord],
+      resumed: true,
+      ...(body === undefined || options.body !== undefined ? {} : { batchKey: BATCH_KEY }),
+    },
     body === undefined ? options : { ...options, body },
   );
 }

@@ -18,7 +18,11 @@ export interface RunSummary {
   readonly outputs?: Readonly<Record<string, unknown>>;
   readonly cost: CostSummary;
   readonly entries: readonly CostEntry[];
-  /** The whole journal, every attempt of the run included (steps, items, music jobs, costs). */
+  /**
+   * The journal's records as the run kept them, every attempt included (steps, items, music jobs,
+   * approvals), without its cost lines (`entries` has them) and, for a batch, without the step
+   * records of rows past the report's first page that name no media.
+   */
   readonly journal: readonly JournalRecord[];
   readonly startedAt: string;
   readonly finishedAt: string;

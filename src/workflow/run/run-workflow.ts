@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../../errors.js";
-import { batchBodyFor, resolveRunInputs } from "../batch/batch-run-body.js";
+import { BATCH_KEY, batchBodyFor, resolveRunInputs } from "../batch/batch-run-body.js";
 import { checkRunInputs, type Workflow } from "../load/load-workflow.js";
 import { executeRun } from "./execute-run.js";
 import { Replay } from "./replay.js";
@@ -41,7 +41,15 @@ export async function runWorkflow(workflow: Workflow, options: RunWorkflowOption
     const journal = await RunJournal.open(path.join(runDir, JOURNAL_FILE));
     await journal.append(start);
     return await executeRun(
-      { workflow, runDir, journal, replay: Replay.fresh(start), resumed: false },
+      {
+        workflow,
+        runDir,
+        journal,
+        replay: Replay.fresh(start),
+        records: [start],
+        resumed: false,
+        ...(body === undefined || options.body !== undefined ? {} : { batchKey: BATCH_KEY }),
+      },
       body === undefined ? options : { ...options, body },
     );
   } finally {

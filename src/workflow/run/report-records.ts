@@ -1,0 +1,49 @@
+import { findMedia } from "../report/media-index.js";
+import { ITEMS_PAGE_SIZE } from "../report/render-batch-items.js";
+import { parseStepKey } from "../report/step-order.js";
+import type { JournalRecord } from "./journal-records.js";
+import type { JournalSink } from "./run-journal.js";
+
+/**
+ * The journal records a run keeps for its report, so the end of a run never reads journal.jsonl
+ * back: every record it appends (and, resumed, the ones it was resumed from) as it appends them,
+ * less what the report does not show. Costs are left out (the ledger has them), and a batch row
+ * past the report's first page keeps only a step record that names media (its tile on a later
+ * page). A kept record shares its output with the run's scope, so keeping it copies no output.
+ */
+export class ReportRecords implements JournalSink {
+  readonly #journal: JournalSink;
+  readonly #records: JournalRecord[] = [];
+  /** `items[` for a batch run (its rows' step keys), else undefined. */
+  readonly #rowPrefix: string | undefined;
+
+  constructor(journal: JournalSink, earlier: readonly JournalRecord[], options: { batchKey?: string } = {}) {
+    this.#journal = journal;
+    this.#rowPrefix = options.batchKey === undefined ? undefined : `${options.batchKey}[`;
+    for (const record of earlier) this.#keep(record);
+  }
+
+  /** Appends to the journal, keeping the record when the report reads it. */
+  append(record: JournalRecord): Promise<void> {
+    this.#keep(record);
+    return this.#journal.append(record);
+  }
+
+  /** What the report reads, in journal order. */
+  get records(): readonly JournalRecord[] {
+    return this.#records;
+  }
+
+  #keep(record: JournalRecord): void {
+    if (record.type === "cost") return;
+    const row = this.#rowPrefix !== undefined && "key" in record && record.key.startsWith(this.#rowPrefix);
+    if (row && !onFirstPage(record.key)) {
+      if (record.type !== "step-finished" || findMedia(record.output).length === 0) return;
+    }
+    this.#records.push(record);
+  }
+}
+
+function onFirstPage(key: string): boolean {
+  return (parseStepKey(key)[0]?.index ?? 0) < ITEMS_PAGE_SIZE;
+}
