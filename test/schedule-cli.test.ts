@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startLocalGateway, type LocalGateway } from "../src/server/start-local-gateway.js";
 import { resumeWorkflow } from "../src/workflow/run/resume-workflow.js";
-import { gatewayEnv, startCli } from "./cli-harness.js";
+import { gatewayEnv, runCli, startCli } from "./cli-harness.js";
 
 let dir: string;
 let gateway: LocalGateway | undefined;
@@ -100,6 +100,50 @@ describe("svc-flow schedule", () => {
 
     const resumed = await resumeWorkflow(runDir, { gateway: { baseURL: gateway.baseURL, apiKey: "sk-local-demo" } });
     expect(resumed.status).toBe("done");
+  });
+
+  it("offline, gives each firing a local gateway kept in its run directory, so resume finishes a stopped music job", {
+    timeout: 60_000,
+  }, async () => {
+    const { SVC_BASE_URL: _url, SVC_API_KEY: _key, ...offline } = process.env;
+    await writeFile(
+      join(dir, "jingle.yaml"),
+      `version: 1
+name: jingle
+schedule: { cron: "* * * * * *", overlap: skip }
+budget: { maxYuan: 5 }
+steps:
+  - id: jingle
+    uses: music
+    with: { prompt: "A lantern jingle", instrumental: true }
+`,
+    );
+    const run = startCli(["schedule", "jingle.yaml", "--runs", "out"], { env: offline, cwd: dir });
+    const runDir = async () => {
+      const [name] = (await readdir(join(dir, "out")).catch(() => [])).filter((entry) => !entry.startsWith("."));
+      return name === undefined ? undefined : join(dir, "out", name);
+    };
+    let journal = "";
+    await until(() => journal.includes('"musicJob"'));
+    async function until(test: () => boolean): Promise<void> {
+      for (let tries = 0; !test(); tries++) {
+        if (tries > 300) throw new Error("Timed out waiting for the music job to be journaled.");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const folder = await runDir();
+        if (folder !== undefined) journal = await readFile(join(folder, "journal.jsonl"), "utf8").catch(() => "");
+      }
+    }
+    run.stop();
+    expect(await run.exit).toBe(0);
+    expect(run.stderr.text).toMatch(/using a local gateway with simulated models/);
+    const firing = (await runDir())!;
+    expect(await readdir(firing)).toContain("gateway-state.jsonl");
+
+    const resumed = await runCli(["resume", firing], { env: offline, cwd: dir });
+    expect(resumed.stderr.text).not.toMatch(/404|not found/i);
+    expect(resumed.code).toBe(0);
+    const outputs = JSON.parse(await readFile(join(firing, "outputs.json"), "utf8")) as Record<string, unknown>;
+    expect(JSON.stringify(outputs)).toMatch(/"audioUrl"|"artifact"/);
   });
 
   it("refuses a workflow without schedule:, naming the fix (exit 2)", async () => {

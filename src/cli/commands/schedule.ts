@@ -54,32 +54,28 @@ export const scheduleCommand: Command = {
       log(`stopped: ${summary.started} run(s) started, ${summary.skipped} firing(s) skipped, ${summary.failed} failed`);
       return 0;
     }
-    // One gateway for every firing, so a local one is started (and announced) once.
-    const gateway = await connectGateway({ env: context.env, notice: (line) => context.stderr.write(`${line}\n`) });
-    try {
-      for (const job of jobs)
-        log(
-          `${job.name}: cron "${job.schedule.cron}" (${job.schedule.timezone ?? "local time"}), overlap ${job.overlap}`,
-        );
-      context.stderr.write(
-        `svc-flow schedule: ${jobs.length} workflow(s), runs in ${runsDir}. Ctrl-C stops after runs in flight save their progress.\n`,
+    for (const job of jobs)
+      log(
+        `${job.name}: cron "${job.schedule.cron}" (${job.schedule.timezone ?? "local time"}), overlap ${job.overlap}`,
       );
-      const runner = new LocalRunner({
-        ...flags,
-        gateway: { baseURL: gateway.baseURL, apiKey: gateway.apiKey },
-        env: context.env,
-      });
-      const summary = await runScheduler(jobs, {
-        runner,
-        runsDir,
-        signal: context.signal,
-        catchUp: values["catch-up"] === true,
-        onEvent: (event) => log(describeEvent(event, jobs)),
-      });
-      log(`stopped: ${summary.started} run(s) started, ${summary.skipped} firing(s) skipped, ${summary.failed} failed`);
-    } finally {
-      await gateway.close();
-    }
+    context.stderr.write(
+      `svc-flow schedule: ${jobs.length} workflow(s), runs in ${runsDir}. Ctrl-C stops after runs in flight save their progress.\n`,
+    );
+    // Each firing connects as a run does: to the configured gateway, or to a local one of its own that keeps its
+    // state in the firing's run directory, so `svc-flow resume` of an interrupted firing finds its music jobs.
+    const runner = new LocalRunner({
+      ...flags,
+      connect: (options) => connectGateway({ ...options, notice: (line) => context.stderr.write(`${line}\n`) }),
+      env: context.env,
+    });
+    const summary = await runScheduler(jobs, {
+      runner,
+      runsDir,
+      signal: context.signal,
+      catchUp: values["catch-up"] === true,
+      onEvent: (event) => log(describeEvent(event, jobs)),
+    });
+    log(`stopped: ${summary.started} run(s) started, ${summary.skipped} firing(s) skipped, ${summary.failed} failed`);
     return 0;
   },
 };
