@@ -39,6 +39,10 @@ function seedWhere(model: string, fault: Record<string, number>, kinds: string[]
   throw new Error("No seed gives that fault sequence.");
 }
 
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 async function withGateway<T>(config: GatewayConfigInput, task: (gateway: LocalGateway) => Promise<T>): Promise<T> {
   const local = await startLocalGateway({ config });
   try {
@@ -56,7 +60,7 @@ describe("Idempotency-Key on the local gateway", () => {
     const second = await postJson(chatURL(), body, "sk-idem-one", withKey("plain-1"));
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
-    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    expect(first.headers.get("idempotent-replayed")).toBe("false");
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(await second.text()).toBe(await first.text());
     expect(second.headers.get("x-request-id")).toBe(first.headers.get("x-request-id"));
@@ -125,7 +129,7 @@ describe("Idempotency-Key on the local gateway", () => {
     ]);
     expect([first.status, second.status]).toEqual([200, 200]);
     expect([first.headers.get("idempotent-replayed"), second.headers.get("idempotent-replayed")].sort()).toEqual(
-      ["true", null].sort(),
+      ["true", "false"].sort(),
     );
     expect(await second.text()).toBe(await first.text());
     expect(statsOf("one").billed.length - before).toBe(1);
@@ -146,8 +150,8 @@ describe("Idempotency-Key on the local gateway", () => {
     const [one, two] = [statsOf("one").billed.length, statsOf("two").billed.length];
     const a = await postJson(chatURL(), body, "sk-idem-one", withKey("shared-1"));
     const b = await postJson(chatURL(), body, "sk-idem-two", withKey("shared-1"));
-    expect(a.headers.get("idempotent-replayed")).toBeNull();
-    expect(b.headers.get("idempotent-replayed")).toBeNull();
+    expect(a.headers.get("idempotent-replayed")).toBe("false");
+    expect(b.headers.get("idempotent-replayed")).toBe("false");
     expect(statsOf("one").billed.length - one).toBe(1);
     expect(statsOf("two").billed.length - two).toBe(1);
   });
@@ -168,7 +172,7 @@ describe("Idempotency-Key on the local gateway", () => {
       expect(failed.status).toBe(503);
       const answered = await postJson(url, body, "sk-local-demo", withKey("fault-1"));
       expect(answered.status).toBe(200);
-      expect(answered.headers.get("idempotent-replayed")).toBeNull();
+      expect(answered.headers.get("idempotent-replayed")).toBe("false");
       expect(billedOf(local)).toHaveLength(1);
       const replayed = await postJson(url, body, "sk-local-demo", withKey("fault-1"));
       expect(replayed.headers.get("idempotent-replayed")).toBe("true");
@@ -186,9 +190,55 @@ describe("Idempotency-Key on the local gateway", () => {
       await expect(cut.text()).rejects.toThrow();
       expect(billedOf(local)).toHaveLength(0);
       const again = await postJson(url, body, "sk-local-demo", withKey("drop-1"));
-      expect(again.headers.get("idempotent-replayed")).toBeNull();
+      expect(again.headers.get("idempotent-replayed")).toBe("false");
       expect(sseEvents(await again.text()).at(-1)).toBe("[DONE]");
       expect(billedOf(local)).toHaveLength(1);
+    });
+  });
+
+  it("keeps a call's claim after its client left, so a call billed after the close is replayed to the repeat", async () => {
+    const config = { billAfterDisconnect: true, faults: { models: { [SLOW]: { latencyMs: 300 } } } };
+    await withGateway(config, async (local) => {
+      const url = `${local.baseURL}/chat/completions`;
+      const body = chatBody(SLOW, "Billed after the client left.");
+      const leaving = new AbortController();
+      const first = postJson(url, body, "sk-local-demo", withKey("left-1"), leaving.signal);
+      await until(() => local.stats().keys[0]!.inFlight === 1);
+      leaving.abort();
+      await expect(first).rejects.toThrow();
+      // Sent while the first is still running at the gateway: it waits for it, then gets its answer.
+      const repeat = await postJson(url, body, "sk-local-demo", withKey("left-1"));
+      expect(repeat.status).toBe(200);
+      expect(repeat.headers.get("idempotent-replayed")).toBe("true");
+      expect(billedOf(local)).toHaveLength(1);
+    });
+  });
+
+  it("runs a repeat for real once a call whose client left ends unbilled", async () => {
+    await withGateway({ faults: { models: { [SLOW]: { latencyMs: 300 } } } }, async (local) => {
+      const url = `${local.baseURL}/chat/completions`;
+      const body = chatBody(SLOW, "Left before the answer.");
+      const leaving = new AbortController();
+      const first = postJson(url, body, "sk-local-demo", withKey("left-2"), leaving.signal);
+      await until(() => local.stats().keys[0]!.inFlight === 1);
+      leaving.abort();
+      await expect(first).rejects.toThrow();
+      const repeat = await postJson(url, body, "sk-local-demo", withKey("left-2"));
+      expect(repeat.headers.get("idempotent-replayed")).toBe("false");
+      expect(billedOf(local)).toHaveLength(1);
+    });
+  });
+
+  it("bills every repeat when configured to ignore Idempotency-Key, and records the key each bill carried", async () => {
+    await withGateway({ idempotency: false }, async (local) => {
+      const url = `${local.baseURL}/chat/completions`;
+      const body = chatBody(MODEL, "Ignored key.");
+      const first = await postJson(url, body, "sk-local-demo", withKey("ignored-1"));
+      const second = await postJson(url, body, "sk-local-demo", withKey("ignored-1"));
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(second.headers.get("idempotent-replayed")).toBeNull();
+      expect(second.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
+      expect(billedOf(local).map((entry) => entry.idempotencyKey)).toEqual(["ignored-1", "ignored-1"]);
     });
   });
 

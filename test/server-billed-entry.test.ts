@@ -21,6 +21,7 @@ describe("a billed entry", () => {
       "completionTokens",
       "images",
       "reasoningTokens",
+      "idempotencyKey",
       "yuan",
       "refunded",
     ]);

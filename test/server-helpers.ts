@@ -23,11 +23,13 @@ export function postJson(
   body: unknown,
   key = "sk-local-demo",
   headers: Record<string, string> = {},
+  signal?: AbortSignal,
 ): Promise<Response> {
   return fetch(url, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
+    ...(signal === undefined ? {} : { signal }),
   });
 }
 

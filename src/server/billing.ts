@@ -13,6 +13,8 @@ export interface BilledEntry {
   readonly completionTokens?: number;
   readonly reasoningTokens?: number;
   readonly images?: number;
+  /** The Idempotency-Key the request carried, honoured or not (`idempotency: false`). */
+  readonly idempotencyKey?: string | undefined;
   readonly yuan: number;
   /** True once a failed music job was refunded; refunded entries are not part of `spentYuan`. */
   readonly refunded: boolean;

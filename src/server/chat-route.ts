@@ -11,8 +11,18 @@ import { replyParts } from "./dialects/reply-parts.js";
 import { fetchImage } from "./fetch-image.js";
 import { hashString, type FaultDecision } from "./faults.js";
 import type { GatewayContext } from "./gateway-context.js";
-import { applyIdempotencyKey, hasIdempotencyKey, storingHold, withoutIdempotencyKey } from "./idempotent-request.js";
+import {
+  applyIdempotencyKey,
+  hasIdempotencyKey,
+  sentIdempotencyKey,
+  settleClaim,
+  storingHold,
+  withoutIdempotencyKey,
+} from "./idempotent-request.js";
+import type { KeyAccount } from "./key-account.js";
 import type { QuotaHold } from "./key-account.js";
+import type { IdempotencyClaim } from "./idempotency-store.js";
+import type { RequestIds } from "./request-ids.js";
 import { parseChatRequest } from "./parse-chat-request.js";
 import { readJsonBody } from "./read-json-body.js";
 import { RenderedReply, type CompletionMeta } from "./rendered-reply.js";
@@ -28,8 +38,8 @@ export async function handleChat(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const { requestId, compactId } = deferRequestIds(response);
-  const keyed = hasIdempotencyKey(request);
+  const ids = deferRequestIds(response);
+  const keyed = hasIdempotencyKey(context, request);
   const admission = authorize(context, request, response, { deferDeactivation: keyed });
   if (!admission) return;
   const { account } = admission;
@@ -39,7 +49,30 @@ export async function handleChat(
     ? await applyIdempotencyKey(context, account, request, response, "/v1/chat/completions", body.value)
     : withoutIdempotencyKey(account, response);
   if (idempotency.done) return;
-  const parsed = parseChatRequest(body.value);
+  await settleClaim(idempotency, () =>
+    answerChat(context, request, response, { account, body: body.value, ids, claim: idempotency.claim }),
+  );
+}
+
+/** What answerChat works on: the admitted request's key account, body, ids and idempotency claim. */
+interface ChatAdmitted {
+  readonly account: KeyAccount;
+  readonly body: unknown;
+  readonly ids: RequestIds;
+  readonly claim: IdempotencyClaim | undefined;
+}
+
+async function answerChat(
+  context: GatewayContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  admitted: ChatAdmitted,
+): Promise<void> {
+  const { account, claim } = admitted;
+  const { requestId, compactId } = admitted.ids;
+  // A relay whose upstream call runs on bills a call whose client left (config billAfterDisconnect).
+  const left = () => response.destroyed && !context.config.billAfterDisconnect;
+  const parsed = parseChatRequest(admitted.body);
   if (!parsed.success) return sendSchemaError(response, parsed.error, context.dialects.forFamily());
   const chat = parsed.data;
   const model = findModel(chat.model);
@@ -69,7 +102,7 @@ export async function handleChat(
 
   const fault = context.faults.decide(model.id);
   if (fault.latencyMs > 0) await sleep(fault.latencyMs);
-  if (response.destroyed) return;
+  if (left()) return;
   if (fault.kind === "error") {
     const message = `The upstream ${model.id} backend failed (injected fault, status ${fault.status}). Retry with backoff or fall back to another model.`;
     const failure = { status: fault.status, code: "upstream_error", message };
@@ -108,7 +141,7 @@ export async function handleChat(
       return sendError(response, 400, "invalid_parameter", error.message, { param: "messages", dialect });
     }
     context.replies.set(key, rendered, seed);
-    if (response.destroyed) return;
+    if (left()) return;
   }
   const { reply } = rendered;
   const usage = { promptTokens, completionTokens: reply.completionTokens, images: reply.images };
@@ -130,6 +163,7 @@ export async function handleChat(
     completionTokens: reply.completionTokens,
     images: reply.images,
     reasoningTokens: reply.reasoningTokens,
+    idempotencyKey: sentIdempotencyKey(request),
   };
   const meta: CompletionMeta = {
     id: `chatcmpl-${compactId}`,
@@ -141,14 +175,14 @@ export async function handleChat(
     const parts = replyParts(reply, promptTokens, meta, chat.model);
     const stream = chat.stream ? dialect.stream(parts, includeUsage) : undefined;
     const text = stream ? sseText(stream.frames, stream.end) : JSON.stringify(dialect.json(parts));
-    const hold = storingHold(quotaHold, idempotency.claim, response, () =>
+    const hold = storingHold(quotaHold, claim, response, () =>
       stream ? { kind: "sse-text", text } : { kind: "json", text },
     );
     if (stream) return streamDialect(response, { stream, fault, hold, entry });
-    return sendJsonReply(response, fault, hold, entry, text);
+    return sendJsonReply(response, fault, hold, entry, text, left());
   }
   // Billed means stored: a repeat of the Idempotency-Key replays exactly what this request sent.
-  const hold = storingHold(quotaHold, idempotency.claim, response, () =>
+  const hold = storingHold(quotaHold, claim, response, () =>
     chat.stream
       ? { kind: "sse", events: rendered.chunks(meta, includeUsage).chunks }
       : { kind: "json", text: rendered.json(meta) },
@@ -158,7 +192,7 @@ export async function handleChat(
     await streamCompletion(response, { meta, rendered, includeUsage, fault, hold, entry });
     return;
   }
-  sendJsonReply(response, fault, hold, entry, rendered.json(meta));
+  sendJsonReply(response, fault, hold, entry, rendered.json(meta), left());
 }
 
 function sendJsonReply(
@@ -167,8 +201,9 @@ function sendJsonReply(
   hold: QuotaHold,
   entry: Omit<BilledEntry, "yuan" | "refunded">,
   text: string,
+  left: boolean,
 ): void {
-  if (fault.kind === "drop" || response.destroyed) {
+  if (fault.kind === "drop" || left) {
     hold.release();
     response.socket?.destroy();
     return;

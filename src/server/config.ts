@@ -119,6 +119,10 @@ export const gatewayConfigSchema = z
       .default({ maxBodyBytes: DEFAULT_MAX_BODY_BYTES, bodyTimeoutMs: DEFAULT_BODY_TIMEOUT_MS }),
     /** The relay dialect replies and errors are sent in (docs/dialects.md). Default clean. */
     dialect: dialectSettingSchema.default("clean"),
+    /** Honour `Idempotency-Key` (replay billed answers). false acts as a relay that ignores it: every request bills. */
+    idempotency: z.boolean().default(true),
+    /** Bill a chat call whose client left before its answer was ready, as relays whose upstream call runs on do. */
+    billAfterDisconnect: z.boolean().default(false),
   })
   .strict()
   .superRefine((config, context) => {

@@ -15,17 +15,26 @@ const MAX_KEY_LENGTH = 255;
 const DONE: IdempotencyStep = { done: true };
 const UNKEYED: IdempotencyStep = { done: false };
 
-/** True when the request carries an Idempotency-Key header. */
-export function hasIdempotencyKey(request: IncomingMessage): boolean {
-  return request.headers[IDEMPOTENCY_HEADERS.key] !== undefined;
+/** True when the request carries an Idempotency-Key header and the gateway honours it (config `idempotency`). */
+export function hasIdempotencyKey(context: GatewayContext, request: IncomingMessage): boolean {
+  return context.config.idempotency && request.headers[IDEMPOTENCY_HEADERS.key] !== undefined;
+}
+
+/** The Idempotency-Key a request carried, honoured or not, for the bill's record; undefined without one. */
+export function sentIdempotencyKey(request: IncomingMessage): string | undefined {
+  const header = request.headers[IDEMPOTENCY_HEADERS.key];
+  return header === undefined ? undefined : (Array.isArray(header) ? header.join(",") : header).trim();
 }
 
 /**
  * Applies a request's Idempotency-Key (per API key; `path` and body make its fingerprint): a repeat
  * of a billed request gets the stored response with `idempotent-replayed: true` and is not billed;
  * a repeat with another body gets 422 idempotency_key_reused; a repeat while the first is in flight
- * waits for it. The first request gets a claim, abandoned when its response closes unstored, so
- * failures and injected faults are never replayed. Without the header nothing changes, except that
+ * waits for it. The first request gets a claim, which the route settles: stored when its hold
+ * commits (even after the client left: the call was billed), abandoned once the route is done
+ * otherwise (`settleClaim`), so failures and injected faults are never replayed. Every request the
+ * key is applied to answers `idempotent-replayed: false` unless replayed, which tells a client the
+ * key was honoured. Without the header (or with `idempotency: false`) nothing changes, except that
  * a key admitted with `deferDeactivation` is refused here.
  */
 export async function applyIdempotencyKey(
@@ -36,16 +45,17 @@ export async function applyIdempotencyKey(
   path: string,
   body: unknown,
 ): Promise<IdempotencyStep> {
-  const header = request.headers[IDEMPOTENCY_HEADERS.key];
-  if (header === undefined) return withoutIdempotencyKey(account, response);
-  const key = (Array.isArray(header) ? header.join(",") : header).trim();
+  const key = context.config.idempotency ? sentIdempotencyKey(request) : undefined;
+  if (key === undefined) return withoutIdempotencyKey(account, response);
   if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
     if (refuseIfDeactivated(account, response)) return DONE;
     const message = `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters without spaces. Derive it from what identifies the call (run id, step, item, call number).`;
     sendError(response, 400, "invalid_parameter", message, { param: "Idempotency-Key" });
     return DONE;
   }
-  const gone = new Promise<void>((resolve) => response.once("close", () => resolve()));
+  const gone = response.destroyed
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => response.once("close", () => resolve()));
   const lookup = await context.idempotency.begin(account, key, fingerprintOf(path, body), gone);
   if (lookup === undefined) return DONE;
   if (lookup.kind === "conflict") {
@@ -60,9 +70,25 @@ export async function applyIdempotencyKey(
     return DONE;
   }
   const { claim } = lookup;
-  response.once("close", () => claim.abandon());
-  if (refuseIfDeactivated(account, response)) return DONE;
+  response.setHeader(IDEMPOTENCY_HEADERS.replayed, "false");
+  if (refuseIfDeactivated(account, response)) {
+    claim.abandon();
+    return DONE;
+  }
   return { done: false, claim };
+}
+
+/**
+ * Runs the rest of a billable route, then gives up its claim if nothing was stored. The claim lives
+ * as long as the route, not the connection: a call billed after its client left is stored, so the
+ * client's repeat gets the replay instead of a second bill.
+ */
+export async function settleClaim(step: IdempotencyStep, route: () => Promise<void> | void): Promise<void> {
+  try {
+    await route();
+  } finally {
+    if (!step.done) step.claim?.abandon();
+  }
 }
 
 /** What `applyIdempotencyKey` does for a request without the header, without its promise: refuse a deactivated key. */

@@ -8,7 +8,13 @@ import type { GatewayContext } from "./gateway-context.js";
 import type { KeyAccount, QuotaHold } from "./key-account.js";
 import { hashString } from "./faults.js";
 import type { IdempotencyClaim } from "./idempotency-store.js";
-import { applyIdempotencyKey, hasIdempotencyKey, storeResponse } from "./idempotent-request.js";
+import {
+  applyIdempotencyKey,
+  hasIdempotencyKey,
+  sentIdempotencyKey,
+  settleClaim,
+  storeResponse,
+} from "./idempotent-request.js";
 import { clipView } from "./music-clip-view.js";
 import { CLIP_OPERATIONS, planMusicJob } from "./plan-music-job.js";
 import { readJsonBody } from "./read-json-body.js";
@@ -30,7 +36,7 @@ export async function handleMusic(
   const operation = CLIP_OPERATIONS[name] ?? (name === MUSIC_PATHS.lyrics ? "lyrics" : undefined);
   // Billed calls may replay to a deactivated key (the call that spent the quota, repeated).
   const admission = authorize(context, request, response, {
-    deferDeactivation: operation !== undefined && request.method === "POST" && hasIdempotencyKey(request),
+    deferDeactivation: operation !== undefined && request.method === "POST" && hasIdempotencyKey(context, request),
   });
   if (!admission) return;
   const { account } = admission;
@@ -60,26 +66,53 @@ export async function handleMusic(
     body.value,
   );
   if (idempotency.done) return;
+  await settleClaim(idempotency, () =>
+    startMusicCall(context, request, response, {
+      account,
+      operation,
+      body: body.value,
+      claim: idempotency.claim,
+      requestId,
+    }),
+  );
+}
 
+/** What startMusicCall works on: a billable music call admitted under its key and idempotency claim. */
+interface MusicCall {
+  readonly account: KeyAccount;
+  readonly operation: MusicOperation;
+  readonly body: unknown;
+  readonly claim: IdempotencyClaim | undefined;
+  readonly requestId: string;
+}
+
+function startMusicCall(
+  context: GatewayContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  call: MusicCall,
+): void {
+  const { account, operation, claim, requestId } = call;
+  const idempotencyKey = sentIdempotencyKey(request);
   if (operation === "lyrics") {
-    const parsed = lyricsSchema.safeParse(body.value);
+    const parsed = lyricsSchema.safeParse(call.body);
     if (!parsed.success)
       return sendError(response, 400, "invalid_parameter", "Send a JSON body with a non-empty prompt.", {
         param: "prompt",
       });
     const hold = holdOrRefuse(context, response, account, operation);
     if (!hold) return;
-    hold.commit({ requestId, kind: "music", operation });
+    hold.commit({ requestId, kind: "music", operation, idempotencyKey });
     const text = writeLyrics(parsed.data.prompt, hashString(parsed.data.prompt, context.config.faults.seed));
     const title =
       text
         .split("\n")
         .find((line) => line.trim() && !line.startsWith("["))
         ?.trim() ?? "";
-    return sendBilled(response, idempotency.claim, requestId, { id: requestId, status: "complete", title, text });
+    return sendBilled(response, claim, requestId, { id: requestId, status: "complete", title, text });
   }
 
-  const plan = planMusicJob(operation, body.value, account, context.music);
+  const plan = planMusicJob(operation, call.body, account, context.music);
   if (!plan.ok) {
     const code = plan.status === 404 ? "not_found" : "invalid_parameter";
     return sendError(response, plan.status, code, plan.message, { param: plan.param });
@@ -95,11 +128,11 @@ export async function handleMusic(
   const hold = holdOrRefuse(context, response, account, operation);
   if (!hold) return;
   // Billed before the job starts, so a job that fails at once is refunded against this entry.
-  hold.commit({ requestId, kind: "music", operation });
+  hold.commit({ requestId, kind: "music", operation, idempotencyKey });
   const clips = context.music.submit(account, requestId, plan.credits, plan.specs);
   sendBilled(
     response,
-    idempotency.claim,
+    claim,
     requestId,
     clips.map((clip) => clipView(clip, context.rootURL)),
   );
