@@ -1,71 +1,21 @@
 // Replies taken from the relays' own code, issues and docs (sources in docs/dialects.md), played
 // by a tiny real HTTP server: the client gives the right text, tool calls, usage and typed errors,
 // and never hangs.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callChat } from "../src/chat/call-chat.js";
 import { KeyDeactivatedError, ModelAccessError, QuotaExceededError, UpstreamError } from "../src/errors.js";
-import { GatewayClient } from "../src/gateway/gateway-client.js";
-
-/** What the fixture server answers to a request for a model: a status, and SSE events or JSON. */
-interface Fixture {
-  readonly status?: number;
-  readonly events?: readonly string[];
-  /** End a stream without `data: [DONE]`. */
-  readonly noDone?: boolean;
-  readonly json?: unknown;
-}
+import { startFixtureRelay, type Fixture, type FixtureRelay } from "./relay-fixture-server.js";
 
 const sse = (value: unknown) => JSON.stringify(value);
-const FIXTURES = new Map<string, Fixture>();
-let server: Server;
-let client: GatewayClient;
+let relay: FixtureRelay;
 
 beforeAll(async () => {
-  server = createServer(async (request, response) => {
-    let text = "";
-    for await (const piece of request) text += String(piece);
-    const body = JSON.parse(text) as { model: string; messages: Array<{ content: string }> };
-    const name = body.messages.at(-1)!.content;
-    const fixture = FIXTURES.get(`${name}@${body.model}`) ?? FIXTURES.get(name)!;
-    if (fixture.json !== undefined) {
-      response.writeHead(fixture.status ?? 200, { "content-type": "application/json" });
-      response.end(JSON.stringify(fixture.json));
-      return;
-    }
-    response.writeHead(200, { "content-type": "text/event-stream" });
-    for (const event of fixture.events ?? [])
-      response.write(event.startsWith(":") ? `${event}\n\n` : `data: ${event}\n\n`);
-    response.end(fixture.noDone ? "" : "data: [DONE]\n\n");
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  client = new GatewayClient({
-    apiKey: "sk-fixture",
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    chunkTimeoutMs: 2000,
-  });
+  relay = await startFixtureRelay();
 });
-afterAll(async () => {
-  await client.close();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(async () => relay.close());
 
-/** Calls the chat core with the fixture as the gateway's answer: the complete reply (read from
- * the stream's finish event when streamed), or the error. */
-async function call(name: string, fixture: Fixture, stream: boolean, fallbacks: string[] = []) {
-  FIXTURES.set(name, fixture);
-  const request = { model: "beta-4o", fallbacks, messages: [{ role: "user" as const, content: name }] };
-  const options = { client, retry: { attempts: 1 } };
-  try {
-    if (!stream) return await callChat(request, options);
-    for await (const event of await callChat({ ...request, stream: true }, options))
-      if (event.type === "finish") return event.reply;
-    throw new Error("The stream ended without a finish event.");
-  } catch (error) {
-    return { error };
-  }
-}
+/** Calls the chat core with the fixture as the gateway's answer: the complete reply, or `{ error }`. */
+const call = (name: string, fixture: Fixture, stream: boolean, fallbacks: string[] = []) =>
+  relay.call(name, fixture, stream, fallbacks);
 
 describe("replies as relays send them", () => {
   it("reads one-api's Gemini tool-call reply: no content key, finish_reason stop, the requested model name", async () => {
@@ -374,7 +324,7 @@ describe("errors as relays send them", () => {
   ])("maps %s to a ModelAccessError, and a fallback model answers", async (name, status, json) => {
     const denied = await call(name, { status, json }, false);
     expect((denied as { error: unknown }).error).toBeInstanceOf(ModelAccessError);
-    FIXTURES.set(`${name}@alpha-haiku-4-5-20251001`, {
+    relay.set(`${name}@alpha-haiku-4-5-20251001`, {
       json: {
         id: "chatcmpl-ok",
         object: "chat.completion",

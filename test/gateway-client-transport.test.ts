@@ -319,7 +319,7 @@ describe("GatewayClient over real sockets", () => {
       response.writeHead(200, { "content-type": "application/json" });
       response.end("{}");
     });
-    await expect(client(baseURL).chatStream(request)).rejects.toThrow(/JSON instead of an event stream/);
+    await expect(client(baseURL).chatStream(request)).rejects.toThrow(/application\/json instead of an event stream/);
   });
 });
 

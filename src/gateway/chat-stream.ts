@@ -25,7 +25,22 @@ export interface ChatStream extends AsyncIterable<ChatChunk> {
 export function createChatStream(opened: OpenResponse, options: ChunkReaderOptions): ChatStream {
   let cancelled = false;
   const chunks = readChatChunks(opened, options, () => cancelled);
+  return chatStreamOf(chunks, opened, () => {
+    cancelled = true;
+    // Aborting the request ends a read in progress; the reader then closes the body quietly.
+    opened.watchdog.cancel();
+    if (!opened.body.destroyed) opened.body.on("error", () => undefined).destroy();
+  });
+}
+
+/** Chunks read from a response as a ChatStream; `stop` ends the reading when it is cancelled. */
+export function chatStreamOf(
+  chunks: AsyncGenerator<ChatChunk>,
+  opened: Pick<OpenResponse, "ids" | "headers">,
+  stop: () => void = () => undefined,
+): ChatStream {
   let iterated = false;
+  let cancelled = false;
   return {
     ids: opened.ids,
     replayed: wasReplayed(opened.headers),
@@ -37,9 +52,7 @@ export function createChatStream(opened: OpenResponse, options: ChunkReaderOptio
     async cancel() {
       if (cancelled) return;
       cancelled = true;
-      // Aborting the request ends a read in progress; the reader then closes the body quietly.
-      opened.watchdog.cancel();
-      if (!opened.body.destroyed) opened.body.on("error", () => undefined).destroy();
+      stop();
       await chunks.return(undefined);
     },
   };

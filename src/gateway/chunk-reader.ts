@@ -2,7 +2,7 @@ import { StreamError, type SvcFlowError, redactSecrets, type GatewayIds } from "
 import { errorFromResponse } from "./error-from-response.js";
 import type { OpenResponse } from "./http-transport.js";
 import { SseDecoder } from "./parse-sse.js";
-import { StreamEnding, finishedWithError } from "./stream-ending.js";
+import { StreamEnding, failedFinishBody, failedFinishReason } from "./stream-ending.js";
 import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
 import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
 
@@ -144,14 +144,8 @@ export function readChunk(
     throw errorFromResponse({ body: value, headers: opened.headers, ...(apiKey === undefined ? {} : { apiKey }) });
   }
   const chunk = isChatChunk(value) ? value : parseChunk(value, data, received, opened);
-  if (finishedWithError(chunk)) {
-    throw errorFromResponse({
-      body: {
-        error: { message: 'The upstream model failed mid-stream (finish_reason "error").', type: "server_error" },
-      },
-      headers: opened.headers,
-    });
-  }
+  const failed = failedFinishReason(chunk.choices);
+  if (failed !== undefined) throw errorFromResponse({ body: failedFinishBody(failed), headers: opened.headers });
   return chunk;
 }
 

@@ -80,6 +80,12 @@ const badRequest =
       code,
     });
 
+const contentFiltered: Make = (summary, options) =>
+  new BadRequestError(`${summary} The prompt was refused by a content filter. Change the prompt and send it again.`, {
+    ...options,
+    code: "content_filtered",
+  });
+
 // Codes (and types) the local gateway and the relays send (docs/dialects.md); anything else falls
 // back to the status and the words of the message below.
 // Words relays use, in English and Chinese (one-api and new-api answer in both).
@@ -89,6 +95,9 @@ const DEACTIVATED_WORDS = /deactivat|disabled|suspend|exhaust|blocked|expired|�
 const MODEL_WORDS = /\bmodels?\b|模型|deployment/i;
 const NO_ACCESS_WORDS =
   /not allowed|no access|not permitted|may not|cannot use|can only access|access denied|forbidden|无权|不允许|没有权限/i;
+// A refused prompt (OpenRouter's 403 moderation flag, Azure's content management policy): the
+// request must change; neither the key nor a retry will help.
+const FLAGGED_WORDS = /moderation|flagged|content (?:management )?policy|guardrail|内容审核|敏感/i;
 const MISSING_WORDS = /not found|not exist|does not exist|no such|unknown|not a valid|invalid model|不存在/i;
 
 // A generic "authentication" type says the key was refused, not why: a spent key's message says so.
@@ -131,6 +140,7 @@ const BY_CODE: Readonly<Record<string, Make>> = {
   request_too_large: badRequest("request_too_large"),
   unsupported_media: badRequest("unsupported_media"),
   not_found: badRequest("not_found"),
+  content_filter: contentFiltered,
   idempotency_key_reused: badRequest("idempotency_key_reused"),
 };
 
@@ -181,6 +191,7 @@ function fromStatus(
   if (status === 403) {
     // Relays answer 403 for a spent quota (one-api, new-api) and for a model the token may not use.
     if (mentionsQuota) return quota(summary, options);
+    if (FLAGGED_WORDS.test(text)) return contentFiltered(summary, options);
     if (mentionsModel) return modelAccess(summary, options);
     return auth(summary, options);
   }

@@ -1,13 +1,15 @@
 import type { Dispatcher } from "undici";
-import { ParameterError, StreamError, type GatewayIds } from "../errors.js";
+import { ParameterError, type GatewayIds } from "../errors.js";
 import { callHeaders, type CallHeaderOptions } from "./call-headers.js";
 import { createChatStream, type ChatStream } from "./chat-stream.js";
 import { errorFromResponse } from "./error-from-response.js";
 import { wasReplayed } from "./gateway-ids.js";
 import { HttpTransport, invalidResponse } from "./http-transport.js";
+import { isNotAStream, readNotAStream } from "./not-a-stream.js";
 import { OwnedAgent } from "./owned-agent.js";
 import { positiveInteger, positiveNumber } from "./positive-number.js";
 import { readEnv } from "./read-env.js";
+import { failedFinishBody, failedFinishReason } from "./stream-ending.js";
 import { isChatRequest, isChatResponse, mayBeErrorBody } from "./wire-guards.js";
 import {
   chatRequestSchema,
@@ -116,10 +118,13 @@ export class GatewayClient {
       headers: callHeaders(options),
       ...signalOf(options),
     });
-    if (isChatResponse(value)) return { response: value, ids, replayed: wasReplayed(headers) };
     // Some relays answer 200 with an error body (no choices); its message and code still count.
-    if (isErrorReply(value)) throw errorFromResponse({ status, headers, body: value, apiKey: this.#apiKey });
-    return { response: checkResponse(value, ids, status), ids, replayed: wasReplayed(headers) };
+    if (!isChatResponse(value) && isErrorReply(value))
+      throw errorFromResponse({ status, headers, body: value, apiKey: this.#apiKey });
+    const response = isChatResponse(value) ? value : checkResponse(value, ids, status);
+    const failed = failedFinishReason(response.choices);
+    if (failed !== undefined) throw errorFromResponse({ status, headers, body: failedFinishBody(failed) });
+    return { response, ids, replayed: wasReplayed(headers) };
   }
 
   /** One streamed chat completion; resolves once the 200 arrived, rejects with a typed error otherwise. */
@@ -138,23 +143,9 @@ export class GatewayClient {
       headers: callHeaders(options),
       ...signalOf(options),
     });
-    const contentType = String(opened.headers["content-type"] ?? "");
-    if (contentType.includes("application/json")) {
-      opened.watchdog.cancel();
-      // A relay that fails before streaming may answer the stream request with a JSON error body.
-      const value = await opened.body.text().then(parseJson, () => undefined);
-      opened.body.destroy();
-      if (isErrorReply(value))
-        throw errorFromResponse({ status: opened.status, headers: opened.headers, body: value, apiKey: this.#apiKey });
-      throw new StreamError(
-        `The gateway answered a stream request with JSON instead of an event stream (${opened.url}).`,
-        {
-          ...opened.ids,
-          status: opened.status,
-          retryable: false,
-        },
-      );
-    }
+    // A relay that fails before streaming may answer with a JSON error body; a proxy, with a page.
+    if (isNotAStream(String(opened.headers["content-type"] ?? "")))
+      return readNotAStream(opened, this.#transport, this.#apiKey);
     return createChatStream(opened, {
       chunkTimeoutMs: this.#transport.chunkTimeoutMs,
       apiKey: this.#apiKey,
@@ -189,14 +180,6 @@ export class GatewayClient {
 /** An error body in place of a reply: an `error` field and no choices. */
 function isErrorReply(value: unknown): boolean {
   return mayBeErrorBody(value) && (value as { choices?: unknown }).choices == null;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function checkRequest(request: ChatRequest): ChatRequest {

@@ -34,8 +34,20 @@ export class StreamEnding {
   }
 }
 
-/** True when a chunk reports that the upstream failed (OpenRouter's `finish_reason: "error"`). */
-export function finishedWithError(chunk: ChatChunk): boolean {
-  for (const choice of chunk.choices) if (choice.finish_reason === "error") return true;
-  return false;
+// Finish reasons that say the model failed rather than finished: OpenRouter's "error", and
+// Gemini's MALFORMED_FUNCTION_CALL (an invalid tool call, no usable output; googleapis/python-genai#2081).
+const FAILED_FINISH_REASONS = new Set(["error", "malformed_function_call"]);
+
+/** The finish reason of a choice that reports an upstream failure; undefined when none does. */
+export function failedFinishReason(choices: readonly { readonly finish_reason?: string | null }[]): string | undefined {
+  for (const choice of choices) {
+    const reason = choice.finish_reason;
+    if (reason != null && FAILED_FINISH_REASONS.has(reason.toLowerCase())) return reason;
+  }
+  return undefined;
+}
+
+/** The error body a failed finish reason stands for, for errorFromResponse. */
+export function failedFinishBody(reason: string): { error: { message: string; type: string } } {
+  return { error: { message: `The upstream model failed (finish_reason "${reason}").`, type: "server_error" } };
 }

@@ -15,7 +15,8 @@ function isObject(value: unknown): value is Fields {
 }
 
 function isCount(value: unknown): boolean {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
+  // JSON's `-0` parses to -0, which the schema reads as 0.
+  return Number.isSafeInteger(value) && (value as number) >= 0 && !Object.is(value, -0);
 }
 
 function isOptionalString(value: unknown): boolean {

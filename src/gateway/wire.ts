@@ -318,9 +318,14 @@ export interface ToolCallDelta {
 }
 
 /** A tool-call fragment as relays send it; every field may be absent or null (Gemini sends no
- * `index`, new-api a null `type`, LiteLLM null `id` and `name` on continuation fragments). */
+ * `index`, GLM -1, new-api a null `type`, LiteLLM null `id` and `name` on continuation fragments). */
 export const toolCallDeltaSchema: z.ZodType<ToolCallDelta> = z.looseObject({
-  index: z.number().int().nonnegative().nullish(),
+  // GLM sends `"index": -1` (zai-org/GLM-4.5#17): no index, the call is placed by position.
+  index: z
+    .number()
+    .int()
+    .nullish()
+    .transform((index) => (index == null || index < 0 ? undefined : index)),
   id: z.string().nullish(),
   type: z.string().nullish(),
   function: z

@@ -1,0 +1,87 @@
+import { StreamError } from "../errors.js";
+import { chatStreamOf, type ChatStream } from "./chat-stream.js";
+import { errorFromResponse } from "./error-from-response.js";
+import type { HttpTransport, OpenResponse } from "./http-transport.js";
+import { failedFinishBody, failedFinishReason } from "./stream-ending.js";
+import { chatResponseSchema, type ChatChunk, type ChatResponse } from "./wire.js";
+import { mayBeErrorBody } from "./wire-guards.js";
+
+/** True when a stream request's answer is not an event stream but a JSON body or a web page; any
+ * other type (relays send text/plain, or none) is read as SSE. */
+export function isNotAStream(contentType: string): boolean {
+  return /application\/json|text\/html/i.test(contentType);
+}
+
+/**
+ * Reads a stream request's answer that came as JSON or HTML. A JSON error body (relays that fail
+ * before streaming) is thrown as its typed error; a whole `chat.completion` (a server that ignores
+ * `stream: true`, qualcomm/GenieX#567) is the reply, as a stream of one chunk; anything else, such
+ * as a proxy's or a captive portal's page, is a StreamError that names the content type and never
+ * quotes markup.
+ */
+export async function readNotAStream(
+  opened: OpenResponse,
+  transport: HttpTransport,
+  apiKey: string | undefined,
+): Promise<ChatStream> {
+  const pieces: Buffer[] = [];
+  let text: string | undefined;
+  try {
+    for await (const piece of transport.chunks(opened)) pieces.push(piece);
+    text = Buffer.concat(pieces).toString("utf8");
+  } catch {
+    // What came is unreadable either way; the error below says what kind of answer it was.
+  } finally {
+    opened.watchdog.release();
+  }
+  const value = text === undefined ? undefined : parseJson(text);
+  const failure = { status: opened.status, headers: opened.headers, ...(apiKey === undefined ? {} : { apiKey }) };
+  if (mayBeErrorBody(value) && (value as { choices?: unknown }).choices == null)
+    throw errorFromResponse({ ...failure, body: value });
+  const parsed = value === undefined ? undefined : chatResponseSchema.safeParse(value);
+  if (parsed?.success && parsed.data.choices.length > 0) {
+    const failed = failedFinishReason(parsed.data.choices);
+    if (failed !== undefined) throw errorFromResponse({ ...failure, body: failedFinishBody(failed) });
+    return chatStreamOf(oneChunk(asChunk(parsed.data)), opened);
+  }
+  const kind = String(opened.headers["content-type"] ?? "")
+    .split(";")[0]!
+    .trim();
+  throw new StreamError(
+    `The gateway answered a stream request with ${kind} instead of an event stream (${opened.url}). ` +
+      "Check that the base URL is the gateway's /v1 root.",
+    { ...opened.ids, status: opened.status, retryable: false },
+  );
+}
+
+/** A whole response as the one chunk that carries all of it. */
+function asChunk(response: ChatResponse): ChatChunk {
+  return {
+    ...(response.id === undefined ? {} : { id: response.id }),
+    object: "chat.completion.chunk",
+    model: response.model ?? null,
+    choices: response.choices.map(({ index, finish_reason, message }) => ({
+      index,
+      delta: {
+        ...message,
+        ...(message.tool_calls === undefined
+          ? {}
+          : { tool_calls: message.tool_calls.map((call, position) => ({ ...call, index: position })) }),
+      },
+      finish_reason: finish_reason ?? (message.tool_calls?.length ? "tool_calls" : "stop"),
+    })),
+    ...(response.usage === undefined ? {} : { usage: response.usage }),
+  };
+}
+
+async function* oneChunk(chunk: ChatChunk): AsyncGenerator<ChatChunk> {
+  yield chunk;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,499 @@
+// More replies as relays and OpenAI-compatible servers send them, each taken from the source cited
+// beside it (docs/dialects.md lists them): stream shapes, SSE framing, finish reasons, and errors
+// in the shapes proxies send. The client gives the right text, tool calls, usage and typed errors,
+// and never hangs.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AuthenticationError,
+  BadRequestError,
+  RateLimitError,
+  StreamError,
+  UpstreamError,
+  type SvcFlowError,
+} from "../src/errors.js";
+import { startFixtureRelay, type Fixture, type FixtureRelay } from "./relay-fixture-server.js";
+
+const sse = (value: unknown) => JSON.stringify(value);
+const HEAD = { id: "chatcmpl-fx", object: "chat.completion.chunk", created: 1720000000, model: "gpt-4o" };
+const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => sse({ ...HEAD, choices, ...extra });
+const text = (content: string, finish: string | null = null) =>
+  chunk([{ index: 0, delta: { content }, finish_reason: finish }]);
+const USAGE = { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 };
+
+let relay: FixtureRelay;
+beforeAll(async () => {
+  relay = await startFixtureRelay();
+});
+afterAll(async () => relay.close());
+
+const call = (name: string, fixture: Fixture, stream: boolean) => relay.call(name, fixture, stream);
+const errorOf = (result: unknown) => (result as { error: SvcFlowError }).error;
+
+describe("stream shapes", () => {
+  it("reads a role-only first delta with content null, and usage in a last chunk with empty choices", async () => {
+    // OpenAI API reference (chat streaming, `stream_options.include_usage`: "choices ... empty for
+    // the last chunk"); openai/openai-agents-js#107. LiteLLM PR #4828 shows `content: None` deltas.
+    const reply = await call(
+      "openai include_usage",
+      {
+        events: [
+          chunk([{ index: 0, delta: { role: "assistant", content: null, refusal: null }, finish_reason: null }]),
+          text("Blue"),
+          text(" light scatters.", "stop"),
+          chunk([], { usage: USAGE }),
+        ],
+      },
+      true,
+    );
+    expect(reply).toMatchObject({ content: "Blue light scatters.", finishReason: "stop", usage: USAGE });
+  });
+
+  it("reads a usage chunk whose choices are null", async () => {
+    // pydantic/pydantic-ai#5165 and PR #5170: OpenAI-compatible providers emit `choices: null`.
+    const reply = await call(
+      "choices null",
+      { events: [text("Hi", "stop"), sse({ ...HEAD, choices: null, usage: USAGE })] },
+      true,
+    );
+    expect(reply).toMatchObject({ content: "Hi", usage: USAGE });
+  });
+
+  it("keeps only the first choice when a server streams several choices by index", async () => {
+    // OpenAI API reference, `n`: choices are told apart by `index` and may interleave.
+    const reply = await call(
+      "two choices",
+      {
+        events: [
+          chunk([
+            { index: 0, delta: { role: "assistant", content: "Red" }, finish_reason: null },
+            { index: 1, delta: { role: "assistant", content: "Green" }, finish_reason: null },
+          ]),
+          chunk([{ index: 1, delta: { content: " grass" }, finish_reason: "stop" }]),
+          chunk([{ index: 0, delta: { content: " sky" }, finish_reason: "stop" }]),
+        ],
+      },
+      true,
+    );
+    expect(reply).toMatchObject({ content: "Red sky", finishReason: "stop" });
+  });
+
+  it("assembles Claude's tool calls whose indices start at 1 after text", async () => {
+    // aws-samples/bedrock-access-gateway#134, router-for-me/CLIProxyAPI#5229: a Claude upstream
+    // numbers streamed tool calls from the Anthropic block index (1, 2, ...), not from 0.
+    const call1 = { index: 1, id: "toolu_01Pf", type: "function", function: { name: "get_weather", arguments: "" } };
+    const call2 = { index: 2, id: "toolu_01Vh", type: "function", function: { name: "get_time", arguments: "" } };
+    const reply = await call(
+      "claude tool index gap",
+      {
+        events: [
+          text("Let me check."),
+          chunk([{ index: 0, delta: { tool_calls: [call1] }, finish_reason: null }]),
+          chunk([{ index: 0, delta: { tool_calls: [{ index: 1, function: { arguments: '{"city": "Paris"}' } }] } }]),
+          chunk([{ index: 0, delta: { tool_calls: [call2] }, finish_reason: null }]),
+          chunk([{ index: 0, delta: { tool_calls: [{ index: 2, function: { arguments: '{"city": "Tokyo"}' } }] } }]),
+          chunk([{ index: 0, delta: {}, finish_reason: "tool_calls" }]),
+        ],
+      },
+      true,
+    );
+    expect(reply).toMatchObject({
+      content: "Let me check.",
+      toolCalls: [
+        { id: "toolu_01Pf", name: "get_weather", arguments: { city: "Paris" } },
+        { id: "toolu_01Vh", name: "get_time", arguments: { city: "Tokyo" } },
+      ],
+      finishReason: "tool_calls",
+    });
+  });
+
+  it("keeps two complete tool calls that both come with index 0", async () => {
+    // ollama/ollama#15457: several streamed tool calls, each whole, every one with `index: 0`.
+    const reply = await call(
+      "ollama index 0",
+      {
+        events: [
+          chunk([
+            {
+              index: 0,
+              delta: {
+                tool_calls: [
+                  { index: 0, id: "call_a", function: { name: "file_write", arguments: '{"filePath":"hello.py"}' } },
+                ],
+              },
+            },
+          ]),
+          chunk([
+            {
+              index: 0,
+              delta: {
+                tool_calls: [
+                  { index: 0, id: "call_b", function: { name: "file_write", arguments: '{"filePath":"world.py"}' } },
+                ],
+              },
+            },
+          ]),
+          chunk([{ index: 0, delta: {}, finish_reason: "tool_calls" }]),
+        ],
+      },
+      true,
+    );
+    expect(reply).toMatchObject({
+      toolCalls: [
+        { id: "call_a", arguments: { filePath: "hello.py" } },
+        { id: "call_b", arguments: { filePath: "world.py" } },
+      ],
+    });
+  });
+
+  it("reads GLM's tool call with index -1 and arguments as an object", async () => {
+    // zai-org/GLM-4.5#17: `"index": -1` and `arguments` a JSON object, with finish_reason tool_calls.
+    const reply = await call(
+      "glm index -1",
+      {
+        events: [
+          chunk([
+            {
+              index: 0,
+              finish_reason: "tool_calls",
+              delta: {
+                tool_calls: [
+                  {
+                    id: "call_WiwAl",
+                    index: -1,
+                    type: "function",
+                    function: { name: "search", arguments: { name: "cb8fe9ed" } },
+                  },
+                ],
+              },
+            },
+          ]),
+        ],
+      },
+      true,
+    );
+    expect(reply).toMatchObject({ toolCalls: [{ id: "call_WiwAl", name: "search", arguments: { name: "cb8fe9ed" } }] });
+  });
+
+  it("reads sglang's reasoning deltas with role, content and tool_calls all null", async () => {
+    // sgl-project/sglang#6310: every unset delta field null, `matched_stop` beside finish_reason.
+    const thinking = (piece: string) =>
+      chunk([
+        {
+          index: 0,
+          delta: { role: null, content: null, reasoning_content: piece, tool_calls: null },
+          logprobs: null,
+          finish_reason: null,
+          matched_stop: null,
+        },
+      ]);
+    const reply = await call(
+      "sglang reasoning",
+      { events: [thinking("Both"), thinking(" integers."), text("42", "stop")] },
+      true,
+    );
+    expect(reply).toMatchObject({ content: "42", reasoning: "Both integers." });
+  });
+
+  it("gives a reply cut by the output budget with finish_reason length, streamed and not", async () => {
+    // OpenAI API reference: finish_reason "length" when max_tokens was reached.
+    const streamed = await call("length streamed", { events: [text("Once upon a", "length")] }, true);
+    expect(streamed).toMatchObject({ content: "Once upon a", finishReason: "length" });
+    const whole = await call(
+      "length whole",
+      {
+        json: {
+          ...HEAD,
+          object: "chat.completion",
+          choices: [{ index: 0, message: { role: "assistant", content: "Once upon a" }, finish_reason: "length" }],
+          usage: USAGE,
+        },
+      },
+      false,
+    );
+    expect(whole).toMatchObject({ content: "Once upon a", finishReason: "length" });
+  });
+
+  it("gives Azure's content_filter finish as the reply's finish reason, with the text before it", async () => {
+    // BerriAI/litellm PR #4828: Azure ends a filtered completion with a chunk whose delta fields
+    // are all null and finish_reason "content_filter".
+    const reply = await call(
+      "azure content filter finish",
+      {
+        events: [
+          text("I can tell you that"),
+          chunk([
+            {
+              index: 0,
+              delta: { content: null, function_call: null, role: null, tool_calls: null },
+              finish_reason: "content_filter",
+              logprobs: null,
+            },
+          ]),
+        ],
+      },
+      true,
+    );
+    expect(reply).toMatchObject({ content: "I can tell you that", finishReason: "content_filter" });
+  });
+
+  it("turns Gemini's MALFORMED_FUNCTION_CALL finish with no output into a retryable UpstreamError", async () => {
+    // googleapis/python-genai#2081 (a stream of one chunk whose finish reason is
+    // MALFORMED_FUNCTION_CALL), NousResearch/hermes-agent PR #83886: an empty, failed turn.
+    const result = await call(
+      "gemini malformed function call",
+      { events: [chunk([{ index: 0, delta: { role: "assistant" }, finish_reason: "MALFORMED_FUNCTION_CALL" }])] },
+      true,
+    );
+    expect(errorOf(result)).toBeInstanceOf(UpstreamError);
+    expect(errorOf(result).retryable).toBe(true);
+    expect(errorOf(result).message).toContain("MALFORMED_FUNCTION_CALL");
+  });
+
+  it("turns a non-streamed MALFORMED_FUNCTION_CALL reply with no message content into an UpstreamError", async () => {
+    // pydantic/pydantic-ai#631: `{"finishReason": "MALFORMED_FUNCTION_CALL"}` with no content.
+    const result = await call(
+      "gemini malformed whole",
+      {
+        json: {
+          ...HEAD,
+          object: "chat.completion",
+          choices: [{ index: 0, message: { role: "assistant" }, finish_reason: "MALFORMED_FUNCTION_CALL" }],
+        },
+      },
+      false,
+    );
+    expect(errorOf(result)).toBeInstanceOf(UpstreamError);
+  });
+});
+
+describe("a stream request answered without a stream", () => {
+  it("reads a whole chat.completion, tool call included, as the streamed reply", async () => {
+    // qualcomm/GenieX#567: a server that ignores `stream: true` and answers with one JSON body.
+    const reply = await call(
+      "whole reply to a stream",
+      {
+        json: {
+          ...HEAD,
+          object: "chat.completion",
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                content: "Checking.",
+                tool_calls: [
+                  { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
+                ],
+              },
+              finish_reason: "tool_calls",
+            },
+          ],
+          usage: USAGE,
+        },
+      },
+      true,
+    );
+    expect(reply).toMatchObject({
+      content: "Checking.",
+      toolCalls: [{ id: "call_1", name: "get_weather", arguments: { city: "Oslo" } }],
+      finishReason: "tool_calls",
+      usage: USAGE,
+    });
+  });
+});
+
+describe("SSE framing", () => {
+  const body = [
+    `data: ${text("Hello")}`,
+    `data: ${text(", world", "stop")}`,
+    `data: ${chunk([], { usage: USAGE })}`,
+    "data: [DONE]",
+  ];
+
+  it("reads CRLF-framed events", async () => {
+    // hey-api/hey-api#3054 (sse-starlette frames with CRLF by default), Continuum-AI-Corp/OrcaRouter-Lite
+    // PR #98 (Azure-hosted models end events with \r\n\r\n).
+    const reply = await call("crlf", { raw: [`${body.join("\r\n\r\n")}\r\n\r\n`] }, true);
+    expect(reply).toMatchObject({ content: "Hello, world", usage: USAGE });
+  });
+
+  it("skips comments and keep-alives between events, and reads `event:` lines before data", async () => {
+    // openrouter.ai docs, api-reference/streaming (": OPENROUTER PROCESSING"); ggml-org/llama.cpp
+    // PR #16109 and 8monkey-ai/hebo-gateway#71 (`event: ...` lines before `data:`).
+    const raw = [
+      ": OPENROUTER PROCESSING\n\n",
+      `event: message\ndata: ${text("Hello")}\n\n`,
+      ": keep-alive\n\n",
+      `id: 2\nevent: message\ndata: ${text(", world", "stop")}\n\n`,
+      "data: [DONE]\n\n",
+    ];
+    const reply = await call("comments and event lines", { raw }, true);
+    expect(reply).toMatchObject({ content: "Hello, world" });
+  });
+
+  it("turns an `event: error` event into the typed error its body names", async () => {
+    // ggml-org/llama.cpp PR #16109 (before the fix: `event: error` with the error as data), and
+    // 8monkey-ai/hebo-gateway#71 (`event: error` then `data: {"error": ...}`).
+    const raw = [
+      'event: error\ndata: {"error":{"message":"Rate limit reached for requests","type":"rate_limit_error","code":"rate_limit_exceeded"}}\n\n',
+      "data: [DONE]\n\n",
+    ];
+    const result = await call("event error", { raw }, true);
+    expect(errorOf(result)).toBeInstanceOf(RateLimitError);
+  });
+
+  it("joins a UTF-8 character split across two reads", async () => {
+    // kubernetes-sigs/inference-perf PR #781 (one-byte fragmentation, including UTF-8).
+    const event = Buffer.from(`data: ${text("你好，世界", "stop")}\n\n`);
+    const cut = event.indexOf(Buffer.from("好")) + 1;
+    const reply = await call(
+      "split utf-8",
+      { raw: [event.subarray(0, cut), event.subarray(cut), "data: [DONE]\n\n"] },
+      true,
+    );
+    expect(reply).toMatchObject({ content: "你好，世界" });
+  });
+
+  it("reads a last event with no blank line after it, and no [DONE]", async () => {
+    // kubernetes-sigs/inference-perf PR #781 ("incomplete final events"): the body ends right
+    // after the finish chunk's data line.
+    const reply = await call(
+      "no trailing blank line",
+      { raw: [`data: ${text("Done", "stop")}\n\n`, `data: ${chunk([], { usage: USAGE })}`] },
+      true,
+    );
+    expect(reply).toMatchObject({ content: "Done", usage: USAGE });
+  });
+});
+
+describe("errors as proxies send them", () => {
+  it("turns OpenRouter's mid-stream 429 with error.metadata into a RateLimitError", async () => {
+    // openrouter.ai docs, api-reference/errors: `{"error": {"code", "message", "metadata"}}` as an
+    // SSE data event once the 200 was sent; metadata carries the provider's raw error.
+    const result = await call(
+      "openrouter metadata 429",
+      {
+        events: [
+          ": OPENROUTER PROCESSING",
+          sse({
+            error: {
+              code: 429,
+              message: "Provider returned error",
+              metadata: { raw: "google/gemini-2.5-pro is temporarily rate-limited upstream", provider_name: "Google" },
+            },
+          }),
+        ],
+      },
+      true,
+    );
+    expect(errorOf(result)).toBeInstanceOf(RateLimitError);
+  });
+
+  it("turns OpenRouter's 403 moderation flag into a BadRequestError that does not blame the key", async () => {
+    // openrouter.ai docs, api-reference/errors, "Moderation errors": 403 with
+    // metadata { reasons, flagged_input, provider_name, model_slug }.
+    const result = await call(
+      "openrouter moderation 403",
+      {
+        status: 403,
+        json: {
+          error: {
+            code: 403,
+            message: 'gpt-4o requires moderation on OpenAI. Your input was flagged for "violence".',
+            metadata: {
+              reasons: ["violence"],
+              flagged_input: "how to...",
+              provider_name: "OpenAI",
+              model_slug: "openai/gpt-4o",
+            },
+          },
+        },
+      },
+      false,
+    );
+    expect(errorOf(result)).toBeInstanceOf(BadRequestError);
+    expect(errorOf(result).message).not.toMatch(/SVC_API_KEY/);
+  });
+
+  it("turns Azure's 400 content_filter with innererror into a BadRequestError that quotes it", async () => {
+    // openai/openai-dotnet#55 (the body), BerriAI/litellm PR #16231 (the same through LiteLLM).
+    const result = await call(
+      "azure content filter 400",
+      {
+        status: 400,
+        json: {
+          error: {
+            message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.",
+            type: null,
+            param: "prompt",
+            code: "content_filter",
+            status: 400,
+            innererror: {
+              code: "ResponsibleAIPolicyViolation",
+              content_filter_result: { sexual: { filtered: true, severity: "high" } },
+            },
+          },
+        },
+      },
+      false,
+    );
+    expect(errorOf(result)).toBeInstanceOf(BadRequestError);
+    expect(errorOf(result).code).toBe("content_filtered");
+    expect(errorOf(result).message).toContain("content management policy");
+  });
+
+  it.each([
+    [
+      "nginx",
+      "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
+    ],
+    [
+      "Cloudflare",
+      '<!DOCTYPE html>\n<html class="no-js" lang="en-US"><head><title>api.example.com | 502: Bad gateway</title></head><body><div id="cf-error-details"><h1>Bad gateway</h1><span>Error code 502</span></div></body></html>',
+    ],
+  ])("turns a 502 HTML page from %s into a retryable UpstreamError without the page's markup", async (name, page) => {
+    // Significant-Gravitas/AutoGPT#944 (Cloudflare's 502 page), router-for-me/CLIProxyAPI#2907.
+    for (const stream of [false, true]) {
+      const result = await call(
+        `${name} 502 ${stream}`,
+        { status: 502, contentType: "text/html", raw: [page] },
+        stream,
+      );
+      expect(errorOf(result)).toBeInstanceOf(UpstreamError);
+      expect(errorOf(result).retryable).toBe(true);
+      expect(errorOf(result).message).not.toContain("<");
+    }
+  });
+
+  it("turns a 200 JSON error body to a stream request into the error its code names", async () => {
+    // easychen/openai-api-proxy PR #33: errors to `stream: true` requests come back as JSON,
+    // here with OpenAI's invalid_api_key.
+    const result = await call(
+      "json error to stream",
+      {
+        json: {
+          error: {
+            message: "Incorrect API key provided: sk-false.",
+            type: "invalid_request_error",
+            param: null,
+            code: "invalid_api_key",
+          },
+        },
+      },
+      true,
+    );
+    expect(errorOf(result)).toBeInstanceOf(AuthenticationError);
+  });
+
+  it("turns a 200 HTML page to a stream request into a typed error, not a hang or an empty answer", async () => {
+    // A captive portal or a wrong base URL answers 200 text/html (the same page shape as
+    // Significant-Gravitas/AutoGPT#944).
+    const result = await call(
+      "html 200 stream",
+      { contentType: "text/html", raw: ["<!DOCTYPE html><html><body>Sign in to continue</body></html>"] },
+      true,
+    );
+    expect(errorOf(result)).toBeInstanceOf(StreamError);
+    expect(errorOf(result).message).not.toContain("<");
+  });
+});
