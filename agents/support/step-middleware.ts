@@ -122,8 +122,13 @@ export function createStepMiddleware(
 
 /** Whether a tool's error ends the run instead of going back to the model (a spent budget, a bad key, an abort). */
 export function isFatalToolError(error: unknown): boolean {
-  if (error instanceof SvcFlowError) return FATAL_CODES.has(error.code);
-  return error instanceof Error && error.name === "AbortError";
+  // LangChain wraps an error that passes through an inner middleware's hook (the durable one): look at its causes.
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; depth++) {
+    if (current instanceof SvcFlowError) return FATAL_CODES.has(current.code);
+    if (current.name === "AbortError") return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 /** The text a model gets in place of a tool's result when the tool failed: what went wrong and its code. */

@@ -58,10 +58,9 @@ export function describeWaiting(waiting: WaitingApproval, runDir: string): strin
   }
   if (waiting.input !== undefined) lines.push(`    Reply with --input JSON matching: ${JSON.stringify(waiting.input)}`);
   if (waiting.timeoutAt !== undefined) lines.push(`    Open until ${waiting.timeoutAt}.`);
-  lines.push(
-    `    Approve: ${approveCommand(runDir, waiting.key)} [--note TEXT]`,
-    `    Reject:  ${approveCommand(runDir, waiting.key)} --reject [--note TEXT]`,
-  );
+  // A tool call is answered by its agent step's name (one call of a step waits at a time).
+  const command = approveCommand(runDir, waiting.toolCall?.step ?? waiting.key);
+  lines.push(`    Approve: ${command} [--note TEXT]`, `    Reject:  ${command} --reject [--note TEXT]`);
   return lines.join("\n");
 }
 

@@ -34,7 +34,11 @@ export const approveCommand: Command = {
       ...(values.input === undefined ? {} : { input: parseInput(values.input) }),
       ...(context.env.SVC_FLOW_USER ? { by: context.env.SVC_FLOW_USER } : {}),
     });
-    context.stderr.write(`${decision.approved ? "Approved" : "Rejected"} ${decision.key} (by ${decision.by}).\n`);
+    const call = decision.request.toolCall;
+    // A tool call is named with what it was going to do, so the answer is seen against it.
+    const what =
+      call === undefined ? decision.key : `${call.step}'s call of ${call.name} ${JSON.stringify(call.arguments)}`;
+    context.stderr.write(`${decision.approved ? "Approved" : "Rejected"} ${what} (by ${decision.by}).\n`);
     if (values["no-resume"] === true) {
       context.stdout.write(`Recorded. Continue the run with: svc-flow resume ${positionals[0]}\n`);
       return 0;

@@ -22,12 +22,15 @@ export interface ApprovalAnswer {
   readonly by?: string;
 }
 
+/** The answer as journaled, with the question it answers (an agent's tool call names the call). */
+export type RecordedApproval = ApprovalDecision & { readonly request: ApprovalRequest };
+
 /**
  * Journals the answer to an approval step a run waits on (one line, fsynced), for the next resume to
  * act on. Refuses an unknown step, a question already answered or not asked, and a reply that does
  * not fit the step's `input` schema, naming what would be accepted.
  */
-export async function recordApproval(runDir: string, answer: ApprovalAnswer): Promise<ApprovalDecision> {
+export async function recordApproval(runDir: string, answer: ApprovalAnswer): Promise<RecordedApproval> {
   // A live run appends too: the answer goes in once it has ended (waiting) or died.
   const lock = await RunDirLock.acquire(runDir, {
     takenHint: "Answer once it has stopped to wait (svc-flow runs shows it as waiting).",
@@ -39,7 +42,7 @@ export async function recordApproval(runDir: string, answer: ApprovalAnswer): Pr
   }
 }
 
-async function recordOwned(runDir: string, answer: ApprovalAnswer): Promise<ApprovalDecision> {
+async function recordOwned(runDir: string, answer: ApprovalAnswer): Promise<RecordedApproval> {
   const journalPath = path.join(runDir, JOURNAL_FILE);
   const replay = new Replay((await readJournal(journalPath)).records);
   const request = findRequest(replay, runDir, answer);
@@ -69,7 +72,7 @@ async function recordOwned(runDir: string, answer: ApprovalAnswer): Promise<Appr
   } finally {
     await journal.close();
   }
-  return decision;
+  return { ...decision, request };
 }
 
 function findRequest(replay: Replay, runDir: string, answer: ApprovalAnswer): ApprovalRequest {
@@ -104,10 +107,12 @@ function findRequest(replay: Replay, runDir: string, answer: ApprovalAnswer): Ap
   return pending[0]!;
 }
 
+// An agent's tool call is asked under its own key (`review@2/call_1`) and answered by its step's id or key.
 function matches(request: ApprovalRequest, answer: ApprovalAnswer): boolean {
-  if (request.key === answer.step) return answer.item === undefined;
+  const step = request.toolCall?.step ?? request.key;
+  if (request.key === answer.step || step === answer.step) return answer.item === undefined;
   if (request.id !== answer.step) return false;
-  return answer.item === undefined || request.key.endsWith(`[${answer.item}].${request.id}`);
+  return answer.item === undefined || step.endsWith(`[${answer.item}].${request.id}`);
 }
 
 function userName(): string {

@@ -117,6 +117,17 @@ function checkLeaf(
           message: `Unknown agent "${agent}". ${didYouMean(agent, names)}Agents: ${names.length > 0 ? names.join(", ") : "none"}.`,
         });
       }
+      // An inline agent's approve: must name its tools (a typo would let the call run unasked); a named
+      // agent's tools are checked against its definition when the step runs.
+      step.with.approve?.forEach((name, index) => {
+        if (tools === undefined || tools.includes(name) || tools.includes(`${name.slice(0, name.indexOf("/"))}/*`))
+          return;
+        if (name.endsWith("/*") && tools.some((listed) => listed.startsWith(name.slice(0, -1)))) return;
+        issues.push({
+          path: [...path, "approve", index],
+          message: `approve: names "${name}", which is not in this step's tools (${tools.join(", ")}).`,
+        });
+      });
       return;
     }
     case "music": {

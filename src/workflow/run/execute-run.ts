@@ -239,13 +239,14 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   const waiting =
     status === "waiting"
       ? {
-          waiting: state.waiting.map(({ key, id, prompt, show, input, timeoutAt }) => ({
+          waiting: state.waiting.map(({ key, id, prompt, show, input, timeoutAt, toolCall }) => ({
             key,
             id,
             prompt,
             show,
             input,
             timeoutAt,
+            toolCall,
           })),
         }
       : {};

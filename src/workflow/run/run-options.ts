@@ -4,7 +4,7 @@ import type { AgentDefinition } from "../../../agents/index.js";
 import type { MusicPolling } from "../kinds/music-kind.js";
 import type { ConnectGateway } from "../connect-gateway.js";
 import type { WorkflowEvent } from "../workflow-event.js";
-import type { ErrorSummary } from "./journal-records.js";
+import type { ErrorSummary, JournaledToolCall } from "./journal-records.js";
 import type { RunReportWriter } from "./run-summary.js";
 import type { CostSummary } from "../../cost/summarize-entries.js";
 import type { RunStatus } from "../workflow-event.js";
@@ -86,4 +86,6 @@ export interface WaitingApproval {
   /** JSON Schema of the reply. */
   readonly input?: Record<string, unknown>;
   readonly timeoutAt?: string;
+  /** For an agent's tool call that needs approval: the agent step instance, model turn and call. */
+  readonly toolCall?: JournaledToolCall;
 }
