@@ -22,6 +22,8 @@ export type WorkflowEvent =
       readonly costYuan: number;
       /** True when the output came from the journal (a resumed run). */
       readonly replayed: boolean;
+      /** Set when the result was taken from an earlier run (`--reuse`, `rerun`) at no cost. */
+      readonly reused?: { readonly runDir: string };
     }
   | { readonly type: "step-skipped"; readonly key: string; readonly id: string; readonly replayed: boolean }
   | { readonly type: "step-failed"; readonly key: string; readonly id: string; readonly error: ErrorSummary }

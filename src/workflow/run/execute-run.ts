@@ -29,6 +29,7 @@ import type { RunJournal } from "./run-journal.js";
 import type { ExecuteOptions, RunResult } from "./run-options.js";
 import type { RunState, Scope } from "./run-state.js";
 import type { Replay } from "./replay.js";
+import type { FinishedStep } from "./finished-steps.js";
 import { costFileContent, writeJsonFile } from "./write-run-files.js";
 
 /** Steps that call something, in flight at once, unless the file or caller says otherwise. */
@@ -45,6 +46,8 @@ export interface RunPlan {
   readonly resumed: boolean;
   /** The step-key prefix of a batch's rows (`items`), for a batch run. */
   readonly batchKey?: string;
+  /** Finished steps of earlier runs to take by step key (`--reuse`), and the step `rerun --from` runs again. */
+  readonly reuse?: { readonly finished: ReadonlyMap<string, FinishedStep>; readonly rerunFrom?: string };
 }
 
 /**
@@ -137,6 +140,8 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     onEntry,
   });
   const waitingOn: RunState["waiting"] = [];
+  const artifacts = new ArtifactStore(runDir);
+  const agents = options.agents ?? listAgentDefinitions();
   const shared = {
     journal,
     waiting: waitingOn,
@@ -146,13 +151,13 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     apiKey: connection.apiKey,
     baseURL: connection.baseURL,
     ledger,
-    artifacts: new ArtifactStore(runDir),
+    artifacts,
     costs,
     replay,
     baseDir: workflow.baseDir,
     runDir,
     workspace,
-    agents: options.agents ?? listAgentDefinitions(),
+    agents,
     ...(mcp === undefined ? {} : { mcp }),
     ...(options.music?.pollIntervalMs === undefined ? {} : { musicPollIntervalMs: options.music.pollIntervalMs }),
     emit,
@@ -171,6 +176,12 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     reports,
     waiting: waitingOn,
     tallies: new Map(),
+    keys: {
+      context: { workflow: workflow.definition, agents, baseDir: workflow.baseDir, runDir, mediaCache: new Map() },
+      finished: plan.reuse?.finished ?? new Map(),
+      ...(plan.reuse?.rerunFrom === undefined ? {} : { rerunFrom: plan.reuse.rerunFrom }),
+      artifacts,
+    },
     emit,
     services: (key, report, retry) => createStepServices(shared, key, report, retry),
   };

@@ -6,6 +6,8 @@ import { runApproval } from "./run-approval.js";
 import { runLeaf } from "./run-leaf.js";
 import { runMap } from "./run-map.js";
 import { expressionScope, type RunState, type Scope } from "./run-state.js";
+import { isForced } from "./reuse-step.js";
+import { SKIPPED_STEP_KEY, stepKey } from "./step-key.js";
 
 /** Steps whose work is done and whose records are queued on the journal; `durable` resolves once they are on disk. */
 export interface Journaled {
@@ -68,7 +70,7 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
   const replayed = state.replay.steps.get(key);
   // A parallel is replayed through its children, whose outputs later steps also read.
   if (replayed !== undefined && !isParallelStep(step)) {
-    scope.steps[step.id] = { output: replayed.output };
+    scope.steps[step.id] = { output: replayed.output, key: replayed.stepKey ?? `unkeyed:${state.runId}` };
     state.emit({
       type: "step-finished",
       key,
@@ -81,7 +83,7 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
     return ALREADY_DURABLE;
   }
   if (state.replay.skipped.has(key)) {
-    scope.steps[step.id] = { output: undefined };
+    scope.steps[step.id] = { output: undefined, key: SKIPPED_STEP_KEY };
     state.emit({ type: "step-skipped", key, id: step.id, replayed: true });
     return ALREADY_DURABLE;
   }
@@ -89,28 +91,36 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
   try {
     if (step.if !== undefined && !isTruthy(renderValue(step.if, expressionScope(scope), [...node.path, "if"]))) {
       await state.journal.append({ type: "step-skipped", key, id: step.id, at: new Date().toISOString() });
-      scope.steps[step.id] = { output: undefined };
+      scope.steps[step.id] = { output: undefined, key: SKIPPED_STEP_KEY };
       state.emit({ type: "step-skipped", key, id: step.id, replayed: false });
       return ALREADY_DURABLE;
     }
     if ("uses" in step) {
       if (step.uses === "approval") {
-        scope.steps[step.id] = { output: await runApproval(node, scope, state, key) };
+        scope.steps[step.id] = await runApproval(node, scope, state, key);
         return ALREADY_DURABLE;
       }
-      const { output, durable } = await runLeaf(node, scope, state, key);
-      scope.steps[step.id] = { output };
+      const { durable, ...result } = await runLeaf(node, scope, state, key);
+      scope.steps[step.id] = result;
       return { durable };
     }
     const startedAt = new Date();
     state.emit({ type: "step-started", key, id: step.id, kind });
+    // A container run whatever its key makes every step in it run too.
+    const inner = isForced(step, scope, state) ? { ...scope, forced: true } : scope;
     let output: unknown;
+    let containerKey: string;
     if (isMapStep(step)) {
-      output = await runMap(node, scope, state, key, executeSteps);
+      ({ output, key: containerKey } = await runMap(node, inner, state, key, executeSteps));
     } else {
       // The parallel's own record, appended below, lands after its children's.
-      await executeSteps(node.children, scope, state, prefix);
-      output = Object.fromEntries(node.children.map((child) => [child.step.id, scope.steps[child.step.id]?.output]));
+      await executeSteps(node.children, inner, state, prefix);
+      const children = node.children.map((child) => child.step.id);
+      output = Object.fromEntries(children.map((id) => [id, scope.steps[id]?.output]));
+      containerKey = stepKey({
+        kind: "parallel",
+        children: Object.fromEntries(children.map((id) => [id, scope.steps[id]?.key])),
+      });
     }
     const finishedAt = new Date();
     const durationMs = finishedAt.getTime() - startedAt.getTime();
@@ -127,8 +137,9 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
       fallbacks: [],
       costYuan: 0,
       unpriced: false,
+      stepKey: containerKey,
     });
-    scope.steps[step.id] = { output };
+    scope.steps[step.id] = { output, key: containerKey };
     state.emit({ type: "step-finished", key, id: step.id, kind, durationMs, costYuan: 0, replayed: false });
     return ALREADY_DURABLE;
   } catch (error) {

@@ -23,7 +23,14 @@ export const runStartedSchema = z.object({
   budgetYuan: z.number().optional(),
   /** The process running it, so a listing can tell a run going from one whose process died. */
   pid: z.number().int().optional(),
+  /** Run directories whose finished steps this run takes when their step keys match (`--reuse`, `rerun`). */
+  reuse: z.array(z.string()).optional(),
+  /** The step `rerun --from` runs again, with everything that reads it. */
+  rerunFrom: z.string().optional(),
 });
+
+/** Where a reused step's result came from. */
+export const reusedFromSchema = z.object({ runDir: z.string(), runId: z.string(), key: z.string() });
 
 /** A music job a billed call started: what a resumed step looks up instead of paying again. */
 export const musicJobSchema = z.object({
@@ -78,6 +85,10 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     model: z.string().optional(),
     costYuan: z.number(),
     unpriced: z.boolean(),
+    /** What the result depends on (step-key.ts): a later run with the same key may take it. */
+    stepKey: z.string().optional(),
+    /** Taken from an earlier run instead of run (at no cost). */
+    reused: reusedFromSchema.optional(),
   }),
   z.object({ type: z.literal("step-skipped"), key: z.string(), id: z.string(), at: time }),
   z.object({ type: z.literal("step-failed"), key: z.string(), id: z.string(), at: time, error: errorSummary }),
@@ -88,6 +99,10 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     at: time,
     output: z.unknown().optional(),
     error: errorSummary.optional(),
+    /** The item's key: its steps' keys (step-key.ts). */
+    stepKey: z.string().optional(),
+    /** Every step of the item was taken from this earlier run. */
+    reused: z.object({ runDir: z.string(), runId: z.string() }).optional(),
   }),
   // Journals written before jobs went into their bill's cost line have the job on a line of its own.
   z.object({
@@ -179,5 +194,7 @@ export type ApprovalDecision = RecordOf<"approval-decided">;
 export type JournaledToolCall = z.infer<typeof toolCallSchema>;
 /** A LangChain message as journaled. */
 export type JournaledMessage = z.infer<typeof storedMessageSchema>;
+/** Where a reused step's result came from. */
+export type ReusedFrom = z.infer<typeof reusedFromSchema>;
 /** An error as the journal keeps it. */
 export type ErrorSummary = z.infer<typeof errorSummary>;

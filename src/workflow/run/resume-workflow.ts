@@ -1,10 +1,11 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CostLedger } from "../../cost/cost-ledger.js";
 import { ConfigError } from "../../errors.js";
 import { BATCH_KEY, resumedBatchBody } from "../batch/batch-run-body.js";
 import { loadWorkflow, parseWorkflow, type LoadWorkflowOptions, type Workflow } from "../load/load-workflow.js";
 import { executeRun } from "./execute-run.js";
+import { finishedStepsByKey } from "./finished-steps.js";
 import { Replay } from "./replay.js";
 import { RunDirLock } from "./run-dir-lock.js";
 import { readJournal, RunJournal } from "./run-journal.js";
@@ -52,6 +53,9 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
   // A done run has nothing left: resuming it again (a second resume that lost the race) adds no records.
   if (replay.finished?.status === "done" && records.at(-1)?.type === "run-finished")
     return doneResult(directory, replay);
+  // A run started with --reuse goes on taking what its sources finished (those still there).
+  const finished = await finishedStepsByKey(await existing(replay.start.reuse ?? []));
+  const { rerunFrom } = replay.start;
   // The copy is what the next resume runs, so it keeps what this one was given (the hash leaves `tools:` out).
   if (options.workflow !== undefined) await writeFile(path.join(directory, WORKFLOW_COPY), workflow.text);
   const journal = await RunJournal.open(journalPath);
@@ -76,6 +80,7 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
       records: [...records, resumedRecord],
       resumed: true,
       ...(body === undefined || options.body !== undefined ? {} : { batchKey: BATCH_KEY }),
+      reuse: { finished, ...(rerunFrom === undefined ? {} : { rerunFrom }) },
     },
     body === undefined ? options : { ...options, body },
   );
@@ -93,6 +98,18 @@ async function workflowFor(directory: string, replay: Replay, options: ResumeWor
   });
   // Relative media paths keep meaning what they meant: the original file's folder.
   return parseWorkflow(text, { ...options, fileName: copy, baseDir: replay.start.baseDir });
+}
+
+async function existing(runDirs: readonly string[]): Promise<string[]> {
+  const found = await Promise.all(
+    runDirs.map((dir) =>
+      stat(path.join(dir, JOURNAL_FILE)).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return runDirs.filter((_, index) => found[index]);
 }
 
 async function doneResult(directory: string, replay: Replay): Promise<RunResult> {

@@ -6,7 +6,9 @@ import type { ApprovalStep } from "../schema/step-schemas.js";
 import type { StepNode } from "../step-graph.js";
 import { WaitingError } from "./error-summary.js";
 import type { ApprovalDecision, ApprovalRequest } from "./journal-records.js";
-import { expressionScope, type RunState, type Scope } from "./run-state.js";
+import { readKeys } from "./reuse-step.js";
+import { expressionScope, type RunState, type Scope, type StepResult } from "./run-state.js";
+import { stepKey } from "./step-key.js";
 
 /** An approval step's output. */
 export interface ApprovalOutput {
@@ -25,8 +27,9 @@ export interface ApprovalOutput {
  * steps after it wait while independent ones go on; once `svc-flow approve` has journaled an answer
  * (or the timeout passed), finishes with it. A rejection fails the step (approval_rejected) unless
  * some step's `if:` reads this step, in which case the output carries `approved: false`.
+ * Never taken from an earlier run: its step key covers the question and the answer.
  */
-export async function runApproval(node: StepNode, scope: Scope, state: RunState, key: string): Promise<ApprovalOutput> {
+export async function runApproval(node: StepNode, scope: Scope, state: RunState, key: string): Promise<StepResult> {
   const step = node.step as ApprovalStep;
   const startedAt = new Date();
   const decision =
@@ -50,6 +53,10 @@ export async function runApproval(node: StepNode, scope: Scope, state: RunState,
     );
   }
   const finishedAt = new Date();
+  const request = state.replay.approvalRequests.get(key);
+  const question = { prompt: request?.prompt, show: request?.show, input: step.with.input };
+  const answer = { approved: decision.approved, input: decision.input };
+  const approvalKey = stepKey({ kind: "approval", question, answer }, readKeys(step, scope));
   await state.journal.append({
     type: "step-finished",
     key,
@@ -63,6 +70,7 @@ export async function runApproval(node: StepNode, scope: Scope, state: RunState,
     fallbacks: [],
     costYuan: 0,
     unpriced: false,
+    stepKey: approvalKey,
   });
   state.emit({
     type: "step-finished",
@@ -73,7 +81,7 @@ export async function runApproval(node: StepNode, scope: Scope, state: RunState,
     costYuan: 0,
     replayed: false,
   });
-  return output;
+  return { output, key: approvalKey };
 }
 
 // The timeout is looked at whenever the run goes on (a resume); nothing runs in between.

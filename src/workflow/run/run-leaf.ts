@@ -15,23 +15,30 @@ import type { StepNode } from "../step-graph.js";
 import { planModels } from "../step-models.js";
 import { NotStartedError } from "./error-summary.js";
 import { withIdempotencyScope } from "./idempotency.js";
-import { expressionScope, type RunState, type Scope } from "./run-state.js";
+import { leafStepKey, takeFinishedStep } from "./reuse-step.js";
+import { expressionScope, type RunState, type Scope, type StepResult } from "./run-state.js";
 import { StepReport } from "./step-report.js";
 
 /**
  * Runs a leaf step under the run's call limit, its timeout and retry policy, and queues its record on
- * the journal. Resolves with the output once the call returned; `durable` once the record is on disk
- * (and the step announced finished): dependents wait for it.
+ * the journal with its step key; a finished step of an earlier run with the same key (`--reuse`) is
+ * taken instead. Resolves with the output once the call returned; `durable` once the record is on
+ * disk (and the step announced finished): dependents wait for it.
  */
 export async function runLeaf(
   node: StepNode,
   scope: Scope,
   state: RunState,
   key: string,
-): Promise<{ readonly output: unknown; readonly durable: Promise<void> }> {
+): Promise<StepResult & { readonly durable: Promise<void> }> {
   const step = node.step as CallStep;
   const defaults = state.workflow.definition.defaults ?? {};
   const input = renderValue(step.with, expressionScope(scope), [...node.path, "with"]) as Record<string, unknown>;
+  const stepKey = await leafStepKey(step, input, scope, state);
+  if (state.halt !== undefined) throw new NotStartedError(key);
+  const reused = await takeFinishedStep(step, scope, state, key, stepKey);
+  if (reused !== undefined)
+    return { output: reused.output, key: stepKey, reused: reused.reused, durable: Promise.resolve() };
   const rendered = { ...step, with: { ...step.with, ...pickModels(input) } } as CallStep;
   const models = planModels(rendered, defaults);
   for (const dropped of models.dropped) {
@@ -108,6 +115,7 @@ export async function runLeaf(
     ...(modelOf(output) === undefined ? {} : { model: modelOf(output) }),
     costYuan: report.costYuan,
     unpriced: report.unpriced,
+    stepKey,
   });
   const announced = durable.then(() =>
     state.emit({
@@ -120,7 +128,7 @@ export async function runLeaf(
       replayed: false,
     }),
   );
-  return { output, durable: announced };
+  return { output, key: stepKey, durable: announced };
 }
 
 function dispatch(context: LeafContext, state: RunState): Promise<unknown> {

@@ -1,13 +1,20 @@
 import { ConfigError, SvcFlowError } from "../../errors.js";
-import { renderValue } from "../expression/index.js";
+import { collectReferences, referencedStepIds, renderValue } from "../expression/index.js";
 import type { MapStep } from "../schema/step-schemas.js";
 import type { StepNode } from "../step-graph.js";
 import { budgetStop, isAbort, NotStartedError, summarizeError, WaitingError } from "./error-summary.js";
 import type { ErrorSummary } from "./journal-records.js";
 import { createLimiter } from "./limiter.js";
 import { expressionScope, type Halt, type RunState, type Scope } from "./run-state.js";
+import { keyFor } from "./reuse-step.js";
+import { stepKey } from "./step-key.js";
 
-type ItemResult = { readonly output?: unknown; readonly error?: ErrorSummary };
+type ItemResult = {
+  readonly output?: unknown;
+  readonly error?: ErrorSummary;
+  readonly stepKey?: string;
+  readonly reused?: { readonly runDir: string; readonly runId: string };
+};
 
 /** Runs a list of steps in a scope (execute-steps.ts). */
 export type ExecuteSteps = (
@@ -24,7 +31,9 @@ export type ExecuteSteps = (
  * the map (items in flight finish); `skip` leaves failed items out; `collect` keeps `{ error }` in their place.
  * The map's outcome is its items': when another step halts the run, the map still finishes if all
  * its items did, and otherwise stops unfinished (NotStartedError) rather than failing with that error.
- * `executeSteps` runs each item's steps (passed in: a map's steps may hold maps).
+ * `executeSteps` runs each item's steps (passed in: a map's steps may hold maps). Each item's steps
+ * depend on what `map:` read (the item scope's lineage); an item's key covers its steps' keys, and
+ * the map's key its items' keys in order (step-key.ts).
  */
 export async function runMap(
   node: StepNode,
@@ -32,7 +41,7 @@ export async function runMap(
   state: RunState,
   key: string,
   executeSteps: ExecuteSteps,
-): Promise<unknown[]> {
+): Promise<{ output: unknown[]; key: string }> {
   const step = node.step as MapStep;
   const items = renderValue(step.map, expressionScope(scope), [...node.path, "map"]);
   if (!Array.isArray(items)) {
@@ -56,6 +65,13 @@ export async function runMap(
   // Set only by the map's own items; mapState.halt also shows a halt of the run from elsewhere.
   let failure: Halt | undefined;
   const last = node.children[node.children.length - 1]!.step.id;
+  const sourceReads = Object.fromEntries(
+    referencedStepIds(collectReferences(step.map)).map((id) => [id, scope.steps[id]?.key ?? "unkeyed"]),
+  );
+  const lineage = stepKey(
+    { kind: "map-source", map: step.map },
+    scope.lineage === undefined ? sourceReads : { ...sourceReads, $map: scope.lineage },
+  );
 
   // Under the item's slot: its steps, up to their records queued on the journal.
   const workItem = async (item: unknown, index: number): Promise<ItemResult | undefined> => {
@@ -66,6 +82,7 @@ export async function runMap(
       ...scope,
       steps: { ...scope.steps },
       variables: { ...scope.variables, [variable]: item },
+      lineage,
     };
     const itemState = withOwnHalt(mapState);
     try {
@@ -74,7 +91,18 @@ export async function runMap(
         step.output === undefined
           ? itemScope.steps[last]?.output
           : renderValue(step.output, expressionScope(itemScope), [...node.path, "output"]);
-      return { output };
+      const children = node.children.map((child) => itemScope.steps[child.step.id]);
+      const itemStepKey = stepKey({
+        kind: "map-item",
+        steps: Object.fromEntries(node.children.map((child, at) => [child.step.id, children[at]?.key])),
+      });
+      const from = children[0]?.reused;
+      // Every step of the item taken from one earlier run: the item was reused as a whole.
+      const reused =
+        from !== undefined && children.every((child) => child?.reused?.runId === from.runId)
+          ? { runDir: from.runDir, runId: from.runId }
+          : undefined;
+      return { output, stepKey: itemStepKey, ...(reused === undefined ? {} : { reused }) };
     } catch (error) {
       // Cut short by a halt (the map's or the run's), or waiting for a decision: unfinished, not failed, so resume runs it.
       if (error instanceof NotStartedError || error instanceof WaitingError) throw error;
@@ -88,7 +116,9 @@ export async function runMap(
         }
         throw error;
       }
-      return { output: undefined, error: summarizeError(error) };
+      // A failed item runs again next time, so what reads the map does too.
+      const failedKey = keyFor({ kind: "map-item", failed: true }, { $map: lineage }, true, `${state.runId}[${index}]`);
+      return { output: undefined, error: summarizeError(error), stepKey: failedKey };
     }
   };
 
@@ -123,9 +153,25 @@ export async function runMap(
       `Every item of map "${key}" failed (0 of ${items.length} succeeded)${first ? `; the first: ${first.message}` : ""}`,
     );
   }
-  if (mode === "skip")
-    return results.flatMap((result) => (result === undefined || result.error !== undefined ? [] : [result.output]));
-  return results.map((result) => (result?.error !== undefined ? { error: result.error } : result?.output));
+  const mapKey = stepKey(
+    {
+      kind: "map",
+      output: step.output,
+      onItemError: mode,
+      items: results.map((result) => result?.stepKey ?? "unkeyed"),
+    },
+    { $map: lineage },
+  );
+  if (mode === "skip") {
+    const kept = results.flatMap((result) =>
+      result === undefined || result.error !== undefined ? [] : [result.output],
+    );
+    return { output: kept, key: mapKey };
+  }
+  return {
+    output: results.map((result) => (result?.error !== undefined ? { error: result.error } : result?.output)),
+    key: mapKey,
+  };
 }
 
 /**

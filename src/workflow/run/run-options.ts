@@ -58,6 +58,10 @@ export interface RunWorkflowOptions extends ExecuteOptions, BatchRunOptions {
   readonly inputs?: Readonly<Record<string, unknown>>;
   /** The run directory. Default `runs/<time>-<name>` under the current directory. */
   readonly outDir?: string;
+  /** Run directories whose finished steps are taken (at no cost) wherever a step's key matches (docs/rerun.md). Default none. */
+  readonly reuse?: readonly string[];
+  /** A step id that runs again, with everything that reads it, whatever its key (`rerun --from`). Needs `reuse`. */
+  readonly rerunFrom?: string;
 }
 
 /** How a run attempt ended. */

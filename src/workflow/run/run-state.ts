@@ -1,7 +1,7 @@
 import type { CostLedger } from "../../cost/cost-ledger.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
 import type { ExpressionScope } from "../expression/index.js";
-import type { ApprovalRequest } from "./journal-records.js";
+import type { ApprovalRequest, ReusedFrom } from "./journal-records.js";
 import type { JournalSink } from "./run-journal.js";
 import type { Replay } from "./replay.js";
 import type { Limiter } from "./limiter.js";
@@ -11,6 +11,7 @@ import type { StepServices } from "../kinds/step-kind.js";
 import type { MusicPolling } from "../kinds/music-kind.js";
 import type { WorkflowEvent } from "../workflow-event.js";
 import type { ItemTally } from "./item-tally.js";
+import type { StepKeys } from "./reuse-step.js";
 
 /** Why the run stops starting new work. */
 export type Halt = { readonly reason: "budget" | "interrupted" | "failed"; readonly error: unknown };
@@ -38,6 +39,8 @@ export interface RunState {
   readonly waiting: ApprovalRequest[];
   /** Item counts of the maps not nested in another map (and of a batch), by key, as they finish. */
   readonly tallies: Map<string, ItemTally>;
+  /** How step keys are made, and the finished steps of earlier runs a step may take (`--reuse`). Default: keys only. */
+  readonly keys?: StepKeys;
   /** Set by the first error that stops the run; no new step or item starts after it. */
   halt?: Halt;
 }
@@ -46,9 +49,21 @@ export interface RunState {
 export interface Scope {
   readonly inputs: Readonly<Record<string, unknown>>;
   readonly run: Readonly<Record<string, unknown>>;
-  /** `steps.<id>` of this list and everything visible from it; written as steps finish. */
-  readonly steps: Record<string, { output: unknown }>;
+  /** `steps.<id>` of this list and everything visible from it, with their step keys; written as steps finish. */
+  readonly steps: Record<string, StepResult>;
   readonly variables: Readonly<Record<string, unknown>>;
+  /** Inside a map item: the key of what the map read, which every step of the item depends on. */
+  readonly lineage?: string;
+  /** Every step in this scope runs whatever its key (`reuse: false` or `rerun --from` on a container). */
+  readonly forced?: boolean;
+}
+
+/** A finished (or skipped) step as later steps see it: its output, and its step key (step-key.ts). */
+export interface StepResult {
+  output: unknown;
+  key?: string;
+  /** Set when the result was taken from an earlier run. */
+  reused?: ReusedFrom;
 }
 
 /** The scope as the expression evaluator takes it. */

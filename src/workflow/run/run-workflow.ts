@@ -3,6 +3,8 @@ import path from "node:path";
 import { ConfigError } from "../../errors.js";
 import { BATCH_KEY, batchBodyFor, resolveRunInputs } from "../batch/batch-run-body.js";
 import { checkRunInputs, type Workflow } from "../load/load-workflow.js";
+import { subtreeIds } from "../load/walk-steps.js";
+import { finishedStepsByKey } from "./finished-steps.js";
 import { executeRun } from "./execute-run.js";
 import { Replay } from "./replay.js";
 import { RunDirLock } from "./run-dir-lock.js";
@@ -26,6 +28,10 @@ export async function runWorkflow(workflow: Workflow, options: RunWorkflowOption
   if (options.budgetYuan !== undefined && !(options.budgetYuan > 0)) {
     throw new ConfigError(`Expected the budget to be above 0 yuan, got ${options.budgetYuan}.`);
   }
+  checkRerunFrom(workflow, options.rerunFrom);
+  // Read (never locked) before the run directory exists: a source that is no run, or a live one, is bad input.
+  const reuse = (options.reuse ?? []).map((dir) => path.resolve(dir));
+  const finished = await finishedStepsByKey(reuse);
   const startedAt = new Date();
   const runDir = path.resolve(options.outDir ?? path.join("runs", `${stamp(startedAt)}-${workflow.name}`));
   await mkdir(runDir, { recursive: true });
@@ -39,21 +45,37 @@ export async function runWorkflow(workflow: Workflow, options: RunWorkflowOption
       takenHint: `Finish it with \`svc-flow resume ${runDir}\`, or choose another --out.`,
     });
     const journal = await RunJournal.open(path.join(runDir, JOURNAL_FILE));
-    await journal.append(start);
+    const started = {
+      ...start,
+      ...(reuse.length === 0 ? {} : { reuse }),
+      ...(options.rerunFrom === undefined ? {} : { rerunFrom: options.rerunFrom }),
+    };
+    await journal.append(started);
     return await executeRun(
       {
         workflow,
         runDir,
         journal,
-        replay: Replay.fresh(start),
-        records: [start],
+        replay: Replay.fresh(started),
+        records: [started],
         resumed: false,
         ...(body === undefined || options.body !== undefined ? {} : { batchKey: BATCH_KEY }),
+        reuse: { finished, ...(options.rerunFrom === undefined ? {} : { rerunFrom: options.rerunFrom }) },
       },
       body === undefined ? options : { ...options, body },
     );
   } finally {
     await lock.release();
+  }
+}
+
+function checkRerunFrom(workflow: Workflow, id: string | undefined): void {
+  if (id === undefined) return;
+  const ids = workflow.definition.steps.flatMap(subtreeIds);
+  if (!ids.includes(id)) {
+    throw new ConfigError(`There is no step "${id}" to rerun from. Steps: ${ids.join(", ")}.`, {
+      code: "unknown_step",
+    });
   }
 }
 

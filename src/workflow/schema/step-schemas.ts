@@ -16,6 +16,10 @@ const baseFields = {
     .array(identifierSchema)
     .optional()
     .meta({ description: "Steps that must finish first, beyond those referenced." }),
+  reuse: z.boolean().optional().meta({
+    description:
+      "false: run this step (a container: every step in it) in every run, never taking a finished result from `--reuse` or `rerun`. Default true.",
+  }),
 };
 const callFields = {
   retry: retrySchema.optional(),
