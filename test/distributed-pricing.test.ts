@@ -31,14 +31,17 @@ const OTHER_PRICE = { input: 1, output: 4 };
 const PROCESS_KEY = "sk-dist-prices-process";
 const KEY = "sk-dist-prices";
 const ROWS = 6;
+// The model is an input, so the loader cannot refuse it under a budget: what the runs do at its
+// first call (refuse it, resumably, unless priced or allowed) is what these tests are about.
 const WORKFLOW = `version: 1
 name: unpriced-model
 inputs:
   row: { type: items }
+  model: { type: string, default: beta-4o-mini }
 steps:
   - id: line
     uses: chat
-    with: { model: beta-4o-mini, prompt: "A line about number \${{ inputs.row.n }}", maxTokens: 8 }
+    with: { model: "\${{ inputs.model }}", prompt: "A line about number \${{ inputs.row.n }}", maxTokens: 8 }
 outputs:
   n: \${{ inputs.row.n }}
 `;

@@ -6,10 +6,12 @@ import { existsSync } from "node:fs";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseWorkflow } from "../src/workflow/load/load-workflow.js";
 import { headerSafe } from "../src/workflow/run/idempotency.js";
+import { runWorkflow } from "../src/workflow/run/run-workflow.js";
 import { gatewayEnv, runCli } from "./cli-harness.js";
 import { bandsRaster, pngDataUri, silentMp3 } from "./media-builders.js";
-import { tempDir, useGateway } from "./workflow-harness.js";
+import { gatewayOptions, tempDir, useGateway } from "./workflow-harness.js";
 
 const gateway = useGateway();
 const BIN = path.join(import.meta.dirname, "..", "bin", "svc-flow.js");
@@ -37,6 +39,46 @@ async function validate(text: string, files: Record<string, Buffer | string> = {
   });
   return { code, output: stdout.text + stderr.text };
 }
+
+async function runRefused(text: string, args: readonly string[] = []) {
+  const folder = await tempDir();
+  await writeFile(path.join(folder, "flow.yaml"), text);
+  const billedBefore = gateway.current.stats().billedYuan;
+  const { code, stdout, stderr } = await runCli(["run", "flow.yaml", "--out", "run", ...args], {
+    env: gatewayEnv(gateway.current.baseURL, "sk-local-demo"),
+    cwd: folder,
+  });
+  return {
+    code,
+    output: stdout.text + stderr.text,
+    madeRunDir: existsSync(path.join(folder, "run")),
+    billed: gateway.current.stats().billedYuan - billedBefore,
+  };
+}
+
+const UNPRICED_UNDER_BUDGET = `version: 1
+budget: { maxYuan: 5 }
+steps:
+  - id: ask
+    uses: chat
+    with: { model: beta-4o, prompt: "Hello." }
+  - id: priced
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "Hello." }
+`;
+
+const INVALID_SCHEMA = `version: 1
+steps:
+  - id: ask
+    uses: chat
+    with:
+      model: alpha-sonnet-4-6
+      prompt: "Name a colour."
+      schema:
+        type: object
+        properties:
+          colour: { type: strin }
+`;
 
 describe("input checks before the first call", () => {
   it.each([
@@ -128,5 +170,76 @@ describe("input checks before the first call", () => {
     expect(code).toBe(2);
     expect(existsSync(path.join(folder, "run"))).toBe(false);
     expect(gateway.current.stats().billedYuan).toBe(billedBefore);
+  });
+
+  it("refuses a budgeted workflow calling a model without a published price at validate, naming step, model and fix", async () => {
+    const result = await validate(UNPRICED_UNDER_BUDGET);
+    expect(result.output).toMatch(
+      /flow\.yaml:6:\d+ steps\[0\]\.with\.model: Step "ask" may call beta-4o, which has no published price/,
+    );
+    expect(result.output).toContain("--prices FILE");
+    expect(result.output).toContain("budget.allowUnpriced: true");
+    expect(result.output).not.toContain('Step "priced"');
+    expect(result.code).toBe(2);
+  });
+
+  it("accepts unpriced models under a budget with allowUnpriced, --allow-unpriced or a prices file", async () => {
+    const allowed = UNPRICED_UNDER_BUDGET.replace("maxYuan: 5 }", "maxYuan: 5, allowUnpriced: true }");
+    expect((await validate(allowed)).code).toBe(0);
+    const folder = await tempDir();
+    await writeFile(path.join(folder, "flow.yaml"), UNPRICED_UNDER_BUDGET);
+    await writeFile(path.join(folder, "prices.yaml"), "chat:\n  beta-4o: { input: 0.01, output: 0.02 }\n");
+    const env = gatewayEnv(gateway.current.baseURL, "sk-local-demo");
+    expect((await runCli(["validate", "flow.yaml", "--allow-unpriced"], { env, cwd: folder })).code).toBe(0);
+    expect((await runCli(["validate", "flow.yaml", "--prices", "prices.yaml"], { env, cwd: folder })).code).toBe(0);
+  });
+
+  it("refuses a chat schema that is not a valid JSON Schema at validate, at the line of the bad keyword", async () => {
+    const result = await validate(INVALID_SCHEMA);
+    expect(result.output).toMatch(
+      /flow\.yaml:11:\d+ steps\[0\]\.with\.schema\.properties\.colour\.type: Not a valid JSON Schema: "strin" must be one of array, boolean/,
+    );
+    expect(result.code).toBe(2);
+  });
+
+  it.each([
+    { what: "unpriced models under a budget", text: UNPRICED_UNDER_BUDGET, says: "has no published price" },
+    { what: "an invalid JSON Schema", text: INVALID_SCHEMA, says: "Not a valid JSON Schema" },
+    {
+      what: "a cron that does not parse",
+      text: `version: 1\nschedule: { cron: "61 * * * *" }\nsteps:\n  - id: sum\n    uses: tool\n    with: { tool: calculator, input: { expression: "1 + 1" } }\n`,
+      says: "not a cron expression",
+    },
+    {
+      what: "a text file given as an image",
+      text: visionFlow("data:text/plain;base64,aGVsbG8="),
+      says: "not an image",
+    },
+  ])("refuses $what at the start of run: exit 2, no run directory, nothing billed", async ({ text, says }) => {
+    const result = await runRefused(text);
+    expect(result.output).toContain(says);
+    expect(result.output).toMatch(/flow\.yaml:\d+:\d+/);
+    expect(result.code).toBe(2);
+    expect(result.madeRunDir).toBe(false);
+    expect(result.billed).toBe(0);
+  });
+
+  it("refuses unpriced models under a budget given only by run --budget, before the run directory is made", async () => {
+    const result = await runRefused(UNPRICED_UNDER_BUDGET.replace("budget: { maxYuan: 5 }\n", ""), ["--budget", "3"]);
+    expect(result.output).toContain("the budget of ¥3 (--budget) cannot bound it");
+    expect(result.code).toBe(2);
+    expect(result.madeRunDir).toBe(false);
+    expect(result.billed).toBe(0);
+  });
+
+  it("runWorkflow refuses unpriced models under a budget it is given, before making the run directory", async () => {
+    const workflow = parseWorkflow(UNPRICED_UNDER_BUDGET.replace("budget: { maxYuan: 5 }\n", ""), {
+      fileName: "flow.yaml",
+    });
+    const outDir = path.join(await tempDir(), "run");
+    await expect(runWorkflow(workflow, gatewayOptions(gateway.current, { outDir, budgetYuan: 3 }))).rejects.toThrow(
+      /Step "ask" may call beta-4o, which has no published price/,
+    );
+    expect(existsSync(outDir)).toBe(false);
   });
 });

@@ -57,6 +57,10 @@ export async function runText(
     fileName: "test.yaml",
     ...(extra.baseDir === undefined ? {} : { baseDir: extra.baseDir }),
     ...(extra.agentNames === undefined ? {} : { agentNames: extra.agentNames }),
+    // The run's money settings, as `svc-flow run` passes its flags to the loader.
+    budgetYuan: extra.budgetYuan,
+    prices: extra.prices,
+    allowUnpriced: extra.allowUnpriced,
   });
   const events: WorkflowEvent[] = [];
   const outDir = extra.outDir ?? path.join(await tempDir(), "run");

@@ -169,9 +169,10 @@ steps:
   });
 
   it("stops at the first call to an unpriced model under a budget, saying how to price it", async () => {
+    // A model named by an input is known only when the step runs, so the loader cannot refuse it.
     const { result } = await runText(
       gateway.current,
-      `version: 1\nbudget: { maxYuan: 5 }\nsteps:\n  - id: a\n    uses: chat\n    with: { model: beta-4o-mini, prompt: hi, maxTokens: 10 }\n`,
+      `version: 1\nbudget: { maxYuan: 5 }\ninputs:\n  model: { type: string, default: beta-4o-mini }\nsteps:\n  - id: a\n    uses: chat\n    with: { model: "\${{ inputs.model }}", prompt: hi, maxTokens: 10 }\n`,
     );
     expect(result).toMatchObject({ status: "stopped", reason: "budget" });
     expect(result.error?.message).toMatch(/has no price.*--prices FILE\) or with --allow-unpriced/);

@@ -32,8 +32,13 @@ export const estimateCommand: Command = {
       throw new UsageError(
         positionals.length === 0 ? "Name the workflow file to estimate." : "Estimate one workflow file at a time.",
       );
-    // Named as typed, so errors show the path the user gave.
-    const workflow = await loadWorkflow(positionals[0]!, { signal: context.signal, cwd: context.cwd });
+    // Named as typed, so errors show the path the user gave. Unpriced models under a budget are
+    // what an estimate lists (run refuses them), so they do not stop it.
+    const workflow = await loadWorkflow(positionals[0]!, {
+      signal: context.signal,
+      cwd: context.cwd,
+      allowUnpriced: true,
+    });
     const prices =
       values.prices === undefined
         ? undefined

@@ -38,13 +38,14 @@ export const runCommand: Command = {
       throw new UsageError(
         positionals.length === 0 ? "Name the workflow file to run." : "Run one workflow file at a time.",
       );
+    const flags = await readRunFlags(values, context.cwd, context.signal);
     const models = await callableModels(context.env, context.signal);
     const workflow = await loadWorkflow(resolve(context.cwd, positionals[0]!), {
+      ...flags,
       signal: context.signal,
       cwd: context.cwd,
       ...(models === undefined ? {} : { models }),
     });
-    const flags = await readRunFlags(values, context.cwd, context.signal);
     throwIfInterrupted(context.signal);
     if (values.redis !== undefined) {
       return runOnWorkers(context, workflow, {

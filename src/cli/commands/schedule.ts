@@ -30,7 +30,7 @@ export const scheduleCommand: Command = {
     if (positionals.length === 0) throw new UsageError("Name at least one workflow file with a schedule:.");
     const flags = await readRunFlags(values, context.cwd, context.signal);
     const workflows = await Promise.all(
-      positionals.map((file) => loadWorkflow(resolve(context.cwd, file), { signal: context.signal })),
+      positionals.map((file) => loadWorkflow(resolve(context.cwd, file), { ...flags, signal: context.signal })),
     );
     const jobs = jobsFromWorkflows(workflows);
     const runsDir = resolve(context.cwd, values.runs ?? "runs");

@@ -4,23 +4,34 @@ import { startWorkflowMcp } from "../../workflow/mcp/start-workflow-mcp.js";
 import { WorkflowError } from "../../workflow/workflow-error.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
+import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
 
-const FLAGS = {} as const satisfies FlagSpecs;
+// The money settings `run` takes: a budgeted file whose models have no price is refused unless priced or allowed.
+const FLAGS = {
+  budget: RUN_FLAGS.budget,
+  prices: RUN_FLAGS.prices,
+  "allow-unpriced": RUN_FLAGS["allow-unpriced"],
+} as const satisfies FlagSpecs;
 
 // Problems of the file or of what it names (an MCP server that does not start, a variable it reads that is not set).
 const FILE_PROBLEMS = new Set(["invalid_workflow", "mcp_server_failed", "missing_env", "unknown_tool"]);
 
-/** `svc-flow validate FILE...`: checks workflow files without calling any model (MCP servers are started, listed and stopped); errors name file, line and path. */
+/** `svc-flow validate FILE... [--budget YUAN] [--prices FILE] [--allow-unpriced]`: checks workflow files without calling any model (MCP servers are started, listed and stopped); errors name file, line and path. */
 export const validateCommand: Command = {
-  usage: "svc-flow validate FILE...",
+  usage: "svc-flow validate FILE... [--budget YUAN] [--prices FILE] [--allow-unpriced]",
   flags: FLAGS,
   async run(context) {
-    const { positionals } = parseCommandArgs(context.argv, FLAGS);
+    const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length === 0) throw new UsageError("Name at least one workflow file.");
+    const pricing = await readRunFlags(values, context.cwd, context.signal);
     let failed = false;
     for (const file of positionals) {
       try {
-        const workflow = await loadWorkflow(resolve(context.cwd, file), { signal: context.signal, cwd: context.cwd });
+        const workflow = await loadWorkflow(resolve(context.cwd, file), {
+          ...pricing,
+          signal: context.signal,
+          cwd: context.cwd,
+        });
         const servers = await startWorkflowMcp(workflow, { env: context.env, signal: context.signal });
         const tools = servers?.tools().length;
         await servers?.close();

@@ -31,10 +31,10 @@ export class QueueRunner implements WorkflowRunner {
 
   /** Enqueues one firing and waits for its items. */
   async run(request: RunRequest, { signal }: { signal: AbortSignal }): Promise<RunOutcome> {
-    const workflow = await loadWorkflow(request.file);
+    const { budgetYuan, prices, allowUnpriced } = this.#options;
+    const workflow = await loadWorkflow(request.file, { budgetYuan, prices, allowUnpriced });
     const store = RunStore.connect(this.#redisURL);
     try {
-      const { budgetYuan, prices, allowUnpriced } = this.#options;
       const run = await enqueueRun(store, workflow, {
         redisURL: this.#redisURL,
         outDir: request.runDir,

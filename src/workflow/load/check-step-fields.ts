@@ -8,6 +8,7 @@ import type { LeafStep } from "../schema/step-schemas.js";
 import type { MusicWith } from "../schema/with-schemas.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
 import { checkMcpExpressions } from "../mcp/resolve-mcp-env.js";
+import { jsonSchemaProblems } from "./json-schema-problems.js";
 import { walkSteps } from "./walk-steps.js";
 import type { RawIssue } from "./zod-issues.js";
 
@@ -94,6 +95,13 @@ function checkLeaf(
     case "chat":
       step.with.tools?.forEach((name, index) => tool(name, [...path, "tools", index]));
       if (step.with.schema !== undefined) {
+        const problems = jsonSchemaProblems(step.with.schema);
+        for (const problem of problems)
+          issues.push({
+            path: [...path, "schema", ...problem.path],
+            message: `Not a valid JSON Schema: ${problem.message}`,
+          });
+        if (problems.length > 0) return;
         try {
           prepareSchema(step.with.schema);
         } catch (error) {

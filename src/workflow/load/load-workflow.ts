@@ -8,6 +8,7 @@ import { WorkflowError } from "../workflow-error.js";
 import { checkMedia } from "./check-media.js";
 import { checkSchedule } from "./check-schedule.js";
 import { checkModels } from "./check-models.js";
+import { checkPricing, type PricingCheckOptions } from "./check-pricing.js";
 import { checkStepFields } from "./check-step-fields.js";
 import { checkStepReferences } from "./check-step-references.js";
 import { parseWorkflowYaml } from "./parse-workflow-yaml.js";
@@ -34,8 +35,8 @@ export interface Workflow {
   readonly graph: readonly StepNode[];
 }
 
-/** Options of loadWorkflow. */
-export interface LoadWorkflowOptions {
+/** Options of loadWorkflow; the money settings are the run's (a budgeted file whose models have no price is refused). */
+export interface LoadWorkflowOptions extends PricingCheckOptions {
   /** Name shown in errors for inline text. Default `<inline>`. */
   readonly fileName?: string;
   /** Folder for relative media paths of inline text. Default: the current directory. */
@@ -107,6 +108,7 @@ export function parseWorkflow(text: string, options: LoadWorkflowOptions = {}): 
     ...checkModels(definition, options),
     ...checkMedia(definition, baseDir),
     ...checkSchedule(definition),
+    ...checkPricing(definition, options),
   ];
   if (issues.length > 0) fail(sortByPlace(issues, parsed.locate));
   const name =
@@ -136,11 +138,19 @@ function sortByPlace(issues: readonly RawIssue[], locate: ReturnType<typeof pars
 }
 
 /**
- * Checks the media a run's input values feed (a `--input photo=...` that is missing, or not the
- * image it claims), before the run directory is made and anything is sent; every problem at once.
+ * Checks what a run adds to a loaded file before the run directory is made and anything is sent:
+ * the media its input values feed (a `--input photo=...` that is missing, or not the image it
+ * claims), and its budget against the models' prices; every problem at once.
  */
-export function checkRunInputs(workflow: Workflow, inputs: Readonly<Record<string, unknown>>): void {
-  const issues = checkMedia(workflow.definition, workflow.baseDir, inputs);
+export function checkRunInputs(
+  workflow: Workflow,
+  inputs: Readonly<Record<string, unknown>>,
+  pricing: PricingCheckOptions = {},
+): void {
+  const issues = [
+    ...checkMedia(workflow.definition, workflow.baseDir, inputs),
+    ...checkPricing(workflow.definition, pricing),
+  ];
   if (issues.length === 0) return;
   const shown =
     workflow.file === "<inline>" ? workflow.file : path.relative(process.cwd(), workflow.file) || workflow.file;

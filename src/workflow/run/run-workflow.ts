@@ -22,7 +22,7 @@ export { JOURNAL_FILE, WORKFLOW_COPY } from "./start-run-directory.js";
  */
 export async function runWorkflow(workflow: Workflow, options: RunWorkflowOptions = {}): Promise<RunResult> {
   const inputs = resolveRunInputs(workflow, options.inputs, options.items);
-  checkRunInputs(workflow, inputs);
+  checkRunInputs(workflow, inputs, options);
   // Before the run directory exists: a batch whose items file is missing or of no known format is bad input.
   const body = options.body ?? (await batchBodyFor(workflow, inputs, options));
   if (options.budgetYuan !== undefined && !(options.budgetYuan > 0)) {

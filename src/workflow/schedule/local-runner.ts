@@ -21,7 +21,8 @@ export class LocalRunner implements WorkflowRunner {
   /** Runs one firing to its end; on `signal` the run stops resumably and this resolves `stopped`. */
   async run(request: RunRequest, { signal }: { signal: AbortSignal }): Promise<RunOutcome> {
     // Loaded without the signal: a firing that has begun always leaves a run that resume can finish.
-    const workflow = await loadWorkflow(request.file);
+    const { budgetYuan, prices, allowUnpriced } = this.#options;
+    const workflow = await loadWorkflow(request.file, { budgetYuan, prices, allowUnpriced });
     const result = await runWorkflow(workflow, { ...this.#options, outDir: request.runDir, signal });
     return {
       state: result.status,
