@@ -82,6 +82,28 @@ describe("runBatch", () => {
     });
   });
 
+  it("starts the next item once a running one releases its slot, and still waits for the released one", async () => {
+    const file = await itemsFile(2);
+    let secondStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (secondStarted = resolve));
+    const summary = await runBatch(
+      options(file, {
+        concurrency: 1,
+        runItem: async (item, _signal, release) => {
+          if (item.index === 1) secondStarted();
+          else {
+            release();
+            // Holding its slot here would never let item 1 start.
+            await started;
+          }
+          return { n: item.index };
+        },
+      }),
+    );
+    expect(summary).toMatchObject({ total: 2, done: 2, failed: 0, stopped: false });
+    expect((await results()).map((result) => result.index).sort()).toEqual([0, 1]);
+  });
+
   it("stops on the signal and resumes without running finished items again", async () => {
     const file = await itemsFile(40);
     const controller = new AbortController();

@@ -110,17 +110,19 @@ export function batchRunBody(source: BatchSource, options: BatchBodyOptions = {}
       signal: state.signal,
       haltsBatch: halts,
       onProgress: (progress) => state.emit({ type: "map-progress", key: BATCH_KEY, id: BATCH_KEY, ...progress }),
-      runItem: async (item) => {
+      runItem: async (item, _signal, release) => {
         const itemState = withOwnHalt(state);
         const itemScope: Scope = { inputs: itemInputs(item), run: scope.run, steps: {}, variables: {} };
         try {
-          // outputs.jsonl counts the item done: its steps and their bills are on disk first.
           const { durable } = await executeSteps(
             state.workflow.graph,
             itemScope,
             itemState,
             `${BATCH_KEY}[${item.index}].`,
           );
+          // The item's calls are done: the next row starts while this one waits for its fsync.
+          release();
+          // outputs.jsonl counts the item done: its steps and their bills are on disk first.
           await durable;
         } catch (error) {
           // A budget stop or an interruption stops the run, not just this item.

@@ -32,8 +32,11 @@ export interface BatchOptions {
   readonly onProgress?: (progress: BatchProgress) => void;
   /** Errors that stop the whole batch whatever onItemError says (a budget stop). Default: none. */
   readonly haltsBatch?: (error: unknown) => boolean;
-  /** Runs one item and returns its output, which is written to `outputs.jsonl`. */
-  readonly runItem: (item: Item, signal: AbortSignal | undefined) => Promise<unknown>;
+  /**
+   * Runs one item and returns its output, which is written to `outputs.jsonl`. It may call `release`
+   * once its calls are done, so the next item starts while it finishes its bookkeeping.
+   */
+  readonly runItem: (item: Item, signal: AbortSignal | undefined, release: () => void) => Promise<unknown>;
 }
 
 /** How far a batch is. `done` and `failed` count earlier attempts of a resumed run too. */
@@ -95,10 +98,10 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   try {
     finished = await forEachConcurrent(
       pending,
-      async (item) => {
+      async (item, release) => {
         let output: unknown;
         try {
-          output = await options.runItem(item, options.signal);
+          output = await options.runItem(item, options.signal, release);
         } catch (error) {
           // A stop is not the item's failure: it stays undone and runs again on resume.
           if (options.signal?.aborted) return;
