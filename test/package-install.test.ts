@@ -133,6 +133,22 @@ describe("the packed package installed in another project", () => {
     expect(existsSync(path.join(project, "node_modules", "tsx"))).toBe(false);
   });
 
+  it("installs @langchain/core once, in the project, as the peer svc-flow and langchain share", async () => {
+    const modules = path.join(project, "node_modules");
+    const core = JSON.parse(await readFile(path.join(modules, "@langchain", "core", "package.json"), "utf8")) as {
+      version: string;
+    };
+    const ours = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as {
+      peerDependencies: Record<string, string>;
+      dependencies: Record<string, string>;
+    };
+    expect(ours.peerDependencies["@langchain/core"]).toBe("~1.4.0");
+    expect(ours.dependencies["@langchain/core"]).toBeUndefined();
+    expect(core.version).toMatch(/^1\.4\.\d+$/);
+    for (const nested of ["svc-flow", "langchain"])
+      expect(existsSync(path.join(modules, nested, "node_modules", "@langchain", "core")), nested).toBe(false);
+  });
+
   it(
     "invokes and streams ChatGateway against startLocalGateway under plain node",
     async () => {
