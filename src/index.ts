@@ -76,11 +76,12 @@ export type { PartialReply, ReplyEvent } from "./chat/collect-reply.js";
 export { ChatWarning, ParameterWarning } from "./chat/parameter-warning.js";
 export type { ChatWarningCode, WarningHandler } from "./chat/parameter-warning.js";
 export { imagesFromReply } from "./chat/decode-image-reply.js";
+export type { CallTrace, SpanStart, TraceSpan, Tracer } from "./chat/trace-span.js";
 export type { MessageImage } from "./chat/decode-image-reply.js";
 
 // Chat model (LangChain)
-export { ChatGateway, imagesFromMessage } from "./langchain/index.js";
-export type { ChatGatewayCallOptions, ChatGatewayOptions } from "./langchain/index.js";
+export { ChatGateway, imagesFromMessage, langChainTracer } from "./langchain/index.js";
+export type { ChatGatewayCallOptions, ChatGatewayOptions, TraceOptions } from "./langchain/index.js";
 
 // Cost
 export { CostLedger } from "./cost/cost-ledger.js";

@@ -1,5 +1,5 @@
-// Dependencies point one way: the workflow engine never reaches into the local gateway; only the
-// composition root in src/cli both starts a local gateway and runs a workflow.
+// Dependencies point one way: LangChain stays at the edge (src/langchain); the workflow engine never reaches into
+// the local gateway; only the composition root in src/cli both starts a local gateway and runs a workflow.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -35,5 +35,16 @@ describe("dependency direction", () => {
   it("the catalogue (models, rules, prices, token counts) imports no other part of src but media probing", async () => {
     const parts = ["gateway", "chat", "scheduling", "langchain", "cost", "workflow", "server", "cli", "net"];
     expect(await importsInto("catalog", parts)).toEqual([]);
+  });
+
+  it("no module under src outside src/langchain imports LangChain", async () => {
+    const offenders: string[] = [];
+    for (const file of await sources(SRC)) {
+      if (file.startsWith(path.join(SRC, "langchain") + path.sep)) continue;
+      const text = await readFile(file, "utf8");
+      for (const match of text.matchAll(/(?:from|import\()\s*["']((?:@langchain\/|langchain)[^"']*)["']/g))
+        offenders.push(`${path.relative(SRC, file)} -> ${match[1]}`);
+    }
+    expect(offenders).toEqual([]);
   });
 });

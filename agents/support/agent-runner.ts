@@ -1,3 +1,4 @@
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import { mkdir } from "node:fs/promises";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
@@ -67,6 +68,8 @@ export interface AgentRunOptions {
   readonly signal?: AbortSignal;
   /** Receives this run's events (besides the context's `onEvent`). */
   readonly onEvent?: (event: AgentEvent) => void;
+  /** LangChain callbacks for the run (a tracer; a parent run's manager, so this run nests under it). */
+  readonly callbacks?: Callbacks;
 }
 
 /** An agent from a definition, ready to run tasks: LangChain's `createAgent` on ChatGateway with the definition's tools. */
@@ -127,13 +130,18 @@ export class AgentRunner {
     await this.#mcp;
     this.#running.add(emit);
     try {
-      return await this.#run(task, signal, emit);
+      return await this.#run(task, signal, emit, options.callbacks);
     } finally {
       this.#running.delete(emit);
     }
   }
 
-  async #run(task: string, signal: AbortSignal | undefined, emit: (event: AgentEvent) => void): Promise<AgentOutcome> {
+  async #run(
+    task: string,
+    signal: AbortSignal | undefined,
+    emit: (event: AgentEvent) => void,
+    callbacks: Callbacks | undefined,
+  ): Promise<AgentOutcome> {
     // LangChain's agent loop (and LangGraph under it) is loaded when an agent first runs, not on import.
     const { createAgent, createMiddleware, MiddlewareError } = await import("langchain");
     const { middleware, tracker } = createStepMiddleware(createMiddleware, {
@@ -164,7 +172,11 @@ export class AgentRunner {
       // The middleware stops the loop at maxSteps; the recursion limit only backs it up.
       const state = (await agent.invoke(
         { messages: [{ role: "user", content: task }] },
-        { recursionLimit: this.maxSteps * 2 + 10, ...(signal === undefined ? {} : { signal }) },
+        {
+          recursionLimit: this.maxSteps * 2 + 10,
+          ...(signal === undefined ? {} : { signal }),
+          ...(callbacks === undefined ? {} : { callbacks }),
+        },
       )) as { messages: BaseMessage[]; structuredResponse?: unknown };
       const answer = finalText(state.messages, state.structuredResponse);
       const structured = state.structuredResponse === undefined ? {} : { structuredResponse: state.structuredResponse };

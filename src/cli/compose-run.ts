@@ -6,6 +6,8 @@ import type { Workflow } from "../workflow/load/load-workflow.js";
 import { resumeWorkflow as resumeWithGateway, type ResumeWorkflowOptions } from "../workflow/run/resume-workflow.js";
 import type { RunResult, RunWorkflowOptions } from "../workflow/run/run-options.js";
 import { runWorkflow as runWithGateway } from "../workflow/run/run-workflow.js";
+import type { ExecuteOptions } from "../workflow/run/run-options.js";
+import type { TraceOptions } from "../langchain/langchain-tracer.js";
 
 /** Where the embedded gateway keeps its state when no run names a folder (`svc-flow music`, `chat`, `agent`): under runs/. */
 export const DEFAULT_STATE_DIR = path.join("runs", "local-gateway");
@@ -29,11 +31,34 @@ export async function connectGateway(options: ConnectGatewayOptions = {}): Promi
  * local gateway is started for the run and keeps its state in the run directory, so
  * `resumeWorkflow` finds its music jobs and stored responses.
  */
-export function runWorkflow(workflow: Workflow, options: RunWorkflowOptions = {}): Promise<RunResult> {
-  return runWithGateway(workflow, { connect: connectGateway, ...options });
+export async function runWorkflow(
+  workflow: Workflow,
+  options: RunWorkflowOptions & TraceOptions = {},
+): Promise<RunResult> {
+  return runWithGateway(workflow, { connect: connectGateway, ...(await withTracer(options)) });
 }
 
 /** Finishes a run from its directory (see the engine's resumeWorkflow), starting a local gateway on the run's state when none is configured. */
-export function resumeWorkflow(runDir: string, options: ResumeWorkflowOptions = {}): Promise<RunResult> {
-  return resumeWithGateway(runDir, { connect: connectGateway, ...options });
+export async function resumeWorkflow(
+  runDir: string,
+  options: ResumeWorkflowOptions & TraceOptions = {},
+): Promise<RunResult> {
+  return resumeWithGateway(runDir, { connect: connectGateway, ...(await withTracer(options)) });
+}
+
+/** The options with a LangChain tracer when callbacks are given or LangSmith's environment turns tracing on;
+ * LangChain's callback code loads only then. */
+async function withTracer<T extends ExecuteOptions>(options: T & TraceOptions): Promise<T> {
+  const { callbacks, ...rest } = options;
+  if (rest.tracer !== undefined || (callbacks === undefined && !tracingFromEnvironment(process.env))) return rest as T;
+  const { langChainTracer } = await import("../langchain/langchain-tracer.js");
+  const tracer = langChainTracer(callbacks);
+  return (tracer === undefined ? rest : { ...rest, tracer }) as T;
+}
+
+// The variables with which LangChain adds LangSmith's tracer (LANGSMITH_TRACING=true and its older names).
+function tracingFromEnvironment(env: NodeJS.ProcessEnv): boolean {
+  return ["LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING", "LANGCHAIN_TRACING"].some(
+    (name) => env[name] === "true",
+  );
 }

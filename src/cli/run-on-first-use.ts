@@ -2,6 +2,7 @@ import type { ConnectGatewayOptions, GatewayConnection } from "../workflow/conne
 import type { Workflow } from "../workflow/load/load-workflow.js";
 import type { ResumeWorkflowOptions } from "../workflow/run/resume-workflow.js";
 import type { RunResult, RunWorkflowOptions } from "../workflow/run/run-options.js";
+import type { TraceOptions } from "../langchain/langchain-tracer.js";
 
 // The package root's entry to running workflows: the composed run (engine, step kinds, tools, agents,
 // journal, and the local gateway it may start) is loaded on first call, so `import "svc-flow"` does
@@ -12,13 +13,19 @@ import type { RunResult, RunWorkflowOptions } from "../workflow/run/run-options.
  * it starts a local gateway whose state stays in the run directory. Resolves when the run ends:
  * `done`, `stopped` (budget or signal; resumable) or `failed` (resumable once the cause is fixed).
  */
-export async function runWorkflow(workflow: Workflow, options: RunWorkflowOptions = {}): Promise<RunResult> {
+export async function runWorkflow(
+  workflow: Workflow,
+  options: RunWorkflowOptions & TraceOptions = {},
+): Promise<RunResult> {
   const composed = await import("./compose-run.js");
   return composed.runWorkflow(workflow, options);
 }
 
 /** Finishes a run from its directory; steps in its journal are not run (nor paid) again. */
-export async function resumeWorkflow(runDir: string, options: ResumeWorkflowOptions = {}): Promise<RunResult> {
+export async function resumeWorkflow(
+  runDir: string,
+  options: ResumeWorkflowOptions & TraceOptions = {},
+): Promise<RunResult> {
   const composed = await import("./compose-run.js");
   return composed.resumeWorkflow(runDir, options);
 }

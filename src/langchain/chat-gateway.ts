@@ -26,6 +26,7 @@ import {
 import { toWireContent } from "./convert-content.js";
 import { toWireMessages } from "./convert-messages.js";
 import { toJsonSchemaFormat, toWireTool, toWireToolChoice } from "./convert-tools.js";
+import { lsParams } from "./ls-params.js";
 import { modelProfile } from "./model-profile.js";
 import { structuredOutput } from "./structured-output.js";
 
@@ -88,14 +89,12 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
   }
 
   override getLsParams(options: this["ParsedCallOptions"]): LangSmithParams {
-    return {
-      ls_provider: "svc-gateway",
-      ls_model_name: this.model,
-      ls_model_type: "chat",
-      ...(this.temperature === undefined ? {} : { ls_temperature: this.temperature }),
-      ...(this.maxTokens === undefined ? {} : { ls_max_tokens: this.maxTokens }),
-      ...((options?.stop ?? this.stop) === undefined ? {} : { ls_stop: options?.stop ?? this.stop }),
-    };
+    return lsParams({
+      model: this.model,
+      temperature: this.temperature,
+      maxTokens: this.maxTokens,
+      stop: options?.stop ?? this.stop,
+    });
   }
 
   override invocationParams(options?: this["ParsedCallOptions"]): Record<string, unknown> {

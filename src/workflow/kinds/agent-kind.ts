@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentRunner, defineAgent, type AgentDefinition } from "../../../agents/index.js";
+import { AgentRunner, defineAgent, type AgentDefinition, type AgentRunOptions } from "../../../agents/index.js";
 import { ApprovalPending } from "../../../agents/support/agent-journal.js";
 import { checkApprove } from "../../../agents/support/define-agent.js";
 import { WaitingError } from "../run/error-summary.js";
@@ -77,7 +77,9 @@ export async function runAgentStep(context: LeafContext<AgentStep>): Promise<unk
     checkApprove(input.approve, tools, [...servers, ...Object.keys(definition.mcp ?? {})], context.key);
   }
   try {
-    const outcome = await runner.run(input.prompt, { signal });
+    // The agent's runs (LangChain's) nest under the step's span; the engine holds its callbacks without reading them.
+    const callbacks = services.trace?.callbacks as AgentRunOptions["callbacks"];
+    const outcome = await runner.run(input.prompt, { signal, ...(callbacks === undefined ? {} : { callbacks }) });
     if (outcome.status === "step_limit")
       throw new SvcFlowError("agent_step_limit", `Step "${context.key}": ${outcome.message}`);
     return {

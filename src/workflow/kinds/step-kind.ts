@@ -1,5 +1,6 @@
 import type { ChatCall } from "../../chat/call-chat.js";
 import type { ChatReply } from "../../chat/chat-reply.js";
+import type { TraceSpan } from "../../chat/trace-span.js";
 import type { ChatGateway } from "../../langchain/chat-gateway.js";
 import type { MusicClient, MusicClipsResult } from "../../gateway/music-client.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
@@ -38,6 +39,8 @@ export interface StepServices {
   tools(names: readonly string[], settings?: WorkflowToolContext): AgentTool[];
   /** The folder the file tools work in. */
   readonly workspace: string;
+  /** The step's span when the run is traced: its chat calls are traced in it, agents nest their runs in it. */
+  readonly trace?: TraceSpan;
   /** compose_music's first poll interval, when the run sets one. */
   readonly musicPollIntervalMs?: number;
   /** Agents that `agent:` may name. */

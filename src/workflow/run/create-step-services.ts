@@ -2,6 +2,7 @@ import type { Dispatcher } from "undici";
 import { createTools } from "../../../tools/index.js";
 import { callChat, type ChatRetry } from "../../chat/call-chat.js";
 import type { ChatWarning } from "../../chat/parameter-warning.js";
+import type { TraceSpan } from "../../chat/trace-span.js";
 import { ChatGateway } from "../../langchain/chat-gateway.js";
 import { mcpLangChainTools } from "../../../agents/support/mcp-tools.js";
 import { ConfigError } from "../../errors.js";
@@ -56,12 +57,14 @@ export interface SharedServices {
   readonly waiting: ApprovalRequest[];
 }
 
-/** The services of one step: its calls are tagged with the step's key in the ledger; chat calls always carry an output limit. */
+/** The services of one step: its calls are tagged with the step's key in the ledger (and traced in its span, when
+ * the run is traced); chat calls always carry an output limit. */
 export function createStepServices(
   shared: SharedServices,
   key: string,
   report: StepReport,
   retry: RetryPolicy,
+  trace?: TraceSpan,
 ): StepServices {
   const recorder = shared.ledger.tagged({ step: key });
   const id = key.slice(key.lastIndexOf(".") + 1);
@@ -84,10 +87,10 @@ export function createStepServices(
       delayMs: retry.delayMs,
       model: retry.model,
     });
-  const chat: StepServices["chat"] = (call, signal) =>
-    callChat(
-      { ...call, max_tokens: call.max_tokens ?? defaultOutputTokens(call.model) },
-      {
+  const chat: StepServices["chat"] = async (call, signal) => {
+    const limited = { ...call, max_tokens: call.max_tokens ?? defaultOutputTokens(call.model) };
+    const send = () =>
+      callChat(limited, {
         client: shared.client,
         scheduler: shared.scheduler,
         ledger: recorder,
@@ -95,8 +98,18 @@ export function createStepServices(
         ...(signal === undefined ? {} : { signal }),
         onWarning,
         onRetry,
-      },
-    );
+      });
+    if (trace === undefined) return send();
+    const traced = await trace.call(limited);
+    try {
+      const reply = await send();
+      await traced.end(reply);
+      return reply;
+    } catch (error) {
+      await traced.fail(error);
+      throw error;
+    }
+  };
   const chatModel: StepServices["chatModel"] = (request) =>
     new ChatGateway({
       model: request.model,
@@ -178,6 +191,7 @@ export function createStepServices(
       ...mcpTools(shared.mcp, names.filter(isMcpReference)),
     ],
     workspace: shared.workspace,
+    ...(trace === undefined ? {} : { trace }),
     ...(shared.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: shared.musicPollIntervalMs }),
     agents: shared.agents,
     artifacts: shared.artifacts,

@@ -162,6 +162,13 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     ...(options.music?.pollIntervalMs === undefined ? {} : { musicPollIntervalMs: options.music.pollIntervalMs }),
     emit,
   };
+  // Opened before the first step, so every step's span has its parent.
+  const trace = await options.tracer?.start({
+    name: workflow.name,
+    kind: "run",
+    input: inputs,
+    metadata: { runId, runDir, resumed: plan.resumed },
+  });
   const state: RunState = {
     workflow,
     runId,
@@ -183,7 +190,8 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
       artifacts,
     },
     emit,
-    services: (key, report, retry) => createStepServices(shared, key, report, retry),
+    services: (key, report, retry, span) => createStepServices(shared, key, report, retry, span),
+    ...(trace === undefined ? {} : { trace }),
   };
   const scope: Scope = { inputs, run: { id: runId, name, dir: runDir, startedAt }, steps: {}, variables: {} };
   emit({ type: "run-started", runId, runDir, resumed: plan.resumed, steps: workflow.graph.length });
@@ -192,6 +200,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   let reason: RunResult["reason"];
   let error: ErrorSummary | undefined;
   let outputs: Record<string, unknown> | undefined;
+  let failure: unknown;
   try {
     if (options.body !== undefined) {
       outputs = await options.body(state, scope);
@@ -205,6 +214,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
       status = "waiting";
     } else {
       const halt = state.halt ?? { reason: "failed" as const, error: caught };
+      failure = halt.error;
       status = halt.reason === "failed" ? "failed" : "stopped";
       reason = halt.reason === "failed" ? undefined : halt.reason;
       error = explain(summarizeError(halt.error), halt.reason, runDir, ledger);
@@ -231,6 +241,8 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   });
   await journal.close();
   emit({ type: "run-finished", status, runDir, ...(error === undefined ? {} : { error }) });
+  if (status === "failed" || status === "stopped") await trace?.fail(failure);
+  else await trace?.end({ status, ...(outputs === undefined ? {} : { outputs }) });
   const cost = ledger.summary();
   await (options.report ?? writeReportFile)({
     runDir,

@@ -5,6 +5,7 @@ import { budgetStop, isAbort, NotStartedError, summarizeError, WaitingError } fr
 import { runApproval } from "./run-approval.js";
 import { runLeaf } from "./run-leaf.js";
 import { runMap } from "./run-map.js";
+import { traced } from "./trace-step.js";
 import { expressionScope, type RunState, type Scope } from "./run-state.js";
 import { isForced } from "./reuse-step.js";
 import { SKIPPED_STEP_KEY, stepKey } from "./step-key.js";
@@ -108,20 +109,22 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
     state.emit({ type: "step-started", key, id: step.id, kind });
     // A container run whatever its key makes every step in it run too.
     const inner = isForced(step, scope, state) ? { ...scope, forced: true } : scope;
-    let output: unknown;
-    let containerKey: string;
-    if (isMapStep(step)) {
-      ({ output, key: containerKey } = await runMap(node, inner, state, key, executeSteps));
-    } else {
+    const { output, containerKey } = await traced(state, { name: key, kind, input: {} }, async (traceState) => {
+      if (isMapStep(step)) {
+        const map = await runMap(node, inner, traceState, key, executeSteps);
+        return { output: map.output as unknown, containerKey: map.key };
+      }
       // The parallel's own record, appended below, lands after its children's.
-      await executeSteps(node.children, inner, state, prefix);
+      await executeSteps(node.children, inner, traceState, prefix);
       const children = node.children.map((child) => child.step.id);
-      output = Object.fromEntries(children.map((id) => [id, scope.steps[id]?.output]));
-      containerKey = stepKey({
-        kind: "parallel",
-        children: Object.fromEntries(children.map((id) => [id, scope.steps[id]?.key])),
-      });
-    }
+      return {
+        output: Object.fromEntries(children.map((id) => [id, scope.steps[id]?.output])) as unknown,
+        containerKey: stepKey({
+          kind: "parallel",
+          children: Object.fromEntries(children.map((id) => [id, scope.steps[id]?.key])),
+        }),
+      };
+    });
     const finishedAt = new Date();
     const durationMs = finishedAt.getTime() - startedAt.getTime();
     await state.journal.append({

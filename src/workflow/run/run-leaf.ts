@@ -18,6 +18,7 @@ import { withIdempotencyScope } from "./idempotency.js";
 import { leafStepKey, takeFinishedStep } from "./reuse-step.js";
 import { expressionScope, type RunState, type Scope, type StepResult } from "./run-state.js";
 import { StepReport } from "./step-report.js";
+import { traced } from "./trace-step.js";
 
 /**
  * Runs a leaf step under the run's call limit, its timeout and retry policy, and queues its record on
@@ -68,7 +69,7 @@ export async function runLeaf(
     const timeoutMs = timeout === undefined ? undefined : durationMs(timeout);
     const timer = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
     const signal = timer === undefined ? state.signal : AbortSignal.any([state.signal, timer]);
-    const context: LeafContext = {
+    const context: Omit<LeafContext, "services"> = {
       key,
       step,
       input,
@@ -80,11 +81,13 @@ export async function runLeaf(
       toolContext: workflowToolContext(state.workflow.definition.tools),
       retry,
       signal,
-      services: state.services(key, report, retry),
     };
     let output: unknown;
     try {
-      output = await withIdempotencyScope(`${state.runId}:${key}`, () => dispatch(context, state));
+      output = await traced(state, { name: key, kind: step.uses, input }, (_inner, span) => {
+        const services = state.services(key, report, retry, span);
+        return withIdempotencyScope(`${state.runId}:${key}`, () => dispatch({ ...context, services }, state));
+      });
     } catch (error) {
       if (timer?.aborted === true && !state.signal.aborted) {
         throw new TimeoutError(

@@ -8,6 +8,7 @@ import { createLimiter } from "./limiter.js";
 import { expressionScope, type Halt, type RunState, type Scope } from "./run-state.js";
 import { keyFor } from "./reuse-step.js";
 import { stepKey } from "./step-key.js";
+import { traced } from "./trace-step.js";
 
 type ItemResult = {
   readonly output?: unknown;
@@ -86,7 +87,11 @@ export async function runMap(
     };
     const itemState = withOwnHalt(mapState);
     try {
-      await executeSteps(node.children, itemScope, itemState, `${itemKey}.`);
+      await traced(
+        itemState,
+        { name: itemKey, kind: "item", input: { [variable]: item }, metadata: { index } },
+        (inner) => executeSteps(node.children, itemScope, inner, `${itemKey}.`),
+      );
       const output =
         step.output === undefined
           ? itemScope.steps[last]?.output

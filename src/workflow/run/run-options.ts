@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import type { Tracer } from "../../chat/trace-span.js";
 import type { PriceOverrides } from "../../catalog/prices.js";
 import type { AgentDefinition } from "../../../agents/index.js";
 import type { MusicPolling } from "../kinds/music-kind.js";
@@ -32,6 +33,9 @@ export interface ExecuteOptions {
   readonly music?: MusicPolling;
   /** Called at the end of every attempt with everything the report needs. Default: writes RUN_DIR/report.html. */
   readonly report?: RunReportWriter;
+  /** Receives the run as one trace tree: the run, each step (map items by index), each chat call. Default none
+   * (the composed runWorkflow makes one from `callbacks` or LangSmith's environment). */
+  readonly tracer?: Tracer;
   /** Progress, for a live display or a log. */
   readonly onEvent?: (event: WorkflowEvent) => void;
   /** Aborting stops the run resumably: calls in flight are cancelled, finished work stays journaled. */

@@ -1,3 +1,4 @@
+import type { TraceSpan } from "../../chat/trace-span.js";
 import type { CostLedger } from "../../cost/cost-ledger.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
 import type { ExpressionScope } from "../expression/index.js";
@@ -33,8 +34,10 @@ export interface RunState {
   /** Step reports by step key, fed by the ledger's entries. */
   readonly reports: Map<string, StepReport>;
   emit(event: WorkflowEvent): void;
-  /** The clients and helpers a leaf step gets, bound to its key. */
-  services(key: string, report: StepReport, retry: RetryPolicy): StepServices;
+  /** The clients and helpers a leaf step gets, bound to its key (and its trace span, when traced). */
+  services(key: string, report: StepReport, retry: RetryPolicy, trace?: TraceSpan): StepServices;
+  /** The span new steps open theirs under (the run's, a map item's), when the run is traced. */
+  readonly trace?: TraceSpan;
   /** Approval questions this attempt is waiting on (shared by every view of the state). */
   readonly waiting: ApprovalRequest[];
   /** Item counts of the maps not nested in another map (and of a batch), by key, as they finish. */
