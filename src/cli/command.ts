@@ -1,10 +1,12 @@
-import type { Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 
 /** Where a command writes, and what it was given: passed in so tests can run commands in-process. */
 export interface CommandContext {
   readonly argv: readonly string[];
   readonly stdout: Writable & { isTTY?: boolean };
   readonly stderr: Writable;
+  /** Where a command reads a person's answers (y/n), when it asks on a terminal. Default: none. */
+  readonly stdin?: Readable & { isTTY?: boolean };
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
   /** Aborted on SIGINT/SIGTERM so commands can journal and stop cleanly. */

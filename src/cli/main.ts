@@ -113,6 +113,7 @@ export async function runFromProcess(): Promise<void> {
   process.exitCode = await main(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,
+    stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
     signal: controller.signal,

@@ -19,6 +19,7 @@ import { formatColumns } from "../format-command-help.js";
 import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
 import { readMcpFile } from "../read-mcp-file.js";
 import { readRunFlags } from "../run-flags.js";
+import { terminalApprover } from "../terminal-approver.js";
 
 const FLAGS = {
   workspace: { type: "string", value: "DIR", help: "Folder the file tools work in; default: RUN_DIR/workspace" },
@@ -39,6 +40,11 @@ const FLAGS = {
   "fetch-max-bytes": { type: "string", value: "N", help: "Most bytes fetch_url reads from a page; default 262144" },
   "fetch-timeout-ms": { type: "string", value: "N", help: "How long fetch_url waits for a page; default 15000" },
   json: { type: "boolean", help: "Print the outcome as JSON instead of the live view" },
+  approve: {
+    type: "string",
+    value: "TOOLS",
+    help: "Tools (comma-separated) whose calls ask you y/n first; a no, with words after it, goes back to the model",
+  },
   mcp: {
     type: "string",
     value: "FILE",
@@ -85,6 +91,15 @@ export const agentCommand: Command = {
     const mcpFile = values.mcp === undefined ? undefined : resolve(context.cwd, values.mcp);
     const mcp = mcpFile === undefined ? undefined : await readMcpFile(mcpFile);
     const json = values.json === true;
+    const approve = (values.approve ?? "")
+      .split(",")
+      .map((tool) => tool.trim())
+      .filter((tool) => tool !== "");
+    const terminal = context.stdin?.isTTY === true ? context.stdin : undefined;
+    if (approve.length > 0 && terminal === undefined)
+      throw new UsageError(
+        "--approve asks y/n on a terminal, and stdin is not one. Run it in a terminal, or run the agent as a workflow step with approve: (svc-flow approve answers).",
+      );
     const connection = await connectGateway({
       env: context.env,
       stateDir: runDir,
@@ -100,6 +115,11 @@ export const agentCommand: Command = {
         ...(values.model === undefined ? {} : { model: values.model }),
         ...(maxSteps === undefined ? {} : { maxSteps }),
         toolOptions,
+        ...(approve.length === 0 ? {} : { approve }),
+        // On a terminal, a call that needs approval (--approve, or the agent's own list) is asked inline.
+        ...(terminal === undefined
+          ? {}
+          : { approver: terminalApprover(terminal, context.stderr, context.env.SVC_FLOW_USER || undefined) }),
         ...(mcp === undefined ? {} : { mcp, mcpBaseDir: dirname(mcpFile!), env: context.env }),
         onEvent: (event) => {
           transcript.record(event);
