@@ -2,7 +2,7 @@
 // 1 the work failed or stopped (resumable), 2 bad usage or input (nothing spent), 3 waiting for a person.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
@@ -51,6 +51,13 @@ steps:
         uses: chat
         retry: { attempts: 1 }
         with: { model: beta-4o-mini, prompt: "Line \${{ item }}", maxTokens: 16 }
+`,
+  "tight-budget.yaml": `version: 1
+budget: { maxYuan: 0.0001 }
+steps:
+  - id: hello
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "Say hello.", maxTokens: 16 }
 `,
   "approval.yaml": `version: 1
 steps:
@@ -141,6 +148,8 @@ describe("exit codes of the real CLI", () => {
     { command: "run", argv: () => ["run", "chat.yaml", "--out", out()] },
     { command: "models", argv: () => ["models"] },
     { command: "chat", argv: () => ["chat", "Hello", "--model", "alpha-sonnet-4-6"] },
+    { command: "agent", argv: () => ["agent", "research-assistant", "Hello"] },
+    { command: "music", argv: () => ["music", "A short jingle", "--instrumental"] },
   ])("exits 2 from $command for a wrong key, with nothing made", async ({ argv }) => {
     const args = argv();
     const result = await cli(args, "sk-not-a-key");
@@ -152,6 +161,8 @@ describe("exit codes of the real CLI", () => {
   it.each([
     { command: "run", argv: () => ["run", "chat.yaml", "--out", out()] },
     { command: "chat", argv: () => ["chat", "Hello"] },
+    { command: "agent", argv: () => ["agent", "research-assistant", "Hello"] },
+    { command: "music", argv: () => ["music", "A short jingle"] },
   ])("exits 2 from $command for a key with a trailing space", async ({ argv }) => {
     const result = await cli(argv(), "sk-all-models ");
     expect(result.output).toContain("whitespace");
@@ -167,5 +178,30 @@ describe("exit codes of the real CLI", () => {
     expect(result.output).toContain(says);
     expect(result.code).toBe(2);
     if (args[0] === "run") expect(existsSync(path.join(folder, args[3]!))).toBe(false);
+  });
+
+  it("exits 2 from resume for a wrong key, leaving the run as it was", async () => {
+    const runDir = out();
+    expect((await cli(["run", "broken-model.yaml", "--out", runDir])).code).toBe(1);
+    const journal = await readFile(path.join(folder, runDir, "journal.jsonl"), "utf8");
+    const result = await cli(["resume", runDir], "sk-not-a-key");
+    expect(result.output).toContain("[invalid_api_key");
+    expect(result.code).toBe(2);
+    expect(await readFile(path.join(folder, runDir, "journal.jsonl"), "utf8")).toBe(journal);
+  });
+
+  it("gives a failed run's fix once", async () => {
+    const result = await cli(["run", "broken-model.yaml", "--out", out()]);
+    const failed = result.output.split("\n").find((line) => line.startsWith("Failed [upstream_error]")) ?? "";
+    expect(failed.match(/fall back/g)).toHaveLength(1);
+    expect(failed.match(/svc-flow resume/g)).toHaveLength(1);
+  });
+
+  it("says a budget stop once, with one way to raise the cap", async () => {
+    const result = await cli(["run", "tight-budget.yaml", "--out", out()]);
+    expect(result.output.match(/Stopped by the budget/g)).toHaveLength(1);
+    expect(result.output).toContain("resume with a raised budget: svc-flow resume");
+    expect(result.output).not.toContain("Raise --budget or budget.maxYuan and resume. Finished steps");
+    expect(result.code).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { PriceOverrides } from "../catalog/prices.js";
-import { isUnpricedRefusal } from "../cost/budget-errors.js";
+import { isUnpricedRefusal, RAISE_BUDGET_HINT } from "../cost/budget-errors.js";
 import { formatYuan } from "../cost/format-summary-table.js";
 import { awaitRun, type DistributedRunResult } from "../workflow/distributed/await-run.js";
 import { enqueueRun, reenqueueRun } from "../workflow/distributed/enqueue-run.js";
@@ -106,7 +106,7 @@ function report(result: DistributedRunResult, context: CommandContext): number {
         ? `resume with its price or with --allow-unpriced: ${resume} --prices FILE`
         : `resume with a raised budget: ${resume} --budget YUAN`;
     context.stderr.write(
-      `Stopped by the budget (${formatYuan(result.costYuan)} spent): ${result.done} done of ${result.total}. ${result.error?.message ?? ""} Finished items are kept; ${fix}\n`,
+      `Stopped by the budget (${formatYuan(result.costYuan)} spent): ${result.done} done of ${result.total}. ${result.error?.message.replace(RAISE_BUDGET_HINT, "") ?? ""} Finished items are kept; ${fix}\n`,
     );
     return 1;
   }

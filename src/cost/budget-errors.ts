@@ -9,6 +9,9 @@ export interface BudgetState {
   readonly heldYuan: number;
 }
 
+/** The fix an over-budget refusal names; a run that says how to resume with a raised cap leaves it out. */
+export const RAISE_BUDGET_HINT = " Raise --budget or budget.maxYuan and resume.";
+
 function subject(estimate: OperationEstimate): string {
   return estimate.model ?? `music ${estimate.musicOperation}`;
 }
@@ -21,7 +24,7 @@ export function overBudgetError(estimate: OperationEstimate, budget: BudgetState
   return new BudgetExceededError(
     `Budget exceeded: this ${subject(estimate)} call needs up to ${formatYuan(estimate.yuan ?? 0)}, ` +
       `${formatYuan(budget.spentYuan)} is spent and ${formatYuan(budget.heldYuan)} is held by calls in flight, ` +
-      `of a ${formatYuan(budget.maxYuan)} cap. Nothing was sent. Raise --budget or budget.maxYuan and resume.${smaller}`,
+      `of a ${formatYuan(budget.maxYuan)} cap. Nothing was sent.${RAISE_BUDGET_HINT}${smaller}`,
   );
 }
 
@@ -29,7 +32,7 @@ export function overBudgetError(estimate: OperationEstimate, budget: BudgetState
 export function stoppedByBudgetError(estimate: OperationEstimate, budget: BudgetState): BudgetExceededError {
   return new BudgetExceededError(
     `Budget exceeded: the run was stopped by its ${formatYuan(budget.maxYuan)} cap (${formatYuan(budget.spentYuan)} spent) ` +
-      `before this ${subject(estimate)} call; nothing was sent. Raise --budget or budget.maxYuan and resume.`,
+      `before this ${subject(estimate)} call; nothing was sent.${RAISE_BUDGET_HINT}`,
   );
 }
 

@@ -72,7 +72,7 @@ function findAccount(
     header === undefined
       ? "Missing API key. Send the header Authorization: Bearer sk-..."
       : KeyStore.isBearer(header)
-        ? "Invalid API key. Check the key you sent (SVC_API_KEY) against the gateway's keys."
+        ? "Invalid API key: this gateway has no such key."
         : "Malformed Authorization header. Send Authorization: Bearer sk-...";
   sendError(response, 401, "invalid_api_key", message, { dialect: context.dialects.forFamily() });
   return undefined;

@@ -104,7 +104,7 @@ async function answerChat(
   if (fault.latencyMs > 0) await sleep(fault.latencyMs);
   if (left()) return;
   if (fault.kind === "error") {
-    const message = `The upstream ${model.id} backend failed (injected fault, status ${fault.status}). Retry with backoff or fall back to another model.`;
+    const message = `The upstream ${model.id} backend failed (injected fault, status ${fault.status}).`;
     const failure = { status: fault.status, code: "upstream_error", message };
     // Some relays have sent their 200 before the upstream fails, and report it inside the stream.
     const inStream = chat.stream

@@ -3,7 +3,7 @@ import path from "node:path";
 import { Agent } from "undici";
 import { listAgentDefinitions } from "../../../agents/index.js";
 import { roundYuan } from "../../catalog/prices.js";
-import { isUnpricedRefusal } from "../../cost/budget-errors.js";
+import { isUnpricedRefusal, RAISE_BUDGET_HINT } from "../../cost/budget-errors.js";
 import { CostLedger } from "../../cost/cost-ledger.js";
 import type { CostEntry } from "../../cost/cost-entry.js";
 import { formatYuan } from "../../cost/format-summary-table.js";
@@ -310,7 +310,8 @@ function explain(
       : `resume with a raised budget: ${resume} --budget YUAN`;
     return {
       ...error,
-      message: `Stopped by the budget (${spent} spent of ${formatYuan(ledger.maxYuan ?? 0)}): ${error.message} Finished steps are kept; ${fix}`,
+      // The refusal's own "raise the cap and resume" gives way to the exact command.
+      message: `Stopped by the budget (${spent} spent of ${formatYuan(ledger.maxYuan ?? 0)}): ${error.message.replace(RAISE_BUDGET_HINT, "")} Finished steps are kept; ${fix}`,
     };
   }
   if (reason === "interrupted")
