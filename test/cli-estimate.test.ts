@@ -264,3 +264,34 @@ steps:
     );
   });
 });
+
+describe("estimating MCP tools", () => {
+  it("counts an MCP tool step and an agent's MCP tools at ¥0, and says so in the notes", async () => {
+    const workflow = parseWorkflow(
+      `version: 1
+mcp:
+  shop: { command: node, args: ["shop.mjs"] }
+defaults: { model: alpha-sonnet-4-6 }
+steps:
+  - id: price
+    uses: tool
+    with: { tool: shop/price, input: { product: lantern } }
+  - id: helper
+    uses: agent
+    with: { tools: [shop/*, calculator], prompt: "Price a lantern." }
+`,
+      { fileName: "mcp.yaml" },
+    );
+
+    const estimate = await estimateWorkflow(workflow);
+
+    const price = estimate.steps.find((step) => step.step === "price");
+    expect(price).toMatchObject({ maxYuan: 0, upperBound: true });
+    expect(price?.notes).toEqual([
+      "MCP tool shop/price counted at ¥0: it calls no model through svc-flow, and what the server spends on its own is not known here",
+    ]);
+    expect(estimate.steps.find((step) => step.step === "helper")?.notes).toContain(
+      "MCP tool shop/* counted at ¥0: it calls no model through svc-flow, and what the server spends on its own is not known here",
+    );
+  });
+});

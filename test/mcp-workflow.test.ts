@@ -103,7 +103,7 @@ describe("MCP servers at validate time", () => {
       `version: 1\nmcp:\n  files: { command: node, args: [${JSON.stringify(SERVER)}] }\n${STEPS}`,
     );
     const checked = await cli(["validate", "flow.yaml"], folder);
-    expect(checked.stdout).toContain("3 MCP tools from files");
+    expect(checked.stdout).toContain("4 MCP tools from files");
     expect(checked.code).toBe(0);
   });
 
@@ -131,7 +131,7 @@ describe("MCP servers at validate time", () => {
     const refused = await cli(["validate", "flow.yaml"], folder);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(
-      /flow\.yaml:7:\d+ steps\[0\]\.with\.tool: The MCP server "files" has no tool "remove"\. Its tools: read_note, add, crash\./,
+      /flow\.yaml:7:\d+ steps\[0\]\.with\.tool: The MCP server "files" has no tool "remove"\. Its tools: read_note, add, echo_env, crash\./,
     );
     expect(refused.stderr).toMatch(
       /flow\.yaml:10:\d+ steps\[1\]\.with\.input: The arguments do not fit files\/add's input schema/,

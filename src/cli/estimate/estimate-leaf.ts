@@ -18,6 +18,7 @@ import { planAgent } from "./agent-plan.js";
 import { estimateChatCalls, type ChatCallsPlan, type UnpricedUse } from "./estimate-chat-calls.js";
 import type { EstimateContext } from "./estimate-context.js";
 import { gatewayToolPlan, GATEWAY_TOOLS } from "./gateway-tools.js";
+import { isMcpReference } from "../../workflow/mcp/mcp-reference.js";
 import { boundMedia } from "./media-bound.js";
 import { stepLimit } from "./output-budget.js";
 import { boundText, joinBounds, literal } from "./template-bound.js";
@@ -150,6 +151,8 @@ async function estimateAgent(step: AgentStep, context: EstimateContext): Promise
 
 function estimateTool(step: ToolStep, context: EstimateContext): LeafEstimate {
   const name = step.with.tool;
+  if (isMcpReference(name))
+    return { models: [], calls: 0, yuan: 0, unpriced: [], upperBound: true, notes: [mcpNote([name])] };
   if (!Object.hasOwn(GATEWAY_TOOLS, name))
     return { models: [], calls: 0, yuan: 0, unpriced: [], upperBound: true, notes: [] };
   const input = step.with.input;
@@ -224,7 +227,17 @@ function wireTools(tools: ReadonlyArray<string | ToolDefinition>, context: Estim
 function gatewayToolNotes(tools: ReadonlyArray<string | ToolDefinition>, context: EstimateContext): string[] {
   const names = tools.map((tool) => (typeof tool === "string" ? tool : tool.name));
   const billed = names.filter((name) => Object.hasOwn(GATEWAY_TOOLS, name));
-  if (billed.length === 0) return [];
+  const mcp = names.filter(isMcpReference);
   const each = billed.map((name) => `${name} (${GATEWAY_TOOLS[name]!.describe(context)})`);
-  return [`the model may call ${each.join(", ")} any number of times: those calls are not counted`];
+  return [
+    ...(billed.length === 0
+      ? []
+      : [`the model may call ${each.join(", ")} any number of times: those calls are not counted`]),
+    ...(mcp.length === 0 ? [] : [mcpNote(mcp)]),
+  ];
+}
+
+// An MCP server runs outside svc-flow: its calls bill nothing through the gateway, and what it spends itself is not seen.
+function mcpNote(references: readonly string[]): string {
+  return `MCP tool${references.length === 1 ? "" : "s"} ${references.join(", ")} counted at ¥0: ${references.length === 1 ? "it calls" : "they call"} no model through svc-flow, and what the server spends on its own is not known here`;
 }

@@ -1,10 +1,16 @@
+import { redactSecrets } from "../../errors.js";
 import type { McpCallResult } from "./mcp-servers.js";
 
 /**
  * An MCP tool's result as the text a model (or a tool step) reads: text parts as they are, resource
- * links by URI, other media by type; structured content alone as JSON.
+ * links by URI, other media by type; structured content alone as JSON. Secrets are redacted by value:
+ * the text goes on to a model, the journal and the report, and a server may echo the token it was given.
  */
 export function mcpResultText(result: McpCallResult): string {
+  return redactSecrets(resultText(result));
+}
+
+function resultText(result: McpCallResult): string {
   const parts = result.content.map((part) => {
     switch (part.type) {
       case "text":
