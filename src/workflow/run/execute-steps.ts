@@ -8,7 +8,8 @@ import { runMap } from "./run-map.js";
 import { traced } from "./trace-step.js";
 import { expressionScope, type RunState, type Scope } from "./run-state.js";
 import { isForced } from "./reuse-step.js";
-import { SKIPPED_STEP_KEY, stepKey } from "./step-key.js";
+import { SKIPPED_STEP_KEY } from "./step-key.js";
+import { parallelKey } from "./container-keys.js";
 
 /** Steps whose work is done and whose records are queued on the journal; `durable` resolves once they are on disk. */
 export interface Journaled {
@@ -119,10 +120,7 @@ async function runStep(node: StepNode, scope: Scope, state: RunState, prefix: st
       const children = node.children.map((child) => child.step.id);
       return {
         output: Object.fromEntries(children.map((id) => [id, scope.steps[id]?.output])) as unknown,
-        containerKey: stepKey({
-          kind: "parallel",
-          children: Object.fromEntries(children.map((id) => [id, scope.steps[id]?.key])),
-        }),
+        containerKey: parallelKey(Object.fromEntries(children.map((id) => [id, scope.steps[id]?.key]))),
       };
     });
     const finishedAt = new Date();

@@ -40,12 +40,15 @@ export function keyFor(
   return stepKey(forced ? { ...definition, once: runId } : definition, reads);
 }
 
-/** The step key of a leaf step about to run, `input` being its rendered `with:`. */
+/** What leafStepKey reads of a run: how it keys steps, its id (for forced steps) and where it is. */
+export type KeyingState = Pick<RunState, "keys" | "runId" | "workflow" | "runDir">;
+
+/** The step key of a leaf step about to run, `input` being its rendered `with:` (the estimator's too). */
 export async function leafStepKey(
   step: CallStep,
   input: Readonly<Record<string, unknown>>,
   scope: Scope,
-  state: RunState,
+  state: KeyingState,
 ): Promise<string> {
   const context = state.keys?.context ?? defaultContext(state);
   const forced = isForced(step, scope, state);
@@ -107,7 +110,7 @@ export async function takeFinishedStep(
   return { output: found.output, reused };
 }
 
-function defaultContext(state: RunState): StepKeyContext {
+function defaultContext(state: KeyingState): StepKeyContext {
   return {
     workflow: state.workflow.definition,
     agents: listAgentDefinitions(),

@@ -1,13 +1,13 @@
 import { ConfigError, SvcFlowError } from "../../errors.js";
-import { collectReferences, referencedStepIds, renderValue } from "../expression/index.js";
+import { renderValue } from "../expression/index.js";
 import type { MapStep } from "../schema/step-schemas.js";
 import type { StepNode } from "../step-graph.js";
 import { budgetStop, isAbort, NotStartedError, summarizeError, WaitingError } from "./error-summary.js";
 import type { ErrorSummary } from "./journal-records.js";
 import { createLimiter } from "./limiter.js";
 import { expressionScope, type Halt, type RunState, type Scope } from "./run-state.js";
+import { mapItemKey, mapKey, mapLineage } from "./container-keys.js";
 import { keyFor } from "./reuse-step.js";
-import { stepKey } from "./step-key.js";
 import { traced } from "./trace-step.js";
 
 type ItemResult = {
@@ -66,13 +66,7 @@ export async function runMap(
   // Set only by the map's own items; mapState.halt also shows a halt of the run from elsewhere.
   let failure: Halt | undefined;
   const last = node.children[node.children.length - 1]!.step.id;
-  const sourceReads = Object.fromEntries(
-    referencedStepIds(collectReferences(step.map)).map((id) => [id, scope.steps[id]?.key ?? "unkeyed"]),
-  );
-  const lineage = stepKey(
-    { kind: "map-source", map: step.map },
-    scope.lineage === undefined ? sourceReads : { ...sourceReads, $map: scope.lineage },
-  );
+  const lineage = mapLineage(step, (id) => scope.steps[id]?.key, scope.lineage);
 
   // Under the item's slot: its steps, up to their records queued on the journal.
   const workItem = async (item: unknown, index: number): Promise<ItemResult | undefined> => {
@@ -97,10 +91,9 @@ export async function runMap(
           ? itemScope.steps[last]?.output
           : renderValue(step.output, expressionScope(itemScope), [...node.path, "output"]);
       const children = node.children.map((child) => itemScope.steps[child.step.id]);
-      const itemStepKey = stepKey({
-        kind: "map-item",
-        steps: Object.fromEntries(node.children.map((child, at) => [child.step.id, children[at]?.key])),
-      });
+      const itemStepKey = mapItemKey(
+        Object.fromEntries(node.children.map((child, at) => [child.step.id, children[at]?.key])),
+      );
       const from = children[0]?.reused;
       // Every step of the item taken from one earlier run: the item was reused as a whole.
       const reused =
@@ -158,24 +151,20 @@ export async function runMap(
       `Every item of map "${key}" failed (0 of ${items.length} succeeded)${first ? `; the first: ${first.message}` : ""}`,
     );
   }
-  const mapKey = stepKey(
-    {
-      kind: "map",
-      output: step.output,
-      onItemError: mode,
-      items: results.map((result) => result?.stepKey ?? "unkeyed"),
-    },
-    { $map: lineage },
+  const ownKey = mapKey(
+    step,
+    results.map((result) => result?.stepKey),
+    lineage,
   );
   if (mode === "skip") {
     const kept = results.flatMap((result) =>
       result === undefined || result.error !== undefined ? [] : [result.output],
     );
-    return { output: kept, key: mapKey };
+    return { output: kept, key: ownKey };
   }
   return {
     output: results.map((result) => (result?.error !== undefined ? { error: result.error } : result?.output)),
-    key: mapKey,
+    key: ownKey,
   };
 }
 
