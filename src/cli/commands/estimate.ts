@@ -1,11 +1,21 @@
 import { resolve } from "node:path";
 import { loadPriceFile } from "../../cost/load-price-file.js";
 import { loadWorkflow } from "../../workflow/load/load-workflow.js";
+import { finishedStepsByKey } from "../../workflow/run/finished-steps.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { estimateWorkflow } from "../estimate/estimate-workflow.js";
 import { formatEstimate } from "../estimate/format-estimate.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { readInputs } from "../run-flags.js";
+
+function reuseDirsFlag(value: string, cwd: string): string[] {
+  const dirs = value
+    .split(",")
+    .map((dir) => dir.trim())
+    .filter((dir) => dir !== "");
+  if (dirs.length === 0) throw new UsageError("Expected --reuse to name run directories, e.g. --reuse runs/first.");
+  return dirs.map((dir) => resolve(cwd, dir));
+}
 
 const FLAGS = {
   input: {
@@ -19,10 +29,15 @@ const FLAGS = {
     value: "FILE",
     help: "Prices (YAML or JSON, in yuan) for models without a published price",
   },
+  reuse: {
+    type: "string",
+    value: "RUN_DIR[,...]",
+    help: "Show which steps svc-flow run --reuse would take from these runs (at ¥0), and price the rest",
+  },
   json: { type: "boolean", help: "Print the estimate as JSON" },
 } as const satisfies FlagSpecs;
 
-/** `svc-flow estimate FILE [--input k=v]... [--prices FILE] [--json]`: prices a workflow before running it. */
+/** `svc-flow estimate FILE [--input k=v]... [--prices FILE] [--reuse RUN_DIR,...] [--json]`: prices a workflow before running it. */
 export const estimateCommand: Command = {
   usage: "svc-flow estimate FILE [options]",
   flags: FLAGS,
@@ -43,9 +58,13 @@ export const estimateCommand: Command = {
       values.prices === undefined
         ? undefined
         : await loadPriceFile(resolve(context.cwd, values.prices), { signal: context.signal });
+    const reuseDirs = values.reuse === undefined ? undefined : reuseDirsFlag(values.reuse, context.cwd);
     const estimate = await estimateWorkflow(workflow, {
       inputs: readInputs(values.input),
       ...(prices === undefined ? {} : { prices, pricesFile: values.prices }),
+      ...(reuseDirs === undefined
+        ? {}
+        : { reuse: { runDirs: reuseDirs, finished: await finishedStepsByKey(reuseDirs) } }),
     });
     context.stdout.write(
       values.json === true ? `${JSON.stringify(estimate, null, 2)}\n` : `${formatEstimate(estimate)}\n`,

@@ -4,12 +4,14 @@ import { CostLedger } from "../../cost/cost-ledger.js";
 import { ConfigError } from "../../errors.js";
 import { resolveInputs } from "../../workflow/input-values.js";
 import type { Workflow } from "../../workflow/load/load-workflow.js";
+import type { FinishedStep } from "../../workflow/run/finished-steps.js";
 import { childSteps, isMapStep, isParallelStep, type Step } from "../../workflow/schema/step-schemas.js";
 import type { LeafKind } from "../../workflow/schema/with-schemas.js";
 import type { UnpricedUse } from "./estimate-chat-calls.js";
 import type { EstimateContext, VariableBound } from "./estimate-context.js";
 import { estimateLeaf } from "./estimate-leaf.js";
 import { knownCondition } from "./known-condition.js";
+import { planReuse, type ReusedInstance, type ReusePlan } from "./reuse-plan.js";
 import { mapItems } from "./step-output-bound.js";
 
 /** The bound of one leaf step over the whole run. */
@@ -29,6 +31,8 @@ export interface StepEstimate {
   readonly unpriced: readonly UnpricedUse[];
   /** False when the figure rests on something only the run knows (see notes). */
   readonly upperBound: boolean;
+  /** With `--reuse`: instances taken from earlier runs at ¥0 (not in `times`, `calls` and `maxYuan`). */
+  readonly reused?: number;
   readonly notes: readonly string[];
 }
 
@@ -58,6 +62,8 @@ export interface WorkflowEstimate {
   /** Unpriced use over the steps whose run count is known. */
   readonly unpriced: readonly UnpricedUse[];
   readonly budget?: { readonly maxYuan: number; readonly exceeded: boolean };
+  /** With `--reuse`: the runs named, and the leaf step instances the run would take from them at ¥0. */
+  readonly reuse?: { readonly runDirs: readonly string[]; readonly reused: readonly ReusedInstance[] };
   /** Where the prices came from: the published table, or a price file laid over it (its path as given). */
   readonly prices: { readonly source: "published" } | { readonly source: "file"; readonly file: string };
   readonly notes: readonly string[];
@@ -71,6 +77,8 @@ export interface EstimateWorkflowOptions {
   readonly prices?: PriceOverrides;
   /** The price file `prices` was read from, as the user named it; the estimate says so. */
   readonly pricesFile?: string;
+  /** Finished steps of earlier runs (finishedStepsByKey) that a run with `--reuse` would take. */
+  readonly reuse?: { readonly runDirs: readonly string[]; readonly finished: ReadonlyMap<string, FinishedStep> };
 }
 
 /** Prices a loaded workflow without calling anything: per step and in total, with what is unpriced or unknown. */
@@ -93,7 +101,11 @@ export async function estimateWorkflow(
   };
   const rows: StepEstimate[] = [];
   const maps: MapEstimate[] = [];
-  await walk(workflow.definition.steps, { prefix: "", times: 1, context, rows, maps });
+  const reuse =
+    options.reuse === undefined
+      ? undefined
+      : await planReuse(workflow, inputs, missingInputs, options.reuse.finished, options.reuse.runDirs);
+  await walk(workflow.definition.steps, { prefix: "", times: 1, context, rows, maps, reuse });
 
   const known = rows.filter((row) => row.times !== undefined);
   const maxYuan = roundYuan(known.reduce((sum, row) => sum + (row.maxYuan ?? 0), 0));
@@ -109,6 +121,7 @@ export async function estimateWorkflow(
     upperBound: complete && rows.every((row) => row.upperBound),
     unpriced: addUnpriced(known),
     ...(budget === undefined ? {} : { budget: { maxYuan: budget.maxYuan, exceeded: maxYuan > budget.maxYuan } }),
+    ...(reuse === undefined ? {} : { reuse: { runDirs: reuse.runDirs, reused: reuse.reused } }),
     prices:
       options.prices === undefined
         ? { source: "published" }
@@ -123,6 +136,7 @@ interface Walk {
   readonly context: EstimateContext;
   readonly rows: StepEstimate[];
   readonly maps: MapEstimate[];
+  readonly reuse: ReusePlan | undefined;
 }
 
 // Returns the priced bound of one run of the list (one item's worth inside a map).
@@ -165,17 +179,22 @@ async function walk(list: readonly Step[], place: Walk): Promise<number> {
           : condition === false
             ? [`skipped: its if: ${String(step.if)} is false with these inputs`]
             : [];
+      // Instances taken from earlier runs cost nothing and call nothing.
+      const reused = place.reuse?.byStep.get(key) ?? 0;
+      const times = here.times === undefined ? undefined : Math.max(0, here.times - reused);
       place.rows.push({
         step: key,
         kind: step.uses,
         models: leaf.models,
         callsEach: leaf.calls,
         yuanEach: leaf.yuan,
-        times: here.times,
-        calls: here.times === undefined ? undefined : here.times * leaf.calls,
-        maxYuan: here.times === undefined ? undefined : roundYuan(here.times * leaf.yuan),
+        times,
+        calls: times === undefined ? undefined : times * leaf.calls,
+        maxYuan: times === undefined ? undefined : roundYuan(times * leaf.yuan),
         unpriced: leaf.unpriced,
-        upperBound: leaf.upperBound,
+        // Every instance reused: its ¥0 is exact, whatever the bound of a new one rests on.
+        upperBound: leaf.upperBound || (times === 0 && reused > 0),
+        ...(place.reuse === undefined ? {} : { reused }),
         notes: [...ifNote, ...leaf.notes],
       });
       yuan += runs * leaf.yuan;

@@ -5,18 +5,22 @@ import type { StepEstimate, WorkflowEstimate } from "./estimate-workflow.js";
 
 /** The estimate for people: a table per step, the total, what is unpriced, and the notes behind the figures. */
 export function formatEstimate(estimate: WorkflowEstimate): string {
+  const reusing = estimate.reuse !== undefined;
   const rows = estimate.steps.map((row) => [
     row.step,
     row.kind,
     row.models.length === 0 ? "-" : row.models.join(", "),
+    ...(reusing ? [reusedCell(row)] : []),
     callsCell(row),
     yuanCell(row),
     row.times === 0 ? "" : row.unpriced.map((use) => use.name).join(", "),
   ]);
+  const header = ["STEP", "KIND", "MODELS", ...(reusing ? ["REUSED"] : []), "CALLS", "MAX YUAN", "UNPRICED"];
   const lines = [
     `Estimate for ${estimate.workflow}: the most each step can cost, before running it (${pricesText(estimate)}${estimate.steps.some((row) => row.unpriced.length > 0) ? "; unpriced models are listed, never counted as 0" : ""}).`,
+    ...(estimate.reuse === undefined ? [] : [reuseLine(estimate.reuse)]),
     "",
-    formatTable(["STEP", "KIND", "MODELS", "CALLS", "MAX YUAN", "UNPRICED"], rows, [3, 4]),
+    formatTable(header, rows, reusing ? [4, 5] : [3, 4]),
     "",
     totalLine(estimate),
   ];
@@ -50,7 +54,7 @@ export function formatEstimate(estimate: WorkflowEstimate): string {
           `${map.step}: ${map.exact ? "" : "at most "}${map.count} item${map.count === 1 ? "" : "s"} (${map.source}), ${formatYuan(map.yuanPerItem)} per item`,
       ),
     ...estimate.steps.flatMap((row) =>
-      (row.times === 0 ? row.notes.slice(0, 1) : row.notes).map(
+      (row.times === 0 ? ((row.reused ?? 0) > 0 ? [] : row.notes.slice(0, 1)) : row.notes).map(
         (note) => `${row.step}${row.upperBound ? "" : "*"}: ${note}`,
       ),
     ),
@@ -66,8 +70,19 @@ function pricesText(estimate: WorkflowEstimate): string {
     : `prices from ${estimate.prices.file} over the published ones`;
 }
 
+function reuseLine(reuse: NonNullable<WorkflowEstimate["reuse"]>): string {
+  const count = reuse.reused.length;
+  return `Reusing ${reuse.runDirs.join(", ")}: ${count} step instance${count === 1 ? "" : "s"} would be taken at ¥0; the rest is priced below.`;
+}
+
+function reusedCell(row: StepEstimate): string {
+  const reused = row.reused ?? 0;
+  if (reused === 0) return "-";
+  return row.times === 0 ? (reused === 1 ? "yes" : `all ${reused}`) : `${reused} of ${reused + (row.times ?? 0)}`;
+}
+
 function callsCell(row: StepEstimate): string {
-  if (row.times === 0) return "skipped";
+  if (row.times === 0) return (row.reused ?? 0) > 0 ? "0" : "skipped";
   if (row.times === undefined) return `? x ${row.callsEach}`;
   return row.times === 1 ? String(row.callsEach) : `${row.times} x ${row.callsEach}`;
 }
@@ -75,6 +90,7 @@ function callsCell(row: StepEstimate): string {
 function yuanCell(row: StepEstimate): string {
   const mark = row.upperBound ? "" : "*";
   if (row.times === undefined) return `${formatYuan(row.yuanEach)}/item${mark}`;
+  if (row.times === 0 && (row.reused ?? 0) > 0) return formatYuan(0);
   if (row.models.length === 0 || row.times === 0) return "-";
   if (row.maxYuan === 0 && row.unpriced.length > 0) return `unpriced${mark}`;
   return `${formatYuan(row.maxYuan ?? 0)}${mark}`;
