@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { RunDirLock } from "../src/workflow/run/run-dir-lock.js";
 import type { RunDiff } from "../src/workflow/run-diff/diff-runs.js";
 import { gatewayEnv, runCli } from "./cli-harness.js";
-import { tempDir, useGateway } from "./workflow-harness.js";
+import { runText, tempDir, useGateway } from "./workflow-harness.js";
 
 const gateway = useGateway();
 
@@ -20,12 +20,13 @@ const FIRST = `version: 1
 name: kit
 inputs:
   product: { type: string, default: "a solar lantern" }
+  scenes: { type: array, default: ["dawn", "dusk"] }
 steps:
   - id: pitch
     uses: chat
     with: { model: alpha-sonnet-4-6, prompt: "One line pitch for \${{ inputs.product }}.", maxTokens: 60 }
   - id: posters
-    map: ["dawn", "dusk"]
+    map: \${{ inputs.scenes }}
     as: scene
     steps:
       - id: poster
@@ -36,8 +37,8 @@ steps:
     with: { model: alpha-sonnet-4-6, prompt: "A tagline for \${{ inputs.product }}.", maxTokens: 40 }
 `;
 
-// The pitch's prompt is edited, the second poster's scene changes, and a step is added.
-const SECOND = `${FIRST.replace("One line pitch", "A warm one line pitch").replace('"dusk"', '"noon"')}  - id: closing
+// The pitch's prompt is edited and a step is added; the second run is given other scenes (below).
+const SECOND = `${FIRST.replace("One line pitch", "A warm one line pitch")}  - id: closing
     uses: chat
     with: { model: alpha-sonnet-4-6, prompt: "Close the pitch: \${{ steps.pitch.output.text }}", maxTokens: 40 }
 `;
@@ -47,11 +48,11 @@ beforeAll(async () => {
   folder = await tempDir("svc-flow-diff-");
   await writeFile(path.join(folder, "first.yaml"), FIRST);
   await writeFile(path.join(folder, "second.yaml"), SECOND);
-  for (const [file, out] of [
-    ["first.yaml", "a"],
-    ["second.yaml", "b"],
+  for (const argv of [
+    ["first.yaml", "--out", "a"],
+    ["second.yaml", "--out", "b", "--input", 'scenes=["dawn", "noon"]'],
   ]) {
-    const run = await cli(["run", file!, "--out", out!], folder);
+    const run = await cli(["run", ...argv], folder);
     expect(run.code, run.stderr).toBe(0);
   }
 });
@@ -71,7 +72,7 @@ describe("svc-flow diff", () => {
     expect(lines).toContainEqual(expect.stringMatching(/^pitch\s+chat\s+changed\s+input, output\s+¥\d\.\d{4}\s+¥/));
     expect(lines).toContainEqual(expect.stringMatching(/^posters\[0\]\.poster\s+image\s+same\s+¥0\.4200\s+¥0\.4200$/));
     expect(lines).toContainEqual(
-      expect.stringMatching(/^posters\[1\]\.poster\s+image\s+changed\s+output\s+¥0\.4200\s+¥0\.4200$/),
+      expect.stringMatching(/^posters\[1\]\.poster\s+image\s+changed\s+input, output\s+¥0\.4200\s+¥0\.4200$/),
     );
     expect(lines).toContainEqual(expect.stringMatching(/^tagline\s+chat\s+same\s+/));
     expect(lines).toContainEqual(expect.stringMatching(/^closing\s+chat\s+added\s+-\s+¥\d\.\d{4}$/));
@@ -111,7 +112,7 @@ describe("svc-flow diff", () => {
       a: { dir: path.join(folder, "a"), name: "kit", status: "done" },
       b: { dir: path.join(folder, "b"), name: "kit", status: "done" },
       workflowChanged: true,
-      inputs: [],
+      inputs: [expect.objectContaining({ path: "inputs.scenes[1]", type: "text", a: "dusk", b: "noon" })],
       defaults: [],
       counts: { changed: 2, added: 1, removed: 0, same: 2 },
     });
@@ -141,6 +142,25 @@ describe("svc-flow diff", () => {
     ]);
     expect(diff.steps[4]).toMatchObject({ key: "closing", b: { status: "done" } });
     expect(diff.steps[4]).not.toHaveProperty("a");
+  });
+
+  it("marks what a rerun took from the first run as reused at ¥0, and names the changed step an input came from", async () => {
+    const edited = SECOND.replace("A warm one line pitch", "A bold one line pitch");
+    await runText(gateway.current, edited, {
+      outDir: path.join(folder, "c"),
+      inputs: { scenes: ["dawn", "noon"] },
+      reuse: [path.join(folder, "b")],
+    });
+    const result = await cli(["diff", "b", "c"], folder);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^posters\[1\]\.poster\s+image\s+same\s+¥0\.4200\s+reused ¥0\.0000$/),
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^tagline\s+chat\s+same\s+¥\d\.\d{4}\s+reused ¥0\.0000$/));
+    // The closing step's file text did not change; the pitch it reads did.
+    expect(lines).toContainEqual(expect.stringMatching(/^closing\s+chat\s+changed\s+input/));
+    expect(result.stdout).toContain("closing (input, output):\n  reads: pitch changed, so its rendered input did\n");
   });
 
   it("reads a run directory another process holds without taking its lock", async () => {

@@ -41,6 +41,7 @@ function describeRun(run: RunSide): string {
 
 function costCell(side: StepSide | undefined): string {
   if (side === undefined) return "-";
+  if (side.reusedFrom !== undefined) return `reused ${formatYuan(0)}`;
   if (side.unpricedCalls > 0) return side.costYuan > 0 ? `${formatYuan(side.costYuan)} + unpriced` : "unpriced";
   return formatYuan(side.costYuan);
 }
@@ -49,9 +50,16 @@ function formatStep(step: StepDiff): string[] {
   if (step.status === "added") return [`${step.key}: only in B (${step.b?.status})`];
   if (step.status === "removed") return [`${step.key}: only in A (${step.a?.status})`];
   const status = step.changes.includes("status") ? [`  status: ${step.a?.status} -> ${step.b?.status}`] : [];
+  const reads =
+    step.reads === undefined
+      ? []
+      : [
+          `  reads: ${step.reads.length === 0 ? "its step key differs: its rendered input changed (an input, a map item, defaults:)" : `${step.reads.join(", ")} changed, so its rendered input did`}`,
+        ];
   return [
     `${step.key} (${step.changes.join(", ")}):`,
     ...status,
+    ...reads,
     ...[...step.input, ...step.output].flatMap(formatChange),
   ];
 }

@@ -79,6 +79,7 @@ function runFact(label: string, run: RunSide): string {
 
 function costText(side: StepSide | undefined): string {
   if (side === undefined) return `<span class="muted">—</span>`;
+  if (side.reusedFrom !== undefined) return `<span class="muted">reused</span> ${htmlText(formatYuan(0))}`;
   if (side.unpricedCalls === 0) return htmlText(formatYuan(side.costYuan));
   return `${side.costYuan > 0 ? `${htmlText(formatYuan(side.costYuan))} + ` : ""}<span class="unpriced">unpriced</span>`;
 }
@@ -94,8 +95,12 @@ function renderStep(step: StepDiff, diff: RunDiff, media: ReadonlyMap<string, st
   const status = step.changes.includes("status")
     ? `<p>Status: ${htmlText(step.a?.status ?? "")} → ${htmlText(step.b?.status ?? "")}</p>`
     : "";
+  const reads =
+    step.reads === undefined
+      ? ""
+      : `<p>${step.reads.length === 0 ? "Its step key differs: its rendered input changed (an input, a map item, <code>defaults:</code>)." : `It reads ${step.reads.map((id) => `<code>${htmlText(id)}</code>`).join(", ")}, which changed, so its rendered input did.`}</p>`;
   const changes = [...step.input, ...step.output].map((change) => renderChange(change, diff, media)).join("\n");
-  return `<section class="step" id="${stepAnchor(step.key)}">${head}${only}${status}${changes}</section>`;
+  return `<section class="step" id="${stepAnchor(step.key)}">${head}${only}${status}${reads}${changes}</section>`;
 }
 
 function renderChange(change: ValueChange, diff: RunDiff, media: ReadonlyMap<string, string>): string {

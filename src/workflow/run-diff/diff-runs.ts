@@ -2,6 +2,7 @@ import type { CostTotals } from "../../cost/summarize-entries.js";
 import type { Workflow } from "../load/load-workflow.js";
 import { compareStepKeys, workflowOrder } from "../report/step-order.js";
 import type { ErrorSummary } from "../run/journal-records.js";
+import { stepReads } from "../run/step-key.js";
 import { childSteps, type Step } from "../schema/step-schemas.js";
 import { diffValues, type ValueChange } from "./diff-values.js";
 import type { InstanceStatus, RunDirContents, StepInstance } from "./read-run-dir.js";
@@ -22,6 +23,8 @@ export interface StepSide {
   readonly unpricedCalls: number;
   readonly calls: number;
   readonly error?: ErrorSummary;
+  /** The earlier run it was taken from (`--reuse`) instead of being run. */
+  readonly reusedFrom?: string;
 }
 
 /** One step instance (`pitch`, `posters[1].poster`) compared across the two runs. */
@@ -34,8 +37,13 @@ export interface StepDiff {
   readonly changes: readonly StepChange[];
   readonly a?: StepSide;
   readonly b?: StepSide;
-  /** Differences in the step's definition (`with.prompt`, `with.model`, `if`, ...). */
+  /**
+   * Differences in the step's definition (`with.prompt`, `with.model`, `if`, ...). A step whose step key
+   * differs while its definition does not read something that changed (see `reads`).
+   */
   readonly input: readonly ValueChange[];
+  /** For an input change the definition does not show: the steps it reads whose results differ. */
+  readonly reads?: readonly string[];
   /** Differences in its output (`output.text`, `output[0]`, an image) and, for failed steps, its error (`error.code`). */
   readonly output: readonly ValueChange[];
 }
@@ -73,7 +81,7 @@ export function diffRuns(a: RunDirContents, b: RunDirContents): RunDiff {
   const keys = [...new Set([...a.steps.keys(), ...b.steps.keys()])];
   const order = stepOrder(b.workflow, a.workflow);
   keys.sort((left, right) => compareStepKeys(order, left, right));
-  const steps = keys.map((key) => diffStep(a.steps.get(key), b.steps.get(key), a.workflow, b.workflow));
+  const steps = keys.map((key) => diffStep(key, { a, b }));
   const counts = { added: 0, removed: 0, changed: 0, same: 0 };
   for (const step of steps) counts[step.status] += 1;
   return {
@@ -87,12 +95,11 @@ export function diffRuns(a: RunDirContents, b: RunDirContents): RunDiff {
   };
 }
 
-function diffStep(
-  a: StepInstance | undefined,
-  b: StepInstance | undefined,
-  workflowA: Workflow | undefined,
-  workflowB: Workflow | undefined,
-): StepDiff {
+type Runs = { readonly a: RunDirContents; readonly b: RunDirContents };
+
+function diffStep(key: string, runs: Runs): StepDiff {
+  const a = runs.a.steps.get(key);
+  const b = runs.b.steps.get(key);
   const either = (b ?? a)!;
   const base = { key: either.key, id: either.id, kind: either.kind };
   if (a === undefined || b === undefined) {
@@ -108,13 +115,17 @@ function diffStep(
   }
   // Without both files (a copy missing or no longer loading) the definitions cannot be compared.
   const input =
-    workflowA === undefined || workflowB === undefined
+    runs.a.workflow === undefined || runs.b.workflow === undefined
       ? []
-      : diffValues(definitionOf(workflowA, a.id), definitionOf(workflowB, b.id));
+      : diffValues(definitionOf(runs.a.workflow, a.id), definitionOf(runs.b.workflow, b.id));
   const output = [...diffValues(a.output, b.output, "output"), ...diffValues(a.error ?? {}, b.error ?? {}, "error")];
+  // Equal keys mean the same calls would be sent; different ones that the definition does not explain
+  // come from what the step reads.
+  const keyChanged = a.stepKey !== undefined && b.stepKey !== undefined && a.stepKey !== b.stepKey;
+  const reads = keyChanged && input.length === 0 ? changedReads(a, runs) : [];
   const changes: StepChange[] = [
     ...(a.status === b.status ? [] : ["status" as const]),
-    ...(input.length > 0 ? ["input" as const] : []),
+    ...(input.length > 0 || keyChanged ? ["input" as const] : []),
     ...(output.length > 0 ? ["output" as const] : []),
   ];
   return {
@@ -124,8 +135,26 @@ function diffStep(
     a: stepSide(a),
     b: stepSide(b),
     input,
+    ...(keyChanged && input.length === 0 ? { reads } : {}),
     output,
   };
+}
+
+/** The steps a step instance reads (its file's references) whose step keys differ between the runs. */
+function changedReads(a: StepInstance, runs: Runs): string[] {
+  const step = runs.b.workflow === undefined ? undefined : findStep(runs.b.workflow.definition.steps, a.id);
+  if (step === undefined) return [];
+  // `posters[1].poster` reads `draft` in its own item first, then outside the map.
+  const prefixes: string[] = [];
+  for (let at = a.key.lastIndexOf("."); at > 0; at = a.key.lastIndexOf(".", at - 1))
+    prefixes.push(a.key.slice(0, at + 1));
+  prefixes.push("");
+  return stepReads(step).filter((id) => {
+    const prefix = prefixes.find(
+      (candidate) => runs.a.stepKeys.has(candidate + id) || runs.b.stepKeys.has(candidate + id),
+    );
+    return prefix === undefined || runs.a.stepKeys.get(prefix + id) !== runs.b.stepKeys.get(prefix + id);
+  });
 }
 
 function stepSide(instance: StepInstance): StepSide {
@@ -137,6 +166,7 @@ function stepSide(instance: StepInstance): StepSide {
     unpricedCalls: cost?.unpricedCalls ?? 0,
     calls: cost?.calls ?? 0,
     ...(instance.error === undefined ? {} : { error: instance.error }),
+    ...(instance.reusedFrom === undefined ? {} : { reusedFrom: instance.reusedFrom }),
   };
 }
 
@@ -154,18 +184,19 @@ function runSide(run: RunDirContents): RunSide {
 
 /** A leaf step's definition in a workflow file (without its id), found by id; undefined when the file has no such step. */
 function definitionOf(workflow: Workflow, id: string): unknown {
-  const find = (list: readonly Step[]): Step | undefined => {
-    for (const step of list) {
-      if (step.id === id) return step;
-      const found = find(childSteps(step));
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  };
-  const step = find(workflow.definition.steps);
+  const step = findStep(workflow.definition.steps, id);
   if (step === undefined) return undefined;
   const { id: _id, ...definition } = step as Step & Record<string, unknown>;
   return definition;
+}
+
+function findStep(list: readonly Step[], id: string): Step | undefined {
+  for (const step of list) {
+    if (step.id === id) return step;
+    const found = findStep(childSteps(step), id);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** Step ids in the order of the second run's file, then those only the first run's file has. */

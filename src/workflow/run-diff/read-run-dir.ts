@@ -25,6 +25,10 @@ export interface StepInstance {
   readonly model?: string;
   /** The step's calls in the run's ledger, every attempt counted; undefined when it made no billed call. */
   readonly cost?: CostTotals;
+  /** What its result depends on (step-key.ts); runs journaled before step keys have none. */
+  readonly stepKey?: string;
+  /** The earlier run it was taken from (`--reuse`), at no cost. */
+  readonly reusedFrom?: string;
 }
 
 /** A run directory as read for comparing: its start, its leaf step instances, its workflow copy. */
@@ -35,6 +39,8 @@ export interface RunDirContents {
   readonly finished?: RecordOf<"run-finished">["status"];
   /** Leaf step instances by key; the last record of a key wins (a resume finishing what failed). */
   readonly steps: ReadonlyMap<string, StepInstance>;
+  /** The step key of every finished step instance, containers included, by journal key. */
+  readonly stepKeys: ReadonlyMap<string, string>;
   readonly cost: { readonly totalYuan: number; readonly complete: boolean };
   /** The run's own copy of its workflow; undefined when it is missing or no longer loads. */
   readonly workflow?: Workflow;
@@ -60,7 +66,9 @@ export async function readRunDir(dir: string): Promise<RunDirContents> {
   const replay = new Replay(records);
   const byStep = summarizeEntries(replay.costs).byTag.step ?? {};
   const steps = new Map<string, StepInstance>();
+  const stepKeys = new Map<string, string>();
   for (const record of records) {
+    if (record.type === "step-finished" && record.stepKey !== undefined) stepKeys.set(record.key, record.stepKey);
     if (record.type !== "step-finished" && record.type !== "step-failed" && record.type !== "step-skipped") continue;
     if (record.type === "step-finished" && CONTAINERS.has(record.kind)) {
       steps.delete(record.key);
@@ -76,6 +84,8 @@ export async function readRunDir(dir: string): Promise<RunDirContents> {
         status: "done",
         output: record.output,
         ...(record.model === undefined ? {} : { model: record.model }),
+        ...(record.stepKey === undefined ? {} : { stepKey: record.stepKey }),
+        ...(record.reused === undefined ? {} : { reusedFrom: record.reused.runDir }),
       });
     // Failed and skipped records do not name the kind: it comes from an earlier record or the file.
     else if (record.type === "step-failed")
@@ -89,6 +99,7 @@ export async function readRunDir(dir: string): Promise<RunDirContents> {
     start: replay.start,
     ...(replay.finished === undefined ? {} : { finished: replay.finished.status }),
     steps: withKinds(steps, workflow),
+    stepKeys,
     cost: { totalYuan: summary.totalYuan, complete: summary.complete },
     ...(workflow === undefined ? {} : { workflow }),
   };
