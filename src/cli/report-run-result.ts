@@ -1,6 +1,7 @@
 import path from "node:path";
 import { formatYuan } from "../cost/format-summary-table.js";
 import { REPORT_FILE } from "../workflow/report/write-report-file.js";
+import type { PossibleDoubleBills } from "../workflow/run/call-intents.js";
 import type { RunResult, WaitingApproval } from "../workflow/run/run-options.js";
 import { runOutcome } from "../workflow/run/run-outcome.js";
 import type { CommandContext } from "./command.js";
@@ -14,6 +15,8 @@ export function reportRunResult(result: RunResult, context: Pick<CommandContext,
       : "";
   const cost = `${formatYuan(result.cost.totalYuan)}${unpriced}`;
   const outcome = runOutcome(result);
+  const doubles = result.possibleDoubleBills;
+  if (doubles !== undefined && doubles.calls.length > 0) context.stderr.write(`${describeDoubleBills(doubles)}\n`);
   if (outcome.kind === "done" || outcome.kind === "done-with-failures") {
     context.stdout.write(
       `${outcome.headline}. Outputs: ${path.join(where, "outputs.json")}. Report: ${path.join(where, REPORT_FILE)}. Cost: ${cost}.\n`,
@@ -44,6 +47,11 @@ export function reportRunResult(result: RunResult, context: Pick<CommandContext,
     );
   }
   return outcome.exitCode;
+}
+
+/** The warning about calls a gateway ignoring Idempotency-Key may have billed twice (cost.json's possibleDoubleBills). */
+export function describeDoubleBills(doubles: PossibleDoubleBills): string {
+  return `${doubles.calls.length} call(s), ${formatYuan(doubles.totalYuan)}, may have been billed twice: each was sent again after its answer was lost, and the gateway did not confirm it honours Idempotency-Key. They are counted once in the cost; cost.json lists them under possibleDoubleBills. Check the gateway's bill.`;
 }
 
 const SHOWN_CHARS = 600;

@@ -49,7 +49,9 @@ export function formatRuns(runs: readonly RunListing[]): string {
     run.items === undefined
       ? "-"
       : `${run.items.done}/${run.items.total}${run.items.failed > 0 ? ` (${run.items.failed} failed)` : ""}`,
-    `${formatYuan(run.costYuan)}${run.unpriced ? " + unpriced" : ""}`,
+    `${formatYuan(run.costYuan)}${run.unpriced ? " + unpriced" : ""}${
+      run.possibleDoubleBillYuan === undefined ? "" : ` (${formatYuan(run.possibleDoubleBillYuan)} may be billed twice)`
+    }`,
     run.dir,
   ]);
   const header = ["STARTED", "NAME", "STATE", "ITEMS", "COST", "DIR"];

@@ -1,4 +1,5 @@
 import type { CostEntry } from "../../cost/cost-entry.js";
+import type { CallIntents } from "./call-intents.js";
 import type { MusicJob } from "./journal-records.js";
 import type { JournalSink } from "./run-journal.js";
 
@@ -10,10 +11,13 @@ import type { JournalSink } from "./run-journal.js";
  */
 export class CostJournal {
   readonly #journal: JournalSink;
+  readonly #calls: CallIntents | undefined;
   #attaching: { readonly job: MusicJob; written?: Promise<void> } | undefined;
 
-  constructor(journal: JournalSink) {
+  /** With `calls`, a bill's record names the idempotency key of the call it settles (the intent/bill rule). */
+  constructor(journal: JournalSink, calls?: CallIntents) {
     this.#journal = journal;
+    this.#calls = calls;
   }
 
   /** Journals a new entry (the ledger's onEntry); resolves once it is durable. */
@@ -24,6 +28,7 @@ export class CostJournal {
       type: "cost",
       entry,
       ...(attaching === undefined ? {} : { musicJob: attaching.job }),
+      ...this.#calls?.billOf(entry),
     });
     if (attaching !== undefined) attaching.written = written;
     return written;

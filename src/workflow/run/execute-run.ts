@@ -17,6 +17,7 @@ import type { Workflow } from "../load/load-workflow.js";
 import { exposedIds } from "../load/walk-steps.js";
 import type { RunStatus, WorkflowEvent } from "../workflow-event.js";
 import { ArtifactStore } from "./artifact-store.js";
+import { CallIntents, callFacts } from "./call-intents.js";
 import { CostJournal } from "./cost-journal.js";
 import { createStepServices } from "./create-step-services.js";
 import { summarizeError, WaitingError } from "./error-summary.js";
@@ -95,14 +96,19 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   });
   const agent =
     options.gateway?.dispatcher === undefined ? new Agent({ connections: Math.max(16, concurrency * 2) }) : undefined;
-  const dispatcher = idempotentDispatcher(options.gateway?.dispatcher ?? agent!);
+  // Every billable call's intent is journaled before it is sent (the ledger, declared below, prices its hold).
+  const intents = new CallIntents(journal, (route, body) => callFacts(ledger, route, body), {
+    open: replay.openCalls,
+    doubles: replay.doubleBills,
+  });
+  const dispatcher = idempotentDispatcher(options.gateway?.dispatcher ?? agent!, intents);
   const client = new GatewayClient({ apiKey: connection.apiKey, baseURL: connection.baseURL, dispatcher });
   const reports: RunState["reports"] = new Map();
   let pendingCost: Promise<void> = Promise.resolve();
   // Counted as entries arrive: summarizing the ledger on every entry is quadratic in a long batch.
   const isUnpricedCall = (entry: CostEntry) => entry.yuan === undefined && entry.status !== "refunded";
   let unpricedCalls = replay.costs.filter(isUnpricedCall).length;
-  const costs = new CostJournal(kept);
+  const costs = new CostJournal(kept, intents);
   const onEntry = (entry: CostEntry) => {
     pendingCost = costs.append(entry).catch(() => undefined);
     if (isUnpricedCall(entry)) unpricedCalls++;
@@ -228,7 +234,8 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   }
   const finishedAt = new Date().toISOString();
   if (outputs !== undefined) await writeJsonFile(path.join(runDir, "outputs.json"), outputs);
-  await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger));
+  const doubleBills = intents.summary();
+  await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger, doubleBills));
   const items = [...state.tallies.values()];
   const tallied = items.length === 0 ? {} : { items };
   await kept.append({
@@ -280,6 +287,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     ...(reason === undefined ? {} : { reason }),
     ...(outputs === undefined ? {} : { outputs }),
     cost,
+    ...(doubleBills.calls.length === 0 ? {} : { possibleDoubleBills: doubleBills }),
     ...(error === undefined ? {} : { error }),
     ...waiting,
     ...tallied,

@@ -1,11 +1,20 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
+import { ID_HEADERS, IDEMPOTENCY_HEADERS } from "../../gateway/wire.js";
+import type { CallIntents } from "./call-intents.js";
 
 /** The request header that makes a repeated billable call replay instead of bill again. */
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 
-const scope = new AsyncLocalStorage<string>();
+/** The step a call is sent for: its key's base, and the step instance (`lines[3].line`). */
+interface CallScope {
+  readonly base: string;
+  readonly step: string;
+}
+
+const scope = new AsyncLocalStorage<CallScope>();
 
 /**
  * Runs `task` so that every POST it sends carries `Idempotency-Key: <base>:<digest>`, the digest
@@ -16,19 +25,65 @@ const scope = new AsyncLocalStorage<string>();
  * call. Two identical requests in one step share a key too: the gateway answers the second with the
  * first's reply, which is what an identical request asks for.
  */
-export function withIdempotencyScope<T>(base: string, task: () => Promise<T>): Promise<T> {
-  return scope.run(base, task);
+export function withIdempotencyScope<T>(base: string, task: () => Promise<T>, step = base): Promise<T> {
+  return scope.run({ base, step }, task);
 }
 
-/** Wraps a dispatcher so requests sent inside withIdempotencyScope carry the key header. */
-export function idempotentDispatcher(inner: Dispatcher): Dispatcher {
+/**
+ * Wraps a dispatcher so requests sent inside withIdempotencyScope carry the key header. With
+ * `intents`, each such request waits for its intent to be journaled before it goes out, and its
+ * answer's request id is noted for the bill (see CallIntents).
+ */
+export function idempotentDispatcher(inner: Dispatcher, intents?: CallIntents): Dispatcher {
   return inner.compose((dispatch) => (options, handler) => {
-    const base = scope.getStore();
-    if (base === undefined || options.method !== "POST") return dispatch(options, handler);
+    const call = scope.getStore();
+    if (call === undefined || options.method !== "POST") return dispatch(options, handler);
     const body = typeof options.body === "string" ? options.body : "";
     const digest = createHash("sha256").update(`${options.path}\n${body}`).digest("hex").slice(0, 16);
-    return dispatch({ ...options, headers: withHeader(options.headers, `${headerSafe(base)}:${digest}`) }, handler);
+    const key = `${headerSafe(call.base)}:${digest}`;
+    const keyed = { ...options, headers: withHeader(options.headers, key) };
+    if (intents === undefined) return dispatch(keyed, handler);
+    intents.sending(call.step, key, options.path, body).then(
+      (send) =>
+        dispatch(
+          keyed,
+          onAnswer(handler, (headers) =>
+            intents.answered(
+              send,
+              readHeader(headers, ID_HEADERS.requestId),
+              headers[IDEMPOTENCY_HEADERS.replayed] !== undefined,
+            ),
+          ),
+        ),
+      // Nothing was sent: the request fails as a write error would, before the gateway saw it.
+      (error: unknown) => handler.onResponseError?.(null as never, error as Error),
+    );
+    return true;
   });
+}
+
+// The handler undici gives an interceptor speaks its current API; this one only looks at the head.
+function onAnswer(
+  handler: Dispatcher.DispatchHandler,
+  look: (headers: IncomingHttpHeaders) => void,
+): Dispatcher.DispatchHandler {
+  return {
+    onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
+    onRequestUpgrade: (controller, statusCode, headers, socket) =>
+      handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
+    onResponseStart: (controller, statusCode, headers, statusMessage) => {
+      look(headers);
+      return handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
+    },
+    onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+    onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+    onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+  };
+}
+
+function readHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function withHeader(headers: Dispatcher.DispatchOptions["headers"], key: string): Record<string, string | string[]> {

@@ -69,6 +69,23 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     entry: costEntrySchema,
     /** The job a music call's bill paid for, in the bill's own line, so a kill never keeps one without the other. */
     musicJob: musicJobSchema.optional(),
+    /** The Idempotency-Key of the answered call this entry settles: its `call-intent` has its bill. */
+    idempotencyKey: z.string().optional(),
+    /** Billed afresh when sent again after an earlier send of its key was lost (intent, no bill), by a gateway
+     * that did not say it honours the key: the earlier send may have been billed too. */
+    possibleDoubleBill: z.literal(true).optional(),
+  }),
+  // Written (durably) before a billable call is sent; the bill's cost record names the same idempotency key.
+  z.object({
+    type: z.literal("call-intent"),
+    /** The step instance sending it, e.g. `lines[3].line`. */
+    key: z.string(),
+    idempotencyKey: z.string(),
+    model: z.string().optional(),
+    musicOperation: z.string().optional(),
+    /** The budget hold of the call (its priced upper bound), when priced. */
+    holdYuan: z.number().optional(),
+    at: time,
   }),
   z.object({
     type: z.literal("step-finished"),

@@ -1,5 +1,6 @@
 import { ConfigError } from "../../errors.js";
 import type { CostEntry } from "../../cost/cost-entry.js";
+import { doubleBillOf, type PossibleDoubleBill } from "./call-intents.js";
 import type {
   ApprovalDecision,
   ApprovalRequest,
@@ -20,6 +21,10 @@ export class Replay {
   /** The last music job each tool call of a step instance started, by step key and call (see `toolMusicKey`). */
   readonly toolMusic = new Map<string, JournaledMusicJob>();
   readonly costs: CostEntry[] = [];
+  /** Idempotency keys whose last intent has no answered bill (lost in flight), with the step that sent them. */
+  readonly openCalls = new Map<string, string>();
+  /** Bills marked as possibly paid twice (see CallIntents). */
+  readonly doubleBills: PossibleDoubleBill[] = [];
   /** Agent steps' journaled model turns, by step key, then turn. */
   readonly agentTurns = new Map<string, Map<number, RecordOf<"agent-turn">>>();
   /** Agent steps' journaled tool results, by step key, then `agentCallKey(turn, callId)`. */
@@ -73,6 +78,14 @@ export class Replay {
             if (job.call === undefined) this.music.set(job.key, job);
             else this.toolMusic.set(toolMusicKey(job.key, job.call), job);
           }
+          if (record.idempotencyKey !== undefined) {
+            this.openCalls.delete(record.idempotencyKey);
+            if (record.possibleDoubleBill === true)
+              this.doubleBills.push(doubleBillOf(record.entry, record.idempotencyKey));
+          }
+          break;
+        case "call-intent":
+          this.openCalls.set(record.idempotencyKey, record.key);
           break;
         case "agent-turn":
           inner(this.agentTurns, record.key).set(record.turn, record);

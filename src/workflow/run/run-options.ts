@@ -1,3 +1,4 @@
+import type { PossibleDoubleBills } from "./call-intents.js";
 import type { Dispatcher } from "undici";
 import type { Tracer } from "../../chat/trace-span.js";
 import type { PriceOverrides } from "../../catalog/prices.js";
@@ -77,6 +78,8 @@ export interface RunResult {
   /** The rendered `outputs:` (also in outputs.json); only when the run is done. */
   readonly outputs?: Readonly<Record<string, unknown>>;
   readonly cost: CostSummary;
+  /** Calls that may have been billed twice by a gateway that ignores Idempotency-Key (see cost.json); only when any. */
+  readonly possibleDoubleBills?: PossibleDoubleBills;
   readonly error?: ErrorSummary;
   /** Each map's (or the batch's) items: how many succeeded and failed; only maps not nested in another map. */
   readonly items?: readonly ItemTally[];

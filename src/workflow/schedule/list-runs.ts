@@ -25,6 +25,8 @@ export interface RunListing {
   readonly costYuan: number;
   /** True when some usage has no price, so `costYuan` is not the whole cost. */
   readonly unpriced: boolean;
+  /** Yuan a gateway ignoring Idempotency-Key may have billed twice (cost.json's possibleDoubleBills), when any. */
+  readonly possibleDoubleBillYuan?: number;
   /** A waiting run's unanswered approval steps (their keys, e.g. `sign-off`, `posters[2].check`). */
   readonly waitingFor?: readonly string[];
 }
@@ -68,8 +70,9 @@ export async function describeRun(dir: string): Promise<RunListing | undefined> 
   const finished =
     (last as JournalLine | undefined)?.type === "run-finished" ? (last as JournalLine).status : undefined;
   const cost =
-    (await readJson<{ totalYuan?: number; complete?: boolean }>(join(dir, "cost.json"))) ??
-    (await sumJournalCost(journal));
+    (await readJson<{ totalYuan?: number; complete?: boolean; possibleDoubleBills?: { totalYuan?: number } }>(
+      join(dir, "cost.json"),
+    )) ?? (await sumJournalCost(journal));
   return {
     dir,
     name: started?.name ?? dir.split(/[\\/]/).pop()!,
@@ -79,8 +82,13 @@ export async function describeRun(dir: string): Promise<RunListing | undefined> 
       batch?.total === undefined ? undefined : { done: batch.done ?? 0, failed: batch.failed ?? 0, total: batch.total },
     costYuan: cost.totalYuan ?? 0,
     unpriced: cost.complete === false,
+    ...doubleBilled("possibleDoubleBills" in cost ? cost.possibleDoubleBills?.totalYuan : undefined),
     ...(finished === "waiting" ? { waitingFor: await openApprovals(journal) } : {}),
   };
+}
+
+function doubleBilled(yuan: number | undefined): { possibleDoubleBillYuan?: number } {
+  return yuan === undefined || yuan <= 0 ? {} : { possibleDoubleBillYuan: yuan };
 }
 
 // Approval questions asked and not answered, in the order asked.
