@@ -38,6 +38,7 @@ export type { GatewayIds, SvcFlowErrorOptions } from "./errors.js";
 // Gateway clients
 export { GatewayClient } from "./gateway/gateway-client.js";
 export type { CallOptions, GatewayClientOptions, StreamCallOptions } from "./gateway/gateway-client.js";
+export type { DownloadedImage, ImageDownloadOptions } from "./gateway/download-image.js";
 export type { ChatStream } from "./gateway/chat-stream.js";
 export { MusicClient } from "./gateway/music-client.js";
 export type { MusicCallOptions, MusicClientOptions, MusicClipsResult } from "./gateway/music-client.js";
@@ -75,7 +76,7 @@ export type {
 export type { PartialReply, ReplyEvent } from "./chat/collect-reply.js";
 export { ChatWarning, ParameterWarning } from "./chat/parameter-warning.js";
 export type { ChatWarningCode, WarningHandler } from "./chat/parameter-warning.js";
-export { imagesFromReply } from "./chat/decode-image-reply.js";
+export { imageLinksFromReply, imagesFromReply } from "./chat/decode-image-reply.js";
 export type { CallTrace, SpanStart, TraceSpan, Tracer } from "./chat/trace-span.js";
 export type { MessageImage } from "./chat/decode-image-reply.js";
 

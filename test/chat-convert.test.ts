@@ -166,6 +166,7 @@ describe("image replies", () => {
       requestedModel: model.id,
       fallbackFrom: [],
       images: 1,
+      imageLinks: [],
     });
     const [image] = imagesFromMessage(message);
     expect(image?.mimeType).toBe("image/png");

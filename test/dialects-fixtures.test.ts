@@ -15,7 +15,7 @@ afterAll(async () => relay.close());
 
 /** Calls the chat core with the fixture as the gateway's answer: the complete reply, or `{ error }`. */
 const call = (name: string, fixture: Fixture, stream: boolean, fallbacks: string[] = []) =>
-  relay.call(name, fixture, stream, fallbacks);
+  relay.call(name, fixture, stream, { fallbacks });
 
 describe("replies as relays send them", () => {
   it("reads one-api's Gemini tool-call reply: no content key, finish_reason stop, the requested model name", async () => {

@@ -21,20 +21,52 @@ export interface Fixture {
   readonly contentType?: string;
 }
 
+/** A file the relay serves to GET requests (an image a reply links to). */
+export interface ServedFile {
+  readonly contentType?: string;
+  readonly body: string | Buffer;
+  /** Answer with headers only and never send the body. */
+  readonly stall?: boolean;
+}
+
+/** Which models a call asks for: the model (default beta-4o) and its fallbacks. */
+export interface FixtureCallOptions {
+  readonly model?: string;
+  readonly fallbacks?: string[];
+}
+
 /** A fixture relay on a free port, and a client of it. */
 export interface FixtureRelay {
+  /** The relay's versioned root, ending in /v1. */
+  readonly baseURL: string;
+  /** The client calls go through. */
+  readonly client: GatewayClient;
   /** Calls the chat core with the fixture as the answer: the complete reply (read from the
    * stream's finish event when streamed), or `{ error }`. */
-  call(name: string, fixture: Fixture, stream: boolean, fallbacks?: string[]): Promise<unknown>;
+  call(name: string, fixture: Fixture, stream: boolean, options?: FixtureCallOptions): Promise<unknown>;
   /** Sets the fixture for a name, or for a name and model (`name@model`). */
   set(key: string, fixture: Fixture): void;
+  /** Serves a file at a path (starting with /); returns its absolute URL. */
+  serve(path: string, file: ServedFile): string;
   close(): Promise<void>;
 }
 
 /** Starts a fixture relay on 127.0.0.1. */
 export async function startFixtureRelay(): Promise<FixtureRelay> {
   const fixtures = new Map<string, Fixture>();
+  const files = new Map<string, ServedFile>();
   const server: Server = createServer(async (request, response) => {
+    if (request.method === "GET") {
+      const file = files.get(request.url ?? "");
+      if (file === undefined) {
+        response.writeHead(404, { "content-type": "text/plain" }).end("not found");
+        return;
+      }
+      response.writeHead(200, file.contentType === undefined ? {} : { "content-type": file.contentType });
+      if (file.stall) response.flushHeaders();
+      else response.end(file.body);
+      return;
+    }
     let text = "";
     for await (const piece of request) text += String(piece);
     const body = JSON.parse(text) as { model: string; messages: Array<{ content: string }> };
@@ -60,15 +92,14 @@ export async function startFixtureRelay(): Promise<FixtureRelay> {
     response.end(fixture.noDone ? "" : "data: [DONE]\n\n");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const client = new GatewayClient({
-    apiKey: "sk-fixture",
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    chunkTimeoutMs: 2000,
-  });
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = new GatewayClient({ apiKey: "sk-fixture", baseURL: `${origin}/v1`, chunkTimeoutMs: 2000 });
   return {
-    async call(name, fixture, stream, fallbacks = []) {
+    baseURL: `${origin}/v1`,
+    client,
+    async call(name, fixture, stream, { model = "beta-4o", fallbacks = [] } = {}) {
       fixtures.set(name, fixture);
-      const request = { model: "beta-4o", fallbacks, messages: [{ role: "user" as const, content: name }] };
+      const request = { model, fallbacks, messages: [{ role: "user" as const, content: name }] };
       const options = { client, retry: { attempts: 1 } };
       try {
         if (!stream) return await callChat(request, options);
@@ -82,8 +113,13 @@ export async function startFixtureRelay(): Promise<FixtureRelay> {
     set(key, fixture) {
       fixtures.set(key, fixture);
     },
+    serve(path, file) {
+      files.set(path, file);
+      return `${origin}${path}`;
+    },
     async close() {
       await client.close();
+      server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
   };

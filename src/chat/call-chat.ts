@@ -11,7 +11,7 @@ import { callDeadline, type CallDeadline } from "./call-deadline.js";
 import { callWithFallback } from "./call-with-fallback.js";
 import type { ChatEvent, ChatEventStream, ChatReply } from "./chat-reply.js";
 import type { CompletedReply } from "./collect-reply.js";
-import { countReplyImages } from "./decode-image-reply.js";
+import { countReplyImages, imageLinksFromReply } from "./decode-image-reply.js";
 import { ChatWarning, WarningOnce, type WarningHandler } from "./parameter-warning.js";
 import { planChain } from "./plan-request.js";
 import { runAttempt, type OpenReply } from "./run-attempt.js";
@@ -216,6 +216,7 @@ function chatReply(reply: CompletedReply, origin: ReplyOrigin): ChatReply {
     ids: reply.ids,
     replayed: reply.replayed,
     images: origin.model.capabilities.imageGeneration ? countReplyImages(reply.content) : 0,
+    imageLinks: origin.model.capabilities.imageGeneration ? imageLinksFromReply(reply.content) : [],
   };
 }
 

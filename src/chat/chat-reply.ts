@@ -31,6 +31,10 @@ export interface ChatReply {
   readonly replayed: boolean;
   /** Images in an image model's reply (image models bill per image). */
   readonly images: number;
+  /** The http(s) links of the images an image model's reply gave as links rather than inline
+   * (`![...](https://...)`, a bare link, or a relay's `images` field); the relay keeps them, so
+   * fetch them to keep them. Empty for other models. */
+  readonly imageLinks: readonly string[];
 }
 
 /** One event of a streamed reply: a text, reasoning or tool-call delta, then `finish` with the

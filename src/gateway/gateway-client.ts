@@ -2,6 +2,7 @@ import type { Dispatcher } from "undici";
 import { ParameterError, type GatewayIds } from "../errors.js";
 import { callHeaders, type CallHeaderOptions } from "./call-headers.js";
 import { createChatStream, type ChatStream } from "./chat-stream.js";
+import { type DownloadedImage, downloadImage, type ImageDownloadOptions } from "./download-image.js";
 import { errorFromResponse } from "./error-from-response.js";
 import { wasReplayed } from "./gateway-ids.js";
 import { HttpTransport, invalidResponse } from "./http-transport.js";
@@ -67,6 +68,7 @@ export class GatewayClient {
   readonly #apiKey: string;
   readonly #transport: HttpTransport;
   readonly #ownedAgent: OwnedAgent | undefined;
+  readonly #dispatcher: Dispatcher | OwnedAgent;
   readonly #chatURL: string;
 
   constructor(options: GatewayClientOptions = {}) {
@@ -96,9 +98,10 @@ export class GatewayClient {
       options.dispatcher === undefined
         ? new OwnedAgent({ connections, connect: { timeout: connectTimeoutMs } })
         : undefined;
+    this.#dispatcher = options.dispatcher ?? (this.#ownedAgent as OwnedAgent);
     this.#transport = new HttpTransport({
       apiKey: connection.apiKey,
-      dispatcher: options.dispatcher ?? (this.#ownedAgent as OwnedAgent),
+      dispatcher: this.#dispatcher,
       firstByteTimeoutMs,
       chunkTimeoutMs,
     });
@@ -151,6 +154,14 @@ export class GatewayClient {
       apiKey: this.#apiKey,
       keepPartial: options.keepPartial ?? true,
     });
+  }
+
+  /** Downloads an image a reply gave as a link (see downloadImage): a link on the gateway's own
+   * origin goes through this client's connections, any other only to public addresses. */
+  async downloadImage(link: string, options: ImageDownloadOptions = {}): Promise<DownloadedImage> {
+    const own = this.#dispatcher;
+    const gatewayDispatcher = own instanceof OwnedAgent ? await own.dispatcher() : own;
+    return downloadImage(link, { gatewayOrigin: new URL(this.baseURL).origin, gatewayDispatcher }, options);
   }
 
   /** The models this key may call (`GET /models`), the authoritative list. */

@@ -9,7 +9,7 @@ import type { InvalidToolCall, ToolCall } from "@langchain/core/messages/tool";
 import { getModel } from "../catalog/models.js";
 import type { ChatReply } from "../chat/chat-reply.js";
 import type { ReplyEvent } from "../chat/collect-reply.js";
-import { decodeImageReply, toImage, type MessageImage } from "../chat/decode-image-reply.js";
+import { decodeImageReply, imagesFromReply, type MessageImage, toImage } from "../chat/decode-image-reply.js";
 import type { Usage } from "../gateway/wire.js";
 import { TOOL_CALL_EXTRAS_KEY } from "./convert-messages.js";
 import { MODEL_PROVIDER } from "./reasoning-blocks.js";
@@ -98,7 +98,7 @@ export function replyMetadata(reply: ChatReply): Record<string, unknown> {
 export function imagesFromMessage(message: BaseMessage): MessageImage[] {
   const content = message.content;
   if (typeof content === "string") {
-    return (decodeImageReply(content) ?? []).flatMap((block) => (block.type === "image" ? [toImage(block)] : []));
+    return imagesFromReply(content);
   }
   const images: MessageImage[] = [];
   for (const block of content as readonly Record<string, unknown>[]) {

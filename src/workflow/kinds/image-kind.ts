@@ -15,7 +15,7 @@ const imageInputSchema = z.object({
 
 /**
  * `uses: image`: generates an image through the chat endpoint, or edits `source` (sent as an image
- * part with the prompt). Output: the image as an artifact, `{ artifact, mime, bytes, width, height, model }`.
+ * part with the prompt). An image the reply links to is downloaded. Output: the image as an artifact, `{ artifact, mime, bytes, width, height, model }`.
  */
 export async function runImageStep(context: LeafContext<ImageStep>): Promise<unknown> {
   const input = parseStepInput(imageInputSchema, context.input, context.key);
@@ -32,7 +32,10 @@ export async function runImageStep(context: LeafContext<ImageStep>): Promise<unk
     { model: context.models.model!, fallbacks: context.models.fallbacks, messages: [{ role: "user", content }] },
     signal,
   );
-  const [image] = imagesFromReply(reply.content);
+  // A relay may give the image as a link instead of inline: it is downloaded and kept the same way.
+  const link = reply.imageLinks[0];
+  const image =
+    imagesFromReply(reply.content)[0] ?? (link === undefined ? undefined : await services.downloadImage(link, signal));
   if (image === undefined) {
     throw new EmptyOutputError(
       `${reply.model} answered without an image. Try again, or reword the prompt as a picture to draw.`,

@@ -1,5 +1,6 @@
 import type { ChatCall } from "../../chat/call-chat.js";
 import type { ChatReply } from "../../chat/chat-reply.js";
+import type { MessageImage } from "../../chat/decode-image-reply.js";
 import type { TraceSpan } from "../../chat/trace-span.js";
 import type { ChatGateway } from "../../langchain/chat-gateway.js";
 import type { MusicClient, MusicClipsResult } from "../../gateway/music-client.js";
@@ -49,6 +50,9 @@ export interface StepServices {
   /** Folder that relative media paths are read from (the workflow file's). */
   readonly baseDir: string;
   readonly runDir: string;
+  /** Downloads an image a reply gave as a link: the gateway's own links through its connections,
+   * others from public addresses only, checked to be an image, within the size and time limits. */
+  downloadImage(link: string, signal?: AbortSignal): Promise<MessageImage>;
   /** The music job an earlier execution of this step submitted (and paid for), if the journal has it. */
   journaledMusic(): JournaledMusicJob | undefined;
   /** Sends one billed music call that starts a job (one attempt), billed to this step; resolves once

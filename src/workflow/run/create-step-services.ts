@@ -197,6 +197,7 @@ export function createStepServices(
     artifacts: shared.artifacts,
     baseDir: shared.baseDir,
     runDir: shared.runDir,
+    downloadImage: (link, signal) => shared.client.downloadImage(link, signal === undefined ? {} : { signal }),
     journaledMusic: () => shared.replay.music.get(key),
     submitMusic,
     musicJobs,

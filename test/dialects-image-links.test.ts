@@ -1,0 +1,110 @@
+// Images a relay gives as links (Markdown, a bare link, or OpenRouter's `images` field) instead of
+// inline: the core returns them, ChatGateway gives them as image blocks, and GatewayClient downloads
+// them within its limits and only from the gateway itself or public addresses.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChatReply } from "../src/chat/chat-reply.js";
+import { PrivateAddressError, TimeoutError, UpstreamError } from "../src/errors.js";
+import { ChatGateway } from "../src/langchain/chat-gateway.js";
+import { startFixtureRelay, type FixtureRelay } from "./relay-fixture-server.js";
+
+const IMAGE_MODEL = "gamma-2.5-flash-image";
+const HEAD = { id: "chatcmpl-img", object: "chat.completion", created: 1720000000, model: IMAGE_MODEL };
+const USAGE = { prompt_tokens: 9, completion_tokens: 1290, total_tokens: 1299 };
+let png: Buffer;
+let relay: FixtureRelay;
+let other: FixtureRelay;
+
+/** A non-streamed image-model reply whose message is `message`. */
+const replyWith = (message: Record<string, unknown>) => ({
+  json: {
+    ...HEAD,
+    choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: "stop" }],
+    usage: USAGE,
+  },
+});
+
+beforeAll(async () => {
+  png = await readFile(path.join(import.meta.dirname, "fixtures", "media", "palette.png"));
+  relay = await startFixtureRelay();
+  other = await startFixtureRelay();
+});
+afterAll(async () => {
+  await relay.close();
+  await other.close();
+});
+
+describe("image links in replies", () => {
+  it.each([
+    ["a Markdown image", (url: string) => ({ content: `Here it is.\n\n![poster](${url})` })],
+    ["a bare link to an image file", (url: string) => ({ content: `Done: ${url}` })],
+    [
+      "OpenRouter's images field",
+      (url: string) => ({ content: "Here it is.", images: [{ type: "image_url", image_url: { url } }] }),
+    ],
+  ])("returns the link of %s, and counts the image", async (name, message) => {
+    const url = relay.serve(`/cdn/${name.replace(/\W/g, "-")}.png`, { contentType: "image/png", body: png });
+    const reply = (await relay.call(name, replyWith(message(url)), false, { model: IMAGE_MODEL })) as ChatReply;
+    expect(reply.imageLinks).toEqual([url]);
+    expect(reply.images).toBe(1);
+  });
+
+  it("returns no links for a text model whose reply mentions an image file", async () => {
+    const reply = (await relay.call(
+      "text model link",
+      replyWith({ content: "See https://example.com/diagram.png for the layout." }),
+      false,
+    )) as ChatReply;
+    expect(reply.imageLinks).toEqual([]);
+  });
+
+  it("gives ChatGateway's message an image block with the link", async () => {
+    const url = relay.serve("/cdn/block.png", { contentType: "image/png", body: png });
+    relay.set("draw a lantern", replyWith({ content: `![image](${url})` }));
+    const model = new ChatGateway({ model: IMAGE_MODEL, apiKey: "sk-fixture", baseURL: relay.baseURL, maxRetries: 0 });
+    const message = await model.invoke("draw a lantern");
+    expect(message.content).toEqual([{ type: "image", url }]);
+    expect(message.contentBlocks).toEqual([{ type: "image", url }]);
+  });
+});
+
+describe("downloading a linked image", () => {
+  it("downloads an image the gateway serves on its own origin, typed by its bytes", async () => {
+    const url = relay.serve("/images/own.png", { contentType: "application/octet-stream", body: png });
+    const image = await relay.client.downloadImage(url);
+    expect(image.mimeType).toBe("image/png");
+    expect(image.bytes.equals(png)).toBe(true);
+  });
+
+  it("refuses a link to a private address that is not the gateway's", async () => {
+    const url = other.serve("/images/elsewhere.png", { contentType: "image/png", body: png });
+    await expect(relay.client.downloadImage(url)).rejects.toBeInstanceOf(PrivateAddressError);
+  });
+
+  it("refuses a page that is not an image, by its content type", async () => {
+    const url = relay.serve("/images/page.png", { contentType: "text/html", body: "<html>Not found</html>" });
+    const error = await relay.client.downloadImage(url).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).message).toContain("text/html, not an image");
+  });
+
+  it("refuses bytes that are not an image even when labelled as one", async () => {
+    const url = relay.serve("/images/fake.png", { contentType: "image/png", body: "GIF? no, text" });
+    await expect(relay.client.downloadImage(url)).rejects.toThrow(/not a PNG, JPEG, GIF or WebP/);
+  });
+
+  it("refuses an image over the size limit", async () => {
+    const url = relay.serve("/images/large.png", { contentType: "image/png", body: png });
+    await expect(relay.client.downloadImage(url, { maxBytes: png.length - 1 })).rejects.toThrow(/over the limit/);
+  });
+
+  it("gives up on a link that never sends its body with a TimeoutError", async () => {
+    const url = relay.serve("/images/stalled.png", { contentType: "image/png", body: png, stall: true });
+    await expect(relay.client.downloadImage(url, { timeoutMs: 300 })).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it("refuses a link that is not http(s)", async () => {
+    await expect(relay.client.downloadImage("file:///etc/passwd")).rejects.toThrow(/not an http\(s\) URL/);
+  });
+});
