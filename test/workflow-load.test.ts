@@ -148,6 +148,46 @@ outputs:
     );
   });
 
+  it("reports the problems behind a shape error with it, each at its line", () => {
+    const issues = issuesOf(
+      [
+        "version: 1",
+        "concurrency: zero",
+        "steps:",
+        "  - id: a",
+        "    uses: chat",
+        '    with: { model: alpha-sonnet-4-6, prompt: "hi", bogus: 1 }',
+        "  - id: b",
+        "    parallel: [{ id: b1, uses: tool, with: { tool: calculater, input: {} } }]",
+        "    extra: 1",
+        "  - id: c",
+        "    uses: chat",
+        '    with: { model: gamma-9, prompt: "${{ steps.a.output.text }} ${{ steps.b1.output }} ${{ steps.zzz.output }}" }',
+        'schedule: { cron: "99 * * * *" }',
+        "",
+      ].join("\n"),
+    );
+    expect(issues.map((issue) => [issue.line, issue.path.join(".")])).toEqual([
+      [2, "concurrency"],
+      [6, "steps.0.with.bogus"],
+      [8, "steps.1.parallel.0.with.tool"],
+      [9, "steps.1.extra"],
+      [12, "steps.2.with.model"],
+      [12, "steps.2.with.prompt"],
+      [13, "schedule.cron"],
+    ]);
+    // Steps with a shape error still exist for the steps that read them: only "zzz" is unknown.
+    expect(issues.filter((issue) => issue.message.includes("There is no step"))).toHaveLength(1);
+    expect(issues.map((issue) => issue.message).join("\n")).toContain('There is no step "zzz"');
+  });
+
+  it("holds back the problems behind a shape error of a field the other checks read", () => {
+    const issues = issuesOf(
+      `version: 1\ninputs: { song: { type: strin } }\nsteps:\n  - id: a\n    uses: chat\n    with: { model: gamma-9, prompt: "\${{ inputs.song }}" }\n`,
+    );
+    expect(issues.map((issue) => issue.path.join("."))).toEqual(["inputs.song.type"]);
+  });
+
   it("keeps defaults.fallbacks that cannot take a step's audio out of that step instead of failing", () => {
     const workflow = parseWorkflow(
       'version: 1\ndefaults: { model: gamma-2.5-flash, fallbacks: [beta-5, gamma-2.5-pro] }\nsteps:\n  - id: a\n    uses: chat\n    with: { prompt: hi, audio: ["data:audio/wav;base64,UklGRiQAAABXQVZFZm10IA=="] }\n',

@@ -99,10 +99,12 @@ export function parseWorkflow(text: string, options: LoadWorkflowOptions = {}): 
       })),
     );
   };
+  // A shape problem does not hide the others: what passed is checked too, and all are reported at once.
   const shape = validateWorkflowShape(parsed.value);
-  if (shape.definition === undefined) return fail(shape.issues);
-  const definition = shape.definition;
+  const definition = shape.definition ?? shape.partial;
+  if (definition === undefined) return fail(shape.issues);
   const issues = [
+    ...shape.issues,
     ...checkStepFields(definition, options),
     ...checkStepReferences(definition),
     ...checkModels(definition, options),

@@ -10,10 +10,18 @@ import { issuesFromZod, type RawIssue } from "./zod-issues.js";
 /** The file checked against the schema: a definition when there were no issues. */
 export interface ShapeResult {
   readonly definition?: WorkflowDefinition;
+  /**
+   * With issues: what passed, with an inert stand-in (its id kept) for each step that did not, so
+   * the other checks still run and every problem is reported at once. Absent when a top-level
+   * field the other checks read (inputs, defaults, mcp, steps) is itself wrong.
+   */
+  readonly partial?: WorkflowDefinition;
   readonly issues: readonly RawIssue[];
 }
 
 const MARKERS = ["uses", "map", "parallel"] as const;
+// Top-level fields the later checks read: when one is wrong, they would report what follows from it.
+const READ_BY_CHECKS = new Set(["inputs", "defaults", "mcp", "steps"]);
 
 /** Checks a parsed file against the schema, one step at a time so each error names its step's own fields. */
 export function validateWorkflowShape(value: unknown): ShapeResult {
@@ -25,12 +33,27 @@ export function validateWorkflowShape(value: unknown): ShapeResult {
       ],
     };
   }
-  const top = parse(workflowShallowSchema, value, [], issues);
+  const topIssues: RawIssue[] = [];
+  const top = parse(workflowShallowSchema, value, [], topIssues);
+  issues.push(...topIssues);
   const steps = Array.isArray(value.steps)
     ? value.steps.map((step, index) => validateStep(step, ["steps", index], issues))
     : [];
-  if (top === undefined || issues.length > 0) return { issues };
-  return { definition: { ...top, steps: steps as Step[] }, issues };
+  if (top !== undefined && issues.length === 0) return { definition: { ...top, steps }, issues };
+  const passed = top ?? withoutWrongFields(value, topIssues);
+  return passed === undefined ? { issues } : { partial: { ...passed, steps }, issues };
+}
+
+// The top level without the fields that failed, when none of them is one the later checks read.
+function withoutWrongFields(
+  value: Record<string, unknown>,
+  issues: readonly RawIssue[],
+): z.infer<typeof workflowShallowSchema> | undefined {
+  const wrong = new Set(issues.map((issue) => String(issue.path[0] ?? issue.key ?? "")));
+  if (wrong.has("") || [...wrong].some((field) => READ_BY_CHECKS.has(field))) return undefined;
+  const rest = Object.fromEntries(Object.entries(value).filter(([field]) => !wrong.has(field)));
+  const result = workflowShallowSchema.safeParse({ ...rest, version: 1 });
+  return result.success ? result.data : undefined;
 }
 
 function parse<T extends z.ZodType>(
@@ -45,10 +68,18 @@ function parse<T extends z.ZodType>(
   return undefined;
 }
 
-function validateStep(value: unknown, path: ValuePath, issues: RawIssue[]): Step | undefined {
+// Stands in for a step whose shape is wrong: an approval with nothing to check, keeping the step's id
+// (and a parallel's children, which later steps may read) so checks of other steps see what exists.
+function standIn(value: unknown, path: ValuePath, children?: Step[]): Step {
+  const id = isPlainObject(value) && typeof value.id === "string" ? value.id : `#${path.join(".")}`;
+  if (children !== undefined) return { id, parallel: children } as Step;
+  return { id, uses: "approval", with: { prompt: "" } } as Step;
+}
+
+function validateStep(value: unknown, path: ValuePath, issues: RawIssue[]): Step {
   if (!isPlainObject(value)) {
     issues.push({ path, message: "Expected a step: a mapping with an id and one of uses:, map: or parallel:." });
-    return undefined;
+    return standIn(value, path);
   }
   const markers = MARKERS.filter((marker) => marker in value);
   if (markers.length === 0) {
@@ -57,7 +88,7 @@ function validateStep(value: unknown, path: ValuePath, issues: RawIssue[]): Step
       path,
       message: `${id} nothing to do. Add uses: (${LEAF_KINDS.join(", ")}), or map: or parallel: with nested steps.`,
     });
-    return undefined;
+    return standIn(value, path);
   }
   if (markers.length > 1) {
     issues.push({
@@ -65,7 +96,7 @@ function validateStep(value: unknown, path: ValuePath, issues: RawIssue[]): Step
       key: markers[1],
       message: `A step has exactly one of uses:, map:, parallel:; this one has ${markers.join(" and ")}.`,
     });
-    return undefined;
+    return standIn(value, path);
   }
   if (markers[0] === "map") return validateContainer(mapStepSchema, "steps", value, path, issues);
   if (markers[0] === "parallel") return validateContainer(parallelStepSchema, "parallel", value, path, issues);
@@ -80,9 +111,9 @@ function validateStep(value: unknown, path: ValuePath, issues: RawIssue[]): Step
       path: [...path, "uses"],
       message: `Unknown step kind ${name}. ${hint}${typeof kind === "string" ? didYouMean(kind, LEAF_KINDS) : ""}Step kinds: ${LEAF_KINDS.join(", ")}; containers: map:, parallel:.`,
     });
-    return undefined;
+    return standIn(value, path);
   }
-  return parse(LEAF_STEP_SCHEMAS[kind as keyof typeof LEAF_STEP_SCHEMAS], value, path, issues);
+  return parse(LEAF_STEP_SCHEMAS[kind as keyof typeof LEAF_STEP_SCHEMAS], value, path, issues) ?? standIn(value, path);
 }
 
 function validateContainer(
@@ -91,12 +122,13 @@ function validateContainer(
   value: Record<string, unknown>,
   path: ValuePath,
   issues: RawIssue[],
-): Step | undefined {
+): Step {
   const container = parse(schema, value, path, issues);
   const children = value[field];
   const steps = Array.isArray(children)
     ? children.map((child, index) => validateStep(child, [...path, field, index], issues))
     : [];
-  if (container === undefined || steps.some((step) => step === undefined)) return undefined;
+  // A map's children are not readable after it; a parallel's are.
+  if (container === undefined) return standIn(value, path, field === "parallel" ? steps : undefined);
   return { ...container, [field]: steps } as Step;
 }
