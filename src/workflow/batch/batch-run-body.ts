@@ -4,7 +4,7 @@ import { AbortedError, ConfigError } from "../../errors.js";
 import { resolveInputs } from "../input-values.js";
 import type { Workflow } from "../load/load-workflow.js";
 import { isPlainObject } from "../plain-object.js";
-import { budgetStop, isAbort } from "../run/error-summary.js";
+import { budgetStop, isAbort, WaitingError } from "../run/error-summary.js";
 import { executeSteps } from "../run/execute-steps.js";
 import { renderOutputs } from "../run/execute-run.js";
 import { withOwnHalt } from "../run/run-map.js";
@@ -109,6 +109,8 @@ export function batchRunBody(source: BatchSource, options: BatchBodyOptions = {}
       onItemError: options.onItemError ?? "collect",
       signal: state.signal,
       haltsBatch: halts,
+      // A row waiting for a decision is neither done nor failed: the run ends waiting, one decision per row.
+      waits: (error) => error instanceof WaitingError,
       onProgress: (progress) => state.emit({ type: "map-progress", key: BATCH_KEY, id: BATCH_KEY, ...progress }),
       runItem: async (item, _signal, release) => {
         const itemState = withOwnHalt(state);
@@ -137,6 +139,7 @@ export function batchRunBody(source: BatchSource, options: BatchBodyOptions = {}
       state.halt ??= { reason: "interrupted", error: state.signal.reason ?? new AbortedError() };
       throw state.halt.error;
     }
+    if (summary.waiting > 0) throw new WaitingError(BATCH_KEY);
     state.tallies.set(BATCH_KEY, {
       key: BATCH_KEY,
       succeeded: summary.done,

@@ -32,6 +32,8 @@ export interface BatchOptions {
   readonly onProgress?: (progress: BatchProgress) => void;
   /** Errors that stop the whole batch whatever onItemError says (a budget stop). Default: none. */
   readonly haltsBatch?: (error: unknown) => boolean;
+  /** Errors that mean an item waits for a person (an approval): it stays undone, for a resume to finish. Default: none. */
+  readonly waits?: (error: unknown) => boolean;
   /**
    * Runs one item and returns its output, which is written to `outputs.jsonl`. It may call `release`
    * once its calls are done, so the next item starts while it finishes its bookkeeping.
@@ -50,6 +52,8 @@ export interface BatchProgress {
 export interface BatchSummary extends BatchProgress {
   /** True when the signal stopped it before every item was tried; resume finishes it. */
   readonly stopped: boolean;
+  /** Items of this attempt left waiting for a decision (not done, not failed); resume finishes them. */
+  readonly waiting: number;
   /** The results file: one JSON line per finished item, `{ index, line, state, output | error }`. */
   readonly resultsFile: string;
 }
@@ -95,6 +99,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const pending = skipDone(readItems(itemsFile, { format, signal: options.signal, onInvalidItem }), results);
 
   let finished = false;
+  let waiting = 0;
   try {
     finished = await forEachConcurrent(
       pending,
@@ -105,6 +110,10 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         } catch (error) {
           // A stop is not the item's failure: it stays undone and runs again on resume.
           if (options.signal?.aborted) return;
+          if (options.waits?.(error) === true) {
+            waiting++;
+            return;
+          }
           if (options.onItemError === "fail" || options.haltsBatch?.(error) === true) throw error;
           await record({ index: item.index, line: item.line, state: "failed", error: summarizeError(error) });
           return;
@@ -123,8 +132,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   await results.close();
   await saving;
   const stopped = !finished || options.signal?.aborted === true;
-  await writeBatchFile(stopped ? "stopped" : results.failedCount > 0 ? "failed" : "done");
-  return { ...progress(), stopped, resultsFile: results.file };
+  await writeBatchFile(stopped ? "stopped" : waiting > 0 ? "waiting" : results.failedCount > 0 ? "failed" : "done");
+  return { ...progress(), stopped, waiting, resultsFile: results.file };
 }
 
 async function* skipDone(items: AsyncIterable<Item>, results: ItemResults): AsyncGenerator<Item> {
@@ -143,7 +152,7 @@ export interface BatchFile extends BatchProgress {
   readonly version: 1;
   readonly itemsFile: string;
   readonly format: ItemsFormat;
-  readonly state: "running" | "done" | "failed" | "stopped";
+  readonly state: "running" | "done" | "failed" | "stopped" | "waiting";
   /** The process running the batch, so a listing can tell a live batch from a dead one. */
   readonly pid: number;
 }

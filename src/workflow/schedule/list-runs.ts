@@ -113,7 +113,8 @@ async function unfinishedState(
   batch: Partial<BatchFile> | undefined,
   journalPid: () => Promise<number | undefined>,
 ): Promise<RunState> {
-  if (batch?.state === "done" || batch?.state === "failed" || batch?.state === "stopped") return batch.state;
+  if (batch?.state === "done" || batch?.state === "failed" || batch?.state === "stopped" || batch?.state === "waiting")
+    return batch.state;
   const lock = await readLockState(join(dir, LOCK_FILE));
   if (lock.state === "held") return "running";
   if (lock.state === "dead") return "interrupted";
