@@ -8,6 +8,7 @@ import type { RunResult, RunWorkflowOptions } from "../workflow/run/run-options.
 import { runWorkflow as runWithGateway } from "../workflow/run/run-workflow.js";
 import type { ExecuteOptions } from "../workflow/run/run-options.js";
 import type { TraceOptions } from "../langchain/langchain-tracer.js";
+import { rerunWorkflow as rerunWithGateway, type RerunWorkflowOptions } from "../workflow/run/rerun-workflow.js";
 
 /** Where the embedded gateway keeps its state when no run names a folder (`svc-flow music`, `chat`, `agent`): under runs/. */
 export const DEFAULT_STATE_DIR = path.join("runs", "local-gateway");
@@ -61,4 +62,12 @@ function tracingFromEnvironment(env: NodeJS.ProcessEnv): boolean {
   return ["LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING", "LANGCHAIN_TRACING"].some(
     (name) => env[name] === "true",
   );
+}
+
+/** Runs a run's workflow again in a new run directory, reusing what still matches (see the engine's rerunWorkflow). */
+export async function rerunWorkflow(
+  runDir: string,
+  options: RerunWorkflowOptions & TraceOptions = {},
+): Promise<RunResult> {
+  return rerunWithGateway(runDir, { connect: connectGateway, ...(await withTracer(options)) });
 }

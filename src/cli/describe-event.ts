@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { formatYuan } from "../cost/format-summary-table.js";
 import type { WorkflowEvent } from "../workflow/workflow-event.js";
 import type { TerminalStyle } from "./terminal-style.js";
@@ -19,6 +20,8 @@ export function describeEvent(event: WorkflowEvent, style: TerminalStyle): strin
     case "step-started":
       return style.dim(`… ${event.key} (${event.kind})`);
     case "step-finished":
+      if (event.reused !== undefined)
+        return `${style.green("✓")} ${event.key} ${style.dim(`reused from ${basename(event.reused.runDir)}, ¥0`)}`;
       return event.replayed
         ? `${style.green("✓")} ${event.key} ${style.dim("(from the journal)")}`
         : `${style.green("✓")} ${event.key} ${style.dim(formatSeconds(event.durationMs))}${event.costYuan > 0 ? ` ${formatYuan(event.costYuan)}` : ""}`;

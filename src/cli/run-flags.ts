@@ -60,3 +60,10 @@ export function readInputs(pairs: readonly string[] | undefined): Record<string,
   }
   return inputs;
 }
+
+/** `--reuse A,B --reuse C` as run directories resolved against `cwd`. */
+export function readReuseDirs(values: readonly string[] | undefined, cwd: string): string[] {
+  const dirs = (values ?? []).flatMap((value) => value.split(",")).map((dir) => dir.trim());
+  if (dirs.some((dir) => dir === "")) throw new UsageError("Expected --reuse RUN_DIR[,RUN_DIR...], got an empty name.");
+  return dirs.map((dir) => resolve(cwd, dir));
+}

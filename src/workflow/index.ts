@@ -16,6 +16,8 @@ export type { ExecuteOptions, RunResult, RunWorkflowOptions, WaitingApproval } f
 export type { RunReportWriter, RunSummary } from "./run/run-summary.js";
 export { JOURNAL_FILE, runWorkflow, WORKFLOW_COPY } from "./run/run-workflow.js";
 export { finishedStepsByKey } from "./run/finished-steps.js";
+export { rerunWorkflow } from "./run/rerun-workflow.js";
+export type { RerunWorkflowOptions } from "./run/rerun-workflow.js";
 export type { FinishedStep } from "./run/finished-steps.js";
 export { canonicalJson, leafDefinition, STEP_KEY_VERSION, stepKey } from "./run/step-key.js";
 export type { StepKeyContext, StepReads } from "./run/step-key.js";

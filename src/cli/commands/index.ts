@@ -15,6 +15,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./resume.js")).resumeCommand,
   },
   {
+    name: "rerun",
+    summary: "Run a run's workflow (or an edited one) again, reusing every step whose inputs did not change",
+    load: async () => (await import("./rerun.js")).rerunCommand,
+  },
+  {
     name: "approve",
     summary: "Answer an approval step a run waits on (exit 3), then resume the run",
     load: async () => (await import("./approve.js")).approveCommand,

@@ -4,7 +4,7 @@ import { runWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";
-import { readInputs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
+import { readInputs, readReuseDirs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
 import { progressPrinter } from "../workflow-progress.js";
 import { runOnWorkers } from "../distributed-run.js";
 import { callableModels } from "../callable-models.js";
@@ -19,6 +19,12 @@ const FLAGS = {
   },
   out: { type: "string", value: "DIR", help: "The run directory; default: runs/<time>-<workflow name>" },
   items: { type: "string", value: "FILE", help: "Run the steps once per row of a .jsonl or .csv file (a batch)" },
+  reuse: {
+    type: "string",
+    multiple: true,
+    value: "RUN_DIR[,RUN_DIR...]",
+    help: "Take every step whose key matches a finished step of these runs (no cost); run the rest",
+  },
   ...RUN_FLAGS,
   redis: { type: "string", value: "URL", help: "Run the items on svc-flow workers that share this Redis" },
   detach: { type: "boolean", help: "With --redis: enqueue the run and exit without waiting for it" },
@@ -47,7 +53,9 @@ export const runCommand: Command = {
       ...(models === undefined ? {} : { models }),
     });
     throwIfInterrupted(context.signal);
+    const reuse = readReuseDirs(values.reuse, context.cwd);
     if (values.redis !== undefined) {
+      if (reuse.length > 0) throw new UsageError("--reuse runs on this machine; leave out --redis.");
       return runOnWorkers(context, workflow, {
         redisURL: values.redis,
         budgetYuan: flags.budgetYuan,
@@ -64,6 +72,7 @@ export const runCommand: Command = {
       inputs: readInputs(values.input),
       outDir: resolve(context.cwd, values.out ?? `runs/${stamp()}-${workflow.name}`),
       ...(values.items === undefined ? {} : { items: resolve(context.cwd, values.items) }),
+      ...(reuse.length === 0 ? {} : { reuse }),
       signal: context.signal,
       env: context.env,
       notice: (line) => context.stderr.write(`${line}\n`),

@@ -1,6 +1,6 @@
 import type { CostEntry } from "../../cost/cost-entry.js";
 import type { CostTotals } from "../../cost/summarize-entries.js";
-import type { ErrorSummary, RecordOf } from "../run/journal-records.js";
+import type { ErrorSummary, RecordOf, ReusedFrom } from "../run/journal-records.js";
 import type { RunSummary } from "../run/run-summary.js";
 import { childSteps, isMapStep, type Step } from "../schema/step-schemas.js";
 import { compareStepKeys, workflowOrder } from "./step-order.js";
@@ -36,6 +36,8 @@ export interface StepRow {
   readonly output?: unknown;
   readonly error?: ErrorSummary;
   readonly items?: MapItems;
+  /** Set when the result was taken from an earlier run (`--reuse`, `rerun`). */
+  readonly reused?: ReusedFrom;
 }
 
 type Ended = RecordOf<"step-finished"> | RecordOf<"step-failed"> | RecordOf<"step-skipped">;
@@ -118,6 +120,7 @@ function toRow(
         fallbacks: record.fallbacks,
         ...(modelServed === undefined ? {} : { modelServed }),
         output: record.output,
+        ...(record.reused === undefined ? {} : { reused: record.reused }),
       };
     }
     case "step-failed":

@@ -16,8 +16,10 @@ export function stepAnchor(key: string): string {
   return `step-${key.replace(/[^A-Za-z0-9_-]+/g, "-")}`;
 }
 
-function badge(status: StepRow["status"]): string {
-  return `<span class="badge ${STATUS_CLASS[status]}">${htmlText(status)}</span>`;
+function badge(row: StepRow): string {
+  // A result taken from an earlier run is done, at no cost; the badge says where it came from.
+  const label = row.reused !== undefined && row.status === "done" ? "reused" : row.status;
+  return `<span class="badge ${STATUS_CLASS[row.status]}">${htmlText(label)}</span>`;
 }
 
 const DASH = `<span class="muted">—</span>`;
@@ -60,7 +62,7 @@ function stepName(row: StepRow, link: boolean): string {
 
 function tableRow(row: StepRow, link: boolean): string {
   const cost = formatCost(row.cost);
-  return `<tr><th scope="row">${stepName(row, link)}</th><td>${htmlText(row.kind)}</td><td>${models(row)}</td><td>${badge(row.status)}</td><td class="num">${row.durationMs === undefined ? "—" : htmlText(formatDuration(row.durationMs))}</td><td class="num">${calls(row)}</td><td>${row.fallbacks.length === 0 ? DASH : htmlText(row.fallbacks.join(", "))}</td><td class="num${cost.includes("unpriced") ? " unpriced" : ""}">${htmlText(cost)}</td><td class="num">${tokens(row)}</td></tr>`;
+  return `<tr><th scope="row">${stepName(row, link)}</th><td>${htmlText(row.kind)}</td><td>${models(row)}</td><td>${badge(row)}</td><td class="num">${row.durationMs === undefined ? "—" : htmlText(formatDuration(row.durationMs))}</td><td class="num">${calls(row)}</td><td>${row.fallbacks.length === 0 ? DASH : htmlText(row.fallbacks.join(", "))}</td><td class="num${cost.includes("unpriced") ? " unpriced" : ""}">${htmlText(cost)}</td><td class="num">${tokens(row)}</td></tr>`;
 }
 
 /** The step table in the file's order, one row per step instance, each linking to its detail. */
@@ -102,6 +104,10 @@ export function renderStepDetail(row: StepRow, context: ValueContext, itemLabel?
         : `<div class="output">${output}</div>`,
     );
   }
+  if (row.reused !== undefined)
+    parts.push(
+      `<p class="muted">Reused from <code>${htmlText(row.reused.runDir)}</code> (${htmlText(row.reused.key)}): its step key matched, so nothing was sent or paid.</p>`,
+    );
   if (row.status === "skipped") parts.push(`<p class="muted">Skipped: its <code>if:</code> was false.</p>`);
   if (row.status === "not run") parts.push(`<p class="muted">Not reached in this run.</p>`);
   if (row.fallbacks.length > 0) parts.push(`<p class="warn">Fell back from ${htmlText(row.fallbacks.join(", "))}.</p>`);
@@ -111,5 +117,5 @@ export function renderStepDetail(row: StepRow, context: ValueContext, itemLabel?
     row.kind === "agent" && row.attempts > 0 ? plural(row.attempts - row.failedAttempts, "turn") : "",
     formatCost(row.cost) === "—" ? "" : formatCost(row.cost),
   ].filter((part) => part !== "");
-  return `<section class="step" id="${stepAnchor(row.key)}"><h3>${stepName(row, false)} ${badge(row.status)} <span class="meta">${htmlText(meta.join(" · "))}</span></h3>${parts.join("\n")}</section>`;
+  return `<section class="step" id="${stepAnchor(row.key)}"><h3>${stepName(row, false)} ${badge(row)} <span class="meta">${htmlText(meta.join(" · "))}</span></h3>${parts.join("\n")}</section>`;
 }
