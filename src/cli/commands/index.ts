@@ -16,7 +16,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "rerun",
-    summary: "Run a run's workflow (or an edited one) again, reusing every step whose inputs did not change",
+    summary: "Run a run's (or an edited) workflow again, reusing each step whose inputs did not change",
     load: async () => (await import("./rerun.js")).rerunCommand,
   },
   {

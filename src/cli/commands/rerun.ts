@@ -29,7 +29,7 @@ const FLAGS = {
   reuse: {
     type: "string",
     multiple: true,
-    value: "RUN_DIR[,RUN_DIR...]",
+    value: "DIRS",
     help: "More runs to take finished steps from, after RUN_DIR",
   },
   ...RUN_FLAGS,

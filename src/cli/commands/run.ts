@@ -22,8 +22,8 @@ const FLAGS = {
   reuse: {
     type: "string",
     multiple: true,
-    value: "RUN_DIR[,RUN_DIR...]",
-    help: "Take every step whose key matches a finished step of these runs (no cost); run the rest",
+    value: "DIRS",
+    help: "Take each step whose key matches a finished one of these runs (A,B), at ¥0",
   },
   ...RUN_FLAGS,
   redis: { type: "string", value: "URL", help: "Run the items on svc-flow workers that share this Redis" },
