@@ -19,7 +19,7 @@ export interface WorkerResult {
 }
 
 export type ClientName = "raw" | "core" | "sdk" | "gateway" | "openai";
-export type CaseName = "non-stream" | "stream" | "tool-stream" | "429";
+export type CaseName = "non-stream" | "stream" | "tool-stream" | "429" | "in-flight";
 
 const API_KEY = "sk-local-demo";
 /** Retries each client may make of one request (the 429 case's gateway refuses about a fifth). */
@@ -71,7 +71,17 @@ const PROMPTS: Record<
     tools: false,
     stream: false,
   },
+  // Against a gateway with simulated latency, each svc-flow client built with its default options.
+  "in-flight": {
+    model: "beta-4o-mini",
+    text: (n) => `Summarise the benefits of unit tests in two sentences (${n}).`,
+    tools: false,
+    stream: false,
+  },
 };
+
+// The in-flight case measures what a user gets without tuning: no pool size, no client passed in.
+const defaults = (caseName: CaseName): boolean => caseName === "in-flight";
 
 type Send = (label: string) => Promise<{ chunks: number; wireChunks: number }>;
 
@@ -119,11 +129,22 @@ function rawClient(baseURL: string, shape: (typeof PROMPTS)[CaseName], concurren
 }
 
 // svc-flow's chat core: callChat with wire messages.
-async function coreClient(baseURL: string, shape: (typeof PROMPTS)[CaseName], concurrency: number): Promise<Send> {
+async function coreClient(
+  baseURL: string,
+  shape: (typeof PROMPTS)[CaseName],
+  concurrency: number,
+  caseName: CaseName,
+): Promise<Send> {
   const { callChat } = await import("../src/chat/call-chat.js");
   const { GatewayClient } = await import("../src/gateway/gateway-client.js");
-  const client = new GatewayClient({ apiKey: API_KEY, baseURL, connections: concurrency });
-  const options = { client, retry: { attempts: MAX_RETRIES + 1 }, onWarning: () => {} };
+  const client = new GatewayClient({
+    apiKey: API_KEY,
+    baseURL,
+    ...(defaults(caseName) ? {} : { connections: concurrency }),
+  });
+  const options = defaults(caseName)
+    ? { client, onWarning: () => {} }
+    : { client, retry: { attempts: MAX_RETRIES + 1 }, onWarning: () => {} };
   return async (label) => {
     const call = {
       model: shape.model,
@@ -168,8 +189,15 @@ async function sdkClient(baseURL: string, shape: (typeof PROMPTS)[CaseName]): Pr
 }
 
 // The LangChain clients are imported only in their own process, so each RSS counts only its own code.
-async function gatewayClient(baseURL: string, shape: (typeof PROMPTS)[CaseName], concurrency: number): Promise<Send> {
+async function gatewayClient(
+  baseURL: string,
+  shape: (typeof PROMPTS)[CaseName],
+  concurrency: number,
+  caseName: CaseName,
+): Promise<Send> {
   const { ChatGateway } = await import("../src/langchain/chat-gateway.js");
+  if (defaults(caseName))
+    return await languageModel(new ChatGateway({ model: shape.model, apiKey: API_KEY, baseURL }), shape);
   const { GatewayClient } = await import("../src/gateway/gateway-client.js");
   const client = new GatewayClient({ apiKey: API_KEY, baseURL, connections: concurrency });
   const model = new ChatGateway({
@@ -249,9 +277,9 @@ const requests = Number(requestsText);
 const shape = PROMPTS[caseName];
 const clients: Record<ClientName, () => Send | Promise<Send>> = {
   raw: () => rawClient(baseURL, shape, concurrency),
-  core: () => coreClient(baseURL, shape, concurrency),
+  core: () => coreClient(baseURL, shape, concurrency, caseName),
   sdk: () => sdkClient(baseURL, shape),
-  gateway: () => gatewayClient(baseURL, shape, concurrency),
+  gateway: () => gatewayClient(baseURL, shape, concurrency, caseName),
   openai: () => openaiClient(baseURL, shape),
 };
 const send = await clients[clientName]();

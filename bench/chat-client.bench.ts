@@ -6,7 +6,10 @@
 // reply), and non-stream requests of which the gateway refuses about a fifth with a 429 (each client
 // retries its own way), all at concurrency 64.
 // Targets: the core at most 2x raw undici's CPU and below the openai SDK's; ChatGateway at most
-// 0.35x ChatOpenAI's.
+// 0.35x ChatOpenAI's. A last case sends 64 calls in flight at a gateway with 1 s of simulated
+// latency, through callChat and ChatGateway built with their default options (and raw undici with a
+// 64-connection pool beside them): wall time against the ideal, calls x latency / 64 (target: the ideal
+// at least 0.85 of the wall time).
 import { fork } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
@@ -33,7 +36,7 @@ const LABELS: Record<ClientName, string> = {
  * warm-up made no difference. The full warm-ups are where it stopped falling (checked at twice as
  * many); quick runs still include part of the tier-up.
  */
-const SIZES: Record<CaseName, { full: [number, number]; quick: [number, number] }> = {
+const SIZES: Record<Exclude<CaseName, "in-flight">, { full: [number, number]; quick: [number, number] }> = {
   "non-stream": { full: [3000, 5000], quick: [800, 800] },
   stream: { full: [500, 2000], quick: [150, 150] },
   "tool-stream": { full: [2000, 5000], quick: [500, 500] },
@@ -155,7 +158,7 @@ const bench: Bench = {
     const [{ baseURL }] = (await once(server, "message")) as [{ baseURL: string }];
     const rows: BenchRow[] = [];
     try {
-      for (const caseName of Object.keys(SIZES) as CaseName[]) {
+      for (const caseName of Object.keys(SIZES) as Array<keyof typeof SIZES>) {
         const [requests, warmup] = SIZES[caseName][quick ? "quick" : "full"];
         const byClient = Object.fromEntries(CLIENTS.map((client) => [client, []])) as unknown as Record<
           ClientName,
@@ -173,8 +176,52 @@ const bench: Bench = {
       server.send("stop");
       await once(server, "exit");
     }
+    rows.push(...(await inFlightRows(repeats, quick)));
     return rows;
   },
 };
+
+const LATENCY_MS = 1000;
+const IN_FLIGHT_CLIENTS: readonly ClientName[] = ["raw", "core", "gateway"];
+
+/** 64 calls in flight with default options, against a gateway with fixed latency: wall time against the ideal. */
+async function inFlightRows(repeats: number, quick: boolean): Promise<BenchRow[]> {
+  const requests = quick ? 320 : 640;
+  const server = fork(SERVER, [String(LATENCY_MS)], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const [{ baseURL }] = (await once(server, "message")) as [{ baseURL: string }];
+  const walls = Object.fromEntries(IN_FLIGHT_CLIENTS.map((client) => [client, [] as number[]])) as Record<
+    ClientName,
+    number[]
+  >;
+  try {
+    for (let repeat = 0; repeat < repeats; repeat++) {
+      for (const client of IN_FLIGHT_CLIENTS) {
+        const result = await runWorker(client, "in-flight", baseURL, requests, CONCURRENCY);
+        walls[client].push(result.wallMs);
+      }
+    }
+  } finally {
+    server.send("stop");
+    await once(server, "exit");
+  }
+  const idealMs = (requests / CONCURRENCY) * LATENCY_MS;
+  return IN_FLIGHT_CLIENTS.map((client) => {
+    const wallMs = median(walls[client]);
+    const efficiency = idealMs / wallMs;
+    return {
+      bench: "chat-client",
+      case: `in-flight c=${CONCURRENCY} latency ${LATENCY_MS}ms ${LABELS[client]}${client === "raw" ? " (64 connections)" : " (defaults)"}`,
+      metric: "wall time",
+      value: wallMs,
+      unit: "ms",
+      baseline: idealMs,
+      ratio: wallMs / idealMs,
+      note: `ideal = ${requests} calls x ${LATENCY_MS} ms / ${CONCURRENCY}; efficiency ${efficiency.toFixed(2)} (target >= 0.85)`,
+    };
+  });
+}
 
 export default bench;
