@@ -4,10 +4,15 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callChat } from "../src/chat/call-chat.js";
 import type { ChatReply } from "../src/chat/chat-reply.js";
 import { PrivateAddressError, TimeoutError, UpstreamError } from "../src/errors.js";
+import { GatewayClient } from "../src/gateway/gateway-client.js";
 import { ChatGateway } from "../src/langchain/chat-gateway.js";
+import { probeImage } from "../src/media/probe.js";
+import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
 import { startFixtureRelay, type FixtureRelay } from "./relay-fixture-server.js";
+import { runText } from "./workflow-harness.js";
 
 const IMAGE_MODEL = "gamma-2.5-flash-image";
 const HEAD = { id: "chatcmpl-img", object: "chat.completion", created: 1720000000, model: IMAGE_MODEL };
@@ -106,5 +111,51 @@ describe("downloading a linked image", () => {
 
   it("refuses a link that is not http(s)", async () => {
     await expect(relay.client.downloadImage("file:///etc/passwd")).rejects.toThrow(/not an http\(s\) URL/);
+  });
+});
+
+describe.each(["clean", "openrouter"] as const)("the local gateway with imageLinks, %s dialect", (dialect) => {
+  let gateway: LocalGateway;
+  let client: GatewayClient;
+  beforeAll(async () => {
+    gateway = await startLocalGateway({ config: { dialect, imageLinks: true } });
+    client = new GatewayClient({ apiKey: "sk-local-demo", baseURL: gateway.baseURL });
+  });
+  afterAll(async () => {
+    await client.close();
+    await gateway.close();
+  });
+
+  it("answers an image model with a link it serves, streamed and not, and the link gives the PNG", async () => {
+    const request = {
+      model: IMAGE_MODEL,
+      messages: [{ role: "user" as const, content: "A red paper lantern at night" }],
+    };
+    const whole = await callChat(request, { client });
+    let streamed: ChatReply | undefined;
+    for await (const event of await callChat({ ...request, stream: true }, { client }))
+      if (event.type === "finish") streamed = event.reply;
+    for (const reply of [whole, streamed!]) {
+      expect(reply.content).not.toContain("base64");
+      expect(reply.images).toBe(1);
+      expect(reply.imageLinks).toEqual([
+        expect.stringMatching(new RegExp(`^${gateway.rootURL}/images/[0-9a-f-]+\\.png$`)),
+      ]);
+      const image = await client.downloadImage(reply.imageLinks[0]!);
+      expect(probeImage(image.bytes)?.format).toBe("png");
+    }
+  });
+
+  it("has a workflow image step download the linked image and keep it as an artifact", async () => {
+    const { result } = await runText(
+      gateway,
+      'version: 1\nname: linked-poster\nsteps:\n  - id: poster\n    uses: image\n    with: { model: gamma-2.5-flash-image, prompt: "A red lantern on a table" }\n',
+    );
+    expect(result.status).toBe("done");
+    const poster = result.outputs?.poster as { artifact: string; bytes: number; width: number };
+    expect(poster.artifact).toMatch(/^artifacts\/[0-9a-f]{64}\.png$/);
+    const bytes = await readFile(path.join(result.runDir, poster.artifact));
+    expect(bytes.length).toBe(poster.bytes);
+    expect(probeImage(bytes)?.width).toBe(poster.width);
   });
 });

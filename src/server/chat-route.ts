@@ -135,7 +135,11 @@ async function answerChat(
           return fetchImage(url, imageLimits);
         },
       });
-      rendered = new RenderedReply(reply, promptTokens);
+      const content =
+        context.config.imageLinks && reply.images > 0
+          ? context.images.linkImages(reply.content, context.rootURL)
+          : reply.content;
+      rendered = new RenderedReply(content === reply.content ? reply : { ...reply, content }, promptTokens);
     } catch (error) {
       if (!(error instanceof SvcFlowError)) throw error;
       return sendError(response, 400, "invalid_parameter", error.message, { param: "messages", dialect });

@@ -123,6 +123,9 @@ export const gatewayConfigSchema = z
     idempotency: z.boolean().default(true),
     /** Bill a chat call whose client left before its answer was ready, as relays whose upstream call runs on do. */
     billAfterDisconnect: z.boolean().default(false),
+    /** Answer image models with a link the gateway serves (`{root}/images/<id>.png`) instead of an inline
+     * data URI, as relays that keep generated images on their own storage do. */
+    imageLinks: z.boolean().default(false),
   })
   .strict()
   .superRefine((config, context) => {

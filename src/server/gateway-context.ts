@@ -4,6 +4,7 @@ import { effectiveKeys, type GatewayConfig } from "./config.js";
 import { DialectChoice } from "./dialects/index.js";
 import { FaultInjector } from "./faults.js";
 import { IdempotencyStore } from "./idempotency-store.js";
+import { ImageStore } from "./image-store.js";
 import { KeyStore } from "./key-store.js";
 import { MusicStore } from "./music-store.js";
 import { ReplyCache } from "./reply-cache.js";
@@ -20,6 +21,8 @@ export class GatewayContext {
   readonly dialects: DialectChoice;
   /** Billed responses by API key and Idempotency-Key, replayed to repeats. */
   readonly idempotency = new IdempotencyStore();
+  /** Generated images served at links, when `imageLinks` is on. */
+  readonly images = new ImageStore();
   /** Requests that presented no valid key. */
   unauthenticated = 0;
   /** `http://host:port`, set once the server listens; music audio URLs are built on it. */

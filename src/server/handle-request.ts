@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { redactSecrets } from "../errors.js";
 import { handleChat } from "./chat-route.js";
 import { handleDescribe } from "./describe-route.js";
+import { IMAGE_PATH_PREFIX } from "./image-store.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { AUDIO_PATH_PREFIX } from "./music-clip-view.js";
 import { handleMusic } from "./music-routes.js";
@@ -50,6 +51,10 @@ async function route(context: GatewayContext, request: IncomingMessage, response
   }
   if (path.startsWith(AUDIO_PATH_PREFIX) && (method === "GET" || method === "HEAD")) {
     return serveAudio(context, request, response, path.slice(AUDIO_PATH_PREFIX.length));
+  }
+  if (path.startsWith(IMAGE_PATH_PREFIX) && (method === "GET" || method === "HEAD")) {
+    request.resume();
+    return context.images.serve(request, response, path.slice(IMAGE_PATH_PREFIX.length));
   }
   const notOffered = NOT_OFFERED[path];
   if (notOffered) return handleNotOffered(context, request, response, notOffered);
