@@ -74,6 +74,13 @@ beforeAll(async () => {
   );
   await writeFile(join(dir, "unpriced.yaml"), WORKFLOW);
   await writeFile(
+    join(dir, "budgeted-literal.yaml"),
+    WORKFLOW.replace("name: unpriced-model\n", "name: budgeted-literal\nbudget: { maxYuan: 5 }\n").replace(
+      '"${{ inputs.model }}"',
+      "beta-4o-mini",
+    ),
+  );
+  await writeFile(
     join(dir, "prices.yaml"),
     `chat:\n  beta-4o-mini: { input: ${FILE_PRICE.input}, output: ${FILE_PRICE.output} }\n`,
   );
@@ -267,6 +274,25 @@ describe.skipIf(binary === undefined)("--prices and --allow-unpriced on distribu
     ]);
     expect(resumed.out).toContain(`Done. ${ROWS} item(s).`);
     expect(await costFile("refused-then-allowed")).toMatchObject({ unpriced: { calls: ROWS } });
+  }, 60_000);
+
+  it("refuses a file that budgets a model without a price before enqueuing, and runs it on a worker with --allow-unpriced", async () => {
+    const worker = await startTestWorker(redis.url, gateway, KEY, {
+      artifactsDir: join(dir, "shared"),
+      concurrency: 2,
+    });
+    onTestFinished(() => worker.close());
+    const before = billedChats(KEY).length;
+    const args = ["run", "budgeted-literal.yaml", "--input", "row=rows.jsonl", "--redis", redis.url];
+    const refused = await cli([...args, "--out", "literal-refused"]);
+    expect(refused.out).toMatch(/Step "line" may call beta-4o-mini, which has no published price/);
+    expect(refused.code).toBe(2);
+    expect(billedChats(KEY)).toHaveLength(before);
+
+    const allowed = await cli([...args, "--allow-unpriced", "--out", "literal-allowed"]);
+    expect(allowed.out).toContain(`Done. ${ROWS} item(s).`);
+    expect(allowed.code).toBe(0);
+    expect(await costFile("literal-allowed")).toMatchObject({ unpriced: { calls: ROWS, models: ["beta-4o-mini"] } });
   }, 60_000);
 
   it("keeps the run's stored prices on resume unless new ones are given, which replace them", async () => {

@@ -74,9 +74,12 @@ export class ItemRunner {
   /** The runner of run `runId`, its workflow parsed from the stored text. */
   static async open(store: RunStore, runId: string, services: WorkerServices): Promise<ItemRunner> {
     const spec = await store.spec(runId);
+    // Prices were checked against the budget when the run was enqueued, with the run's own pricing
+    // (which the item's ledger keeps to); this worker's load does not judge them again.
     const workflow = parseWorkflow(spec.workflowText, {
       fileName: spec.start.workflowFile,
       baseDir: spec.start.baseDir,
+      allowUnpriced: true,
     });
     if (workflow.hash !== spec.start.workflowHash) {
       throw new ConfigError(

@@ -110,7 +110,8 @@ async function readWorkflowCopy(directory: string, start: RunStarted): Promise<W
   const text = await readFile(copy, "utf8").catch(() => undefined);
   if (text === undefined) return undefined;
   try {
-    return parseWorkflow(text, { fileName: copy, baseDir: start.baseDir });
+    // Read to compare, never run: the run's budget against its prices is not this reader's concern.
+    return parseWorkflow(text, { fileName: copy, baseDir: start.baseDir, allowUnpriced: true });
   } catch {
     // A copy that no longer loads (a model since removed, a media file moved) still has a journal to compare.
     return undefined;
