@@ -79,10 +79,10 @@ describe("svc-flow diff", () => {
     expect(result.stdout).toContain("2 changed, 1 added, 0 removed, 2 same.");
   });
 
-  it("shows an edited prompt and the changed text it led to as line diffs", async () => {
+  it("shows an edited prompt as sent and the changed text it led to as line diffs", async () => {
     const result = await cli(["diff", "a", "b"], folder);
     expect(result.stdout).toContain(
-      "pitch (input, output):\n  with.prompt:\n    -One line pitch for ${{ inputs.product }}.\n    +A warm one line pitch for ${{ inputs.product }}.\n  output.text:\n    -",
+      "pitch (input, output):\n  with.prompt:\n    -One line pitch for a solar lantern.\n    +A warm one line pitch for a solar lantern.\n  output.text:\n    -",
     );
   });
 
@@ -140,6 +140,14 @@ describe("svc-flow diff", () => {
         ],
       }),
     ]);
+    // A map item's prompt as sent: same file text, another scene.
+    expect(diff.steps[2]!.input).toEqual([
+      expect.objectContaining({
+        path: "with.prompt",
+        a: "Poster of a solar lantern at dusk",
+        b: "Poster of a solar lantern at noon",
+      }),
+    ]);
     expect(diff.steps[4]).toMatchObject({ key: "closing", b: { status: "done" } });
     expect(diff.steps[4]).not.toHaveProperty("a");
   });
@@ -160,7 +168,7 @@ describe("svc-flow diff", () => {
     expect(lines).toContainEqual(expect.stringMatching(/^tagline\s+chat\s+same\s+¥\d\.\d{4}\s+reused ¥0\.0000$/));
     // The closing step's file text did not change; the pitch it reads did.
     expect(lines).toContainEqual(expect.stringMatching(/^closing\s+chat\s+changed\s+input/));
-    expect(result.stdout).toContain("closing (input, output):\n  reads: pitch changed, so its rendered input did\n");
+    expect(result.stdout).toContain("closing (input, output):\n  reads: pitch, which changed\n");
   });
 
   it("reads a run directory another process holds without taking its lock", async () => {

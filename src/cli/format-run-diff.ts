@@ -54,7 +54,9 @@ function formatStep(step: StepDiff): string[] {
     step.reads === undefined
       ? []
       : [
-          `  reads: ${step.reads.length === 0 ? "its step key differs: its rendered input changed (an input, a map item, defaults:)" : `${step.reads.join(", ")} changed, so its rendered input did`}`,
+          step.reads.length === 0
+            ? "  key: its step key differs (its map's list, tools, settings or rendered input changed)"
+            : `  reads: ${step.reads.join(", ")}, which changed`,
         ];
   return [
     `${step.key} (${step.changes.join(", ")}):`,

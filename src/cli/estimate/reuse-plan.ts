@@ -104,7 +104,7 @@ async function planStep(step: Step, place: Place, planner: Planner): Promise<Kno
   if (!canRender(step, scope, planner) || !stepReads(step).every((id) => scope.steps[id]?.key !== undefined))
     return UNKNOWN;
   const input = renderValue(step.with, expressionScope(scope)) as Record<string, unknown>;
-  const stepKey = await leafStepKey(step, input, scope, planner.keying);
+  const { key: stepKey } = await leafStepKey(step, input, scope, planner.keying);
   const found = planner.finished.get(stepKey);
   if (found === undefined) return UNKNOWN;
   planner.reused.push({ key, step: row, from: found.runDir });

@@ -98,7 +98,7 @@ function renderStep(step: StepDiff, diff: RunDiff, media: ReadonlyMap<string, st
   const reads =
     step.reads === undefined
       ? ""
-      : `<p>${step.reads.length === 0 ? "Its step key differs: its rendered input changed (an input, a map item, <code>defaults:</code>)." : `It reads ${step.reads.map((id) => `<code>${htmlText(id)}</code>`).join(", ")}, which changed, so its rendered input did.`}</p>`;
+      : `<p>${step.reads.length === 0 ? "Its step key differs: its map's list, tools, settings or rendered input changed." : `It reads ${step.reads.map((id) => `<code>${htmlText(id)}</code>`).join(", ")}, which changed.`}</p>`;
   const changes = [...step.input, ...step.output].map((change) => renderChange(change, diff, media)).join("\n");
   return `<section class="step" id="${stepAnchor(step.key)}">${head}${only}${status}${reads}${changes}</section>`;
 }

@@ -113,16 +113,13 @@ function diffStep(key: string, runs: Runs): StepDiff {
       output: [],
     };
   }
-  // Without both files (a copy missing or no longer loading) the definitions cannot be compared.
-  const input =
-    runs.a.workflow === undefined || runs.b.workflow === undefined
-      ? []
-      : diffValues(definitionOf(runs.a.workflow, a.id), definitionOf(runs.b.workflow, b.id));
+  const input = diffInputs(a, b, runs);
   const output = [...diffValues(a.output, b.output, "output"), ...diffValues(a.error ?? {}, b.error ?? {}, "error")];
   // Equal keys mean the same calls would be sent; different ones that the definition does not explain
   // come from what the step reads.
   const keyChanged = a.stepKey !== undefined && b.stepKey !== undefined && a.stepKey !== b.stepKey;
-  const reads = keyChanged && input.length === 0 ? changedReads(a, runs) : [];
+  const reads = keyChanged ? changedReads(a, runs) : [];
+  const showReads = keyChanged && (reads.length > 0 || input.length === 0);
   const changes: StepChange[] = [
     ...(a.status === b.status ? [] : ["status" as const]),
     ...(input.length > 0 || keyChanged ? ["input" as const] : []),
@@ -135,9 +132,20 @@ function diffStep(key: string, runs: Runs): StepDiff {
     a: stepSide(a),
     b: stepSide(b),
     input,
-    ...(keyChanged && input.length === 0 ? { reads } : {}),
+    ...(showReads ? { reads } : {}),
     output,
   };
+}
+
+/**
+ * What differs in a step's input: its calls as journaled with their keys (the prompt as sent, media
+ * by content), else (journals from before step keys) its definitions in the two files.
+ */
+function diffInputs(a: StepInstance, b: StepInstance, runs: Runs): ValueChange[] {
+  if (a.call !== undefined && b.call !== undefined) return diffValues(a.call, b.call);
+  // Without both files (a copy missing or no longer loading) the definitions cannot be compared.
+  if (runs.a.workflow === undefined || runs.b.workflow === undefined) return [];
+  return diffValues(definitionOf(runs.a.workflow, a.id), definitionOf(runs.b.workflow, b.id));
 }
 
 /** The steps a step instance reads (its file's references) whose step keys differ between the runs. */

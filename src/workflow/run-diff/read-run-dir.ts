@@ -4,7 +4,7 @@ import { summarizeEntries, type CostTotals } from "../../cost/summarize-entries.
 import { ConfigError } from "../../errors.js";
 import { parseWorkflow, type Workflow } from "../load/load-workflow.js";
 import { stepKind } from "../report/collect-step-rows.js";
-import type { ErrorSummary, RecordOf, RunStarted } from "../run/journal-records.js";
+import type { ErrorSummary, RecordOf, ResolvedCall, RunStarted } from "../run/journal-records.js";
 import { Replay } from "../run/replay.js";
 import { readJournal } from "../run/run-journal.js";
 import { JOURNAL_FILE, WORKFLOW_COPY } from "../run/start-run-directory.js";
@@ -29,6 +29,8 @@ export interface StepInstance {
   readonly stepKey?: string;
   /** The earlier run it was taken from (`--reuse`), at no cost. */
   readonly reusedFrom?: string;
+  /** Its call as keyed: rendered `with:` and models (journals since step keys). */
+  readonly call?: ResolvedCall;
 }
 
 /** A run directory as read for comparing: its start, its leaf step instances, its workflow copy. */
@@ -86,6 +88,7 @@ export async function readRunDir(dir: string): Promise<RunDirContents> {
         ...(record.model === undefined ? {} : { model: record.model }),
         ...(record.stepKey === undefined ? {} : { stepKey: record.stepKey }),
         ...(record.reused === undefined ? {} : { reusedFrom: record.reused.runDir }),
+        ...(record.call === undefined ? {} : { call: record.call }),
       });
     // Failed and skipped records do not name the kind: it comes from an earlier record or the file.
     else if (record.type === "step-failed")

@@ -29,6 +29,13 @@ export const runStartedSchema = z.object({
   rerunFrom: z.string().optional(),
 });
 
+/** A leaf step's call as its key saw it (step-key.ts leafDefinition, without tools and settings). */
+export const resolvedCallSchema = z.object({
+  with: z.record(z.string(), z.unknown()),
+  model: z.string().optional(),
+  fallbacks: z.array(z.string()).optional(),
+});
+
 /** Where a reused step's result came from. */
 export const reusedFromSchema = z.object({ runDir: z.string(), runId: z.string(), key: z.string() });
 
@@ -104,6 +111,8 @@ export const journalRecordSchema = z.discriminatedUnion("type", [
     unpriced: z.boolean(),
     /** What the result depends on (step-key.ts): a later run with the same key may take it. */
     stepKey: z.string().optional(),
+    /** The call as keyed: `with:` rendered (media as content digests), the models after defaults; what `svc-flow diff` compares. */
+    call: resolvedCallSchema.optional(),
     /** Taken from an earlier run instead of run (at no cost). */
     reused: reusedFromSchema.optional(),
   }),
@@ -211,6 +220,8 @@ export type ApprovalDecision = RecordOf<"approval-decided">;
 export type JournaledToolCall = z.infer<typeof toolCallSchema>;
 /** A LangChain message as journaled. */
 export type JournaledMessage = z.infer<typeof storedMessageSchema>;
+/** A leaf step's call as journaled with its key. */
+export type ResolvedCall = z.infer<typeof resolvedCallSchema>;
 /** Where a reused step's result came from. */
 export type ReusedFrom = z.infer<typeof reusedFromSchema>;
 /** An error as the journal keeps it. */

@@ -2,7 +2,7 @@ import { listAgentDefinitions } from "../../../agents/index.js";
 import type { CallStep, Step } from "../schema/step-schemas.js";
 import type { ArtifactStore } from "./artifact-store.js";
 import type { FinishedStep } from "./finished-steps.js";
-import type { ReusedFrom } from "./journal-records.js";
+import type { ResolvedCall, ReusedFrom } from "./journal-records.js";
 import type { RunState, Scope } from "./run-state.js";
 import { leafDefinition, stepKey, stepReads, type StepKeyContext, type StepReads } from "./step-key.js";
 
@@ -43,21 +43,41 @@ export function keyFor(
 /** What leafStepKey reads of a run: how it keys steps, its id (for forced steps) and where it is. */
 export type KeyingState = Pick<RunState, "keys" | "runId" | "workflow" | "runDir">;
 
+/** A leaf step's key, and its call as the key saw it (none when the definition could not be keyed). */
+export interface LeafKey {
+  readonly key: string;
+  readonly call?: ResolvedCall;
+}
+
 /** The step key of a leaf step about to run, `input` being its rendered `with:` (the estimator's too). */
 export async function leafStepKey(
   step: CallStep,
   input: Readonly<Record<string, unknown>>,
   scope: Scope,
   state: KeyingState,
-): Promise<string> {
+): Promise<LeafKey> {
   const context = state.keys?.context ?? defaultContext(state);
   const forced = isForced(step, scope, state);
+  let definition: Record<string, unknown>;
   try {
-    return keyFor(await leafDefinition(step, input, context), readKeys(step, scope), forced, state.runId);
+    definition = await leafDefinition(step, input, context);
   } catch (error) {
     // A definition that cannot be put in a key (a tool whose schema does not convert) is never reused.
-    return keyFor({ kind: step.uses, unkeyable: String(error) }, readKeys(step, scope), true, state.runId);
+    return { key: keyFor({ kind: step.uses, unkeyable: String(error) }, readKeys(step, scope), true, state.runId) };
   }
+  const {
+    with: rendered,
+    model,
+    fallbacks,
+  } = definition as { with: Record<string, unknown>; model?: string; fallbacks?: string[] };
+  return {
+    key: keyFor(definition, readKeys(step, scope), forced, state.runId),
+    call: {
+      with: rendered,
+      ...(model === undefined ? {} : { model }),
+      ...(fallbacks === undefined ? {} : { fallbacks }),
+    },
+  };
 }
 
 /**
@@ -70,9 +90,10 @@ export async function takeFinishedStep(
   scope: Scope,
   state: RunState,
   key: string,
-  stepKeyValue: string,
+  leafKey: LeafKey,
 ): Promise<{ output: unknown; reused: ReusedFrom } | undefined> {
   const keys = state.keys;
+  const stepKeyValue = leafKey.key;
   const found = keys?.finished.get(stepKeyValue);
   if (found === undefined || keys?.artifacts === undefined || isForced(step, scope, state)) return undefined;
   for (const artifact of found.artifacts) {
@@ -95,6 +116,7 @@ export async function takeFinishedStep(
     costYuan: 0,
     unpriced: false,
     stepKey: stepKeyValue,
+    ...(leafKey.call === undefined ? {} : { call: leafKey.call }),
     reused,
   });
   state.emit({

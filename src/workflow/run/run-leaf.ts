@@ -35,9 +35,10 @@ export async function runLeaf(
   const step = node.step as CallStep;
   const defaults = state.workflow.definition.defaults ?? {};
   const input = renderValue(step.with, expressionScope(scope), [...node.path, "with"]) as Record<string, unknown>;
-  const stepKey = await leafStepKey(step, input, scope, state);
+  const leafKey = await leafStepKey(step, input, scope, state);
+  const stepKey = leafKey.key;
   if (state.halt !== undefined) throw new NotStartedError(key);
-  const reused = await takeFinishedStep(step, scope, state, key, stepKey);
+  const reused = await takeFinishedStep(step, scope, state, key, leafKey);
   if (reused !== undefined)
     return { output: reused.output, key: stepKey, reused: reused.reused, durable: Promise.resolve() };
   const rendered = { ...step, with: { ...step.with, ...pickModels(input) } } as CallStep;
@@ -119,6 +120,7 @@ export async function runLeaf(
     costYuan: report.costYuan,
     unpriced: report.unpriced,
     stepKey,
+    ...(leafKey.call === undefined ? {} : { call: leafKey.call }),
   });
   const announced = durable.then(() =>
     state.emit({
