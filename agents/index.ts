@@ -21,3 +21,11 @@ export { defineAgent, DEFAULT_AGENT_MAX_TOKENS, DEFAULT_MAX_STEPS } from "./supp
 export type { AgentDefinition, AgentDefinitionInput, AgentTool } from "./support/define-agent.js";
 export type { AgentEvent, AgentOutcome, ToolCallRecord } from "./support/agent-events.js";
 export { toolErrorMessage } from "./support/step-middleware.js";
+export { ApprovalPending } from "./support/agent-journal.js";
+export type {
+  AgentJournal,
+  PendingToolCall,
+  StoredAgentMessage,
+  ToolApprover,
+  ToolDecision,
+} from "./support/agent-journal.js";

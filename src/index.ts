@@ -122,6 +122,7 @@ export type {
 export {
   AgentRunner,
   AgentTranscript,
+  ApprovalPending,
   createAgentByName,
   defineAgent,
   getAgentDefinition,
@@ -133,10 +134,15 @@ export type {
   AgentDefinition,
   AgentDefinitionInput,
   AgentEvent,
+  AgentJournal,
   AgentOutcome,
   AgentRunOptions,
   AgentTool,
+  PendingToolCall,
+  StoredAgentMessage,
+  ToolApprover,
   ToolCallRecord,
+  ToolDecision,
 } from "../agents/index.js";
 export { createTools, listToolNames } from "../tools/index.js";
 export type { ToolContext, ToolName } from "../tools/index.js";
