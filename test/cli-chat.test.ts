@@ -74,6 +74,26 @@ describe("svc-flow chat", () => {
     expect(result.stderr.text).toMatch(/^cost ¥0\.4200; .*1 image, 1 call$/m);
   });
 
+  it("downloads and writes the image when the gateway answers with a link", async () => {
+    const linking = await startLocalGateway({
+      port: 0,
+      config: { keys: [{ key: KEY, models: "*" }], imageLinks: true },
+    });
+    try {
+      const result = await runCli(["chat", "A red paper lantern at dusk", "--model", "gamma-2.5-flash-image"], {
+        env: gatewayEnv(linking.baseURL, KEY),
+        cwd: dir,
+      });
+      expect(result.code).toBe(0);
+      const printed = result.stdout.text.trim();
+      expect(printed).toMatch(/^image-[0-9a-f]{8}\.png$/);
+      const bytes = await readFile(join(dir, printed));
+      expect(bytes.subarray(1, 4).toString("latin1")).toBe("PNG");
+    } finally {
+      await linking.close();
+    }
+  });
+
   it("writes the image to --out FILE", async () => {
     const result = await runCli(
       ["chat", "A lantern poster", "--model", "gamma-2.5-flash-image", "--out", "poster.png"],

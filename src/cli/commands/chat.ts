@@ -89,7 +89,14 @@ export const chatCommand: Command = {
     };
     try {
       if (info.capabilities.imageGeneration)
-        return await drawImage(await callChat(call, options), context, values.out, values.json === true, ledger);
+        return await drawImage(
+          await callChat(call, options),
+          client,
+          context,
+          values.out,
+          values.json === true,
+          ledger,
+        );
       if (values.json === true) {
         const reply = await callChat(call, options);
         context.stdout.write(
@@ -119,12 +126,15 @@ export const chatCommand: Command = {
 
 async function drawImage(
   reply: ChatReply,
+  client: GatewayClient,
   context: CommandContext,
   out: string | undefined,
   json: boolean,
   ledger: CostLedger,
 ): Promise<number> {
-  const images = imagesFromReply(reply.content);
+  // A relay may give the image as a link: it is downloaded and saved like an inline one.
+  const linked = await Promise.all(reply.imageLinks.map((link) => client.downloadImage(link)));
+  const images = [...imagesFromReply(reply.content), ...linked];
   if (images.length === 0)
     throw new EmptyOutputError(`${reply.model} answered without an image. Describe a picture to draw, or try again.`);
   const paths = await saveImages(images, { cwd: context.cwd, ...(out === undefined ? {} : { out }) });
