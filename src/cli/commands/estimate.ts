@@ -6,16 +6,7 @@ import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { estimateWorkflow } from "../estimate/estimate-workflow.js";
 import { formatEstimate } from "../estimate/format-estimate.js";
 import { parseCommandArgs } from "../parse-args.js";
-import { readInputs } from "../run-flags.js";
-
-function reuseDirsFlag(value: string, cwd: string): string[] {
-  const dirs = value
-    .split(",")
-    .map((dir) => dir.trim())
-    .filter((dir) => dir !== "");
-  if (dirs.length === 0) throw new UsageError("Expected --reuse to name run directories, e.g. --reuse runs/first.");
-  return dirs.map((dir) => resolve(cwd, dir));
-}
+import { readInputs, readReuseDirs } from "../run-flags.js";
 
 const FLAGS = {
   input: {
@@ -31,7 +22,8 @@ const FLAGS = {
   },
   reuse: {
     type: "string",
-    value: "RUN_DIR[,...]",
+    multiple: true,
+    value: "DIRS",
     help: "Show which steps svc-flow run --reuse would take from these runs (at ¥0), and price the rest",
   },
   json: { type: "boolean", help: "Print the estimate as JSON" },
@@ -58,7 +50,7 @@ export const estimateCommand: Command = {
       values.prices === undefined
         ? undefined
         : await loadPriceFile(resolve(context.cwd, values.prices), { signal: context.signal });
-    const reuseDirs = values.reuse === undefined ? undefined : reuseDirsFlag(values.reuse, context.cwd);
+    const reuseDirs = values.reuse === undefined ? undefined : readReuseDirs(values.reuse, context.cwd);
     const estimate = await estimateWorkflow(workflow, {
       inputs: readInputs(values.input),
       ...(prices === undefined ? {} : { prices, pricesFile: values.prices }),
