@@ -35,6 +35,7 @@ async function billedRun(file: string, extra: Parameters<typeof runWorkflow>[1] 
   return { result, billedYuan: gateway.current.stats().billedYuan - before, journal: await journalOf(outDir) };
 }
 
+// Two whole launch-kit runs take tens of seconds on a busy machine, hence the test's own timeout.
 describe("launch-kit rerun after changing only the last step's prompt", () => {
   it("pays at most 15% of the first run and keeps every unchanged output and artifact byte for byte", async () => {
     const first = await billedRun(LAUNCH_KIT);
@@ -57,7 +58,7 @@ describe("launch-kit rerun after changing only the last step's prompt", () => {
     expect(ran.filter((record) => !["map", "parallel"].includes(record.kind)).map((record) => record.key)).toEqual([
       "review",
     ]);
-  });
+  }, 180_000);
 });
 
 const KEYED = `version: 1
