@@ -4,11 +4,13 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
 import { tempDir } from "./workflow-harness.js";
 
 const BIN = path.join(import.meta.dirname, "..", "bin", "svc-flow.js");
+// Each case is a whole process (the agent command loads LangChain's agent loop): slow on a busy machine.
+vi.setConfig({ testTimeout: 90_000 });
 
 const FILES: Record<string, string> = {
   "tool.yaml": `version: 1
