@@ -91,12 +91,7 @@ export function renderBatchItems(page: BatchPage, summary: RunSummary, media: Me
             ),
           ),
         ].slice(0, 6);
-  const stepCosts = new Map<number, number>();
-  for (const [key, totals] of Object.entries(summary.cost.byTag.step ?? {})) {
-    const index = parseStepKey(key)[0]?.index;
-    if (key.startsWith("items[") && index !== undefined && totals.yuan !== null)
-      stepCosts.set(index, (stepCosts.get(index) ?? 0) + totals.yuan);
-  }
+  const stepCosts = rowCostsOf(summary);
   const body = page.rows.map((row) => {
     const state =
       row.state === undefined
@@ -122,4 +117,20 @@ export function renderBatchItems(page: BatchPage, summary: RunSummary, media: Me
   const summaryLine = `<p>${formatCount(page.total)} rows from <code>${htmlText(page.itemsFile)}</code>: <strong>${formatCount(page.done)}</strong> done, <strong class="${page.failed > 0 ? "bad-text" : ""}">${formatCount(page.failed)}</strong> failed${page.total - page.done - page.failed > 0 ? `, ${formatCount(page.total - page.done - page.failed)} not run yet` : ""}.${page.pages > 1 ? ` Rows ${formatCount(first + 1)}–${formatCount(first + page.rows.length)} (page ${page.page} of ${page.pages}).` : ""}</p>`;
   const tiles = renderTiles(media.tiles());
   return `${summaryLine}${pager(page)}<table id="items-table" class="grid items"><thead>${head}</thead><tbody>${body.join("\n")}</tbody></table>${pager(page)}${tiles === "" ? "" : `<h3 class="sub">Images and audio of these rows</h3>${tiles}`}`;
+}
+
+// Every page reads the same totals: summed by row once per run, not once per page (a batch has rows / 100 pages).
+const rowCosts = new WeakMap<RunSummary["cost"], Map<number, number>>();
+
+function rowCostsOf(summary: RunSummary): Map<number, number> {
+  const known = rowCosts.get(summary.cost);
+  if (known !== undefined) return known;
+  const costs = new Map<number, number>();
+  for (const [key, totals] of Object.entries(summary.cost.byTag.step ?? {})) {
+    const index = parseStepKey(key)[0]?.index;
+    if (key.startsWith("items[") && index !== undefined && totals.yuan !== null)
+      costs.set(index, (costs.get(index) ?? 0) + totals.yuan);
+  }
+  rowCosts.set(summary.cost, costs);
+  return costs;
 }
