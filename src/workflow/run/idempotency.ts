@@ -43,8 +43,9 @@ export function idempotentDispatcher(inner: Dispatcher, intents?: CallIntents): 
     const key = `${headerSafe(call.base)}:${digest}`;
     const keyed = { ...options, headers: withHeader(options.headers, key) };
     if (intents === undefined) return dispatch(keyed, handler);
-    intents.sending(call.step, key, options.path, body).then(
-      (send) =>
+    intents
+      .sending(call.step, key, options.path, body)
+      .then((send) =>
         dispatch(
           keyed,
           onAnswer(handler, (headers) =>
@@ -55,9 +56,9 @@ export function idempotentDispatcher(inner: Dispatcher, intents?: CallIntents): 
             ),
           ),
         ),
-      // Nothing was sent: the request fails as a write error would, before the gateway saw it.
-      (error: unknown) => handler.onResponseError?.(null as never, error as Error),
-    );
+      )
+      // The intent could not be journaled (or the dispatcher refused the request): it fails as a write error would.
+      .catch((error: unknown) => handler.onResponseError?.(null as never, error as Error));
     return true;
   });
 }
