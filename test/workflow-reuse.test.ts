@@ -132,6 +132,31 @@ describe("runs that reuse an earlier run by step key", () => {
     expect(items.map((item) => item.reused !== undefined)).toEqual([true, true, false]);
   });
 
+  it("reruns only the changed item of a map whose list is written in the file", async () => {
+    const literal = KEYED.replace("map: ${{ inputs.colours }}", 'map: ["red", "blue", "green"]');
+    const first = await runText(gateway.current, literal);
+    const edited = await runText(
+      gateway.current,
+      literal.replace('map: ["red", "blue", "green"]', 'map: ["red", "blue", "violet"]'),
+      {
+        reuse: [first.result.runDir],
+      },
+    );
+    const { ran, reused } = split(edited.journal);
+    expect(ran).toEqual(["swatches[2].swatch"]);
+    expect(reused.sort()).toEqual(["blurb", "name", "other", "swatches[0].swatch", "swatches[1].swatch"]);
+  });
+
+  it("reruns every item of a map whose list comes from a step that ran again", async () => {
+    const fromStep = KEYED.replace("${{ inputs.colours }}", "${{ [steps.name.output.text, 'blue'] }}");
+    const first = await runText(gateway.current, fromStep);
+    const again = await runText(gateway.current, fromStep, {
+      reuse: [first.result.runDir],
+      inputs: { product: "a folding kettle" },
+    });
+    expect(split(again.journal).ran.sort()).toEqual(["blurb", "name", "swatches[0].swatch", "swatches[1].swatch"]);
+  });
+
   it("reruns a step whose model changed and every step that reads it", async () => {
     const edited = KEYED.replace(
       'with: { prompt: "A product name for',

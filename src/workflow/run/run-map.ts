@@ -115,7 +115,12 @@ export async function runMap(
         throw error;
       }
       // A failed item runs again next time, so what reads the map does too.
-      const failedKey = keyFor({ kind: "map-item", failed: true }, { $map: lineage }, true, `${state.runId}[${index}]`);
+      const failedKey = keyFor(
+        { kind: "map-item", failed: true },
+        lineage === undefined ? {} : { $map: lineage },
+        true,
+        `${state.runId}[${index}]`,
+      );
       return { output: undefined, error: summarizeError(error), stepKey: failedKey };
     }
   };

@@ -24,7 +24,7 @@ import { planModels } from "../step-models.js";
  *   tools     each tool the step may call: name, description and JSON Schema (tools/), the server
  *             definition (MCP `server/tool`), the workflow's `tools:` settings; a named agent's definition;
  *   reads     the keys of the steps it reads (`steps.<id>` anywhere in the step, and `needs:`), by id;
- *             inside a map item also `$map`, the key of what the map itself read;
+ *             inside a map item whose list reads steps, also `$map`: those steps' keys (container-keys.ts);
  *   once      only for a step that must run whatever (`reuse: false`, or `rerun --from`): the run id,
  *             so its key, and every key that reads it, is new in every run.
  * Not in it: the step's id and place in the file, name, retry, timeout, budget, prices, `if:` (a step
