@@ -1,3 +1,4 @@
+import { editDistance } from "./closest-name.js";
 import { UnknownModelError } from "../errors.js";
 
 /** Model families served by the gateway. */
@@ -183,18 +184,4 @@ export function suggestModels(id: string, count = 3): string[] {
     .sort((a, b) => a.distance - b.distance)
     .slice(0, count)
     .map((entry) => entry.id);
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
 }

@@ -1,5 +1,5 @@
 import { ConfigError } from "../errors.js";
-import { didYouMean } from "./load/suggest-name.js";
+import { didYouMean } from "../catalog/closest-name.js";
 import { isPlainObject } from "./plain-object.js";
 import type { InputSpec } from "./schema/workflow-schema.js";
 

@@ -1,4 +1,4 @@
-import { didYouMean } from "./closest-name.js";
+import { didYouMean } from "../../catalog/closest-name.js";
 import type { Reference } from "./collect-references.js";
 import { expressionErrorAt, type ExpressionError } from "./expression-error.js";
 

@@ -1,5 +1,5 @@
 import type { BinaryNode, ExpressionNode, MemberNode, ParsedExpression } from "./ast.js";
-import { didYouMean } from "./closest-name.js";
+import { didYouMean } from "../../catalog/closest-name.js";
 import { expressionErrorAt, type ExpressionError } from "./expression-error.js";
 import { expressionFunctions } from "./expression-functions.js";
 import { describeType, isTruthy, stringifyValue, valuesEqual } from "./value-semantics.js";

@@ -1,5 +1,5 @@
 import { treeDepth, type BinaryOperator, type ExpressionNode, type ParsedExpression } from "./ast.js";
-import { didYouMean } from "./closest-name.js";
+import { didYouMean } from "../../catalog/closest-name.js";
 import { expressionErrorAt, type ExpressionError } from "./expression-error.js";
 import { describeArity, expressionFunctions } from "./expression-functions.js";
 import { describeToken, isPunctuator, tokenize, type Punctuator, type Token } from "./tokenize.js";

@@ -5,7 +5,7 @@ import { checkApprove } from "../../../agents/support/define-agent.js";
 import { WaitingError } from "../run/error-summary.js";
 import { ConfigError, SvcFlowError } from "../../errors.js";
 import { stringifyValue } from "../expression/index.js";
-import { didYouMean } from "../load/suggest-name.js";
+import { didYouMean } from "../../catalog/closest-name.js";
 import type { AgentStep } from "../schema/step-schemas.js";
 import { samplingFieldsSchema } from "./chat-kind.js";
 import { parseStepInput } from "./parse-step-input.js";

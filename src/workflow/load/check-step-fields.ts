@@ -1,7 +1,7 @@
 import { listAgentNames } from "../../../agents/ready-agents.js";
 import { isToolName, listToolNames } from "../../../tools/tool-names.js";
 import { prepareSchema } from "../../chat/prepare-schema.js";
-import { didYouMean } from "./suggest-name.js";
+import { didYouMean } from "../../catalog/closest-name.js";
 import type { ValuePath } from "../expression/index.js";
 import { inputProblem } from "../input-values.js";
 import type { LeafStep } from "../schema/step-schemas.js";

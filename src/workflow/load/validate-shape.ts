@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { didYouMean } from "./suggest-name.js";
+import { didYouMean } from "../../catalog/closest-name.js";
 import type { ValuePath } from "../expression/index.js";
 import { isPlainObject } from "../plain-object.js";
 import { LEAF_STEP_SCHEMAS, mapStepSchema, parallelStepSchema, type Step } from "../schema/step-schemas.js";

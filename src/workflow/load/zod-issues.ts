@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { didYouMean } from "./suggest-name.js";
+import { didYouMean } from "../../catalog/closest-name.js";
 import type { ValuePath } from "../expression/index.js";
 
 /** A problem before it is given a file position. `key` points at a mapping key instead of its value. */

@@ -1,20 +1,26 @@
-/** `Did you mean "x"? ` for the candidate nearest a misspelt name (typos and swapped letters), or "". */
-export function didYouMean(name: string, candidates: Iterable<string>): string {
+/** The candidate nearest to a misspelt name, if one is close enough to be a likely typo. */
+export function closestName(name: string, candidates: Iterable<string>): string | undefined {
   const limit = Math.max(1, Math.floor(name.length / 3));
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of candidates) {
-    const distance = candidate.toLowerCase() === name.toLowerCase() ? 0 : swapAwareDistance(name, candidate);
+    const distance = candidate.toLowerCase() === name.toLowerCase() ? 0 : editDistance(name, candidate);
     if (distance <= limit && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
     }
   }
-  return best === undefined ? "" : `Did you mean "${best}"? `;
+  return best;
 }
 
-// Edit distance where swapping two neighbours counts as one edit ("modle" is one edit from "model").
-function swapAwareDistance(a: string, b: string): number {
+/** `Did you mean "x"? ` when a near candidate exists, otherwise "". */
+export function didYouMean(name: string, candidates: Iterable<string>): string {
+  const closest = closestName(name, candidates);
+  return closest === undefined ? "" : `Did you mean "${closest}"? `;
+}
+
+/** Edit distance where swapping two neighbours counts as one edit ("modle" is one edit from "model"). */
+export function editDistance(a: string, b: string): number {
   const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
     Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
   );
