@@ -497,3 +497,56 @@ describe("errors as proxies send them", () => {
     expect(errorOf(result).message).not.toContain("<");
   });
 });
+
+describe("a non-stream request answered with a stream", () => {
+  // decolua/9router#3492 and kaito-project/kaito#1880: relays that stream every answer, whatever
+  // `stream` said; the events make the whole reply.
+  it("reads the text, reasoning and usage the events carry", async () => {
+    const reply = await call(
+      "streams anyway",
+      {
+        events: [
+          chunk([{ index: 0, delta: { role: "assistant", reasoning_content: "Short." }, finish_reason: null }]),
+          text("Blue light "),
+          text("scatters.", "stop"),
+          chunk([], { usage: USAGE }),
+        ],
+      },
+      false,
+    );
+    expect(reply).toMatchObject({ content: "Blue light scatters.", finishReason: "stop", usage: USAGE });
+    expect((reply as { reasoning?: string }).reasoning).toBe("Short.");
+  });
+
+  it("puts tool-call fragments together, with or without their index", async () => {
+    const fragment = (call: Record<string, unknown>, finish: string | null = null) =>
+      chunk([{ index: 0, delta: { tool_calls: [call] }, finish_reason: finish }]);
+    const reply = await call(
+      "streams tool calls anyway",
+      {
+        events: [
+          fragment({ index: 0, id: "call_a", type: "function", function: { name: "calculator", arguments: '{"expr' } }),
+          fragment({ index: 0, function: { arguments: 'ession":"1+1"}' } }),
+          fragment({ id: "call_b", function: { name: "current_time", arguments: "{}" } }, "tool_calls"),
+        ],
+      },
+      false,
+    );
+    expect(reply).toMatchObject({
+      finishReason: "tool_calls",
+      toolCalls: [
+        { id: "call_a", name: "calculator", arguments: { expression: "1+1" } },
+        { id: "call_b", name: "current_time", arguments: {} },
+      ],
+    });
+  });
+
+  it("gives the typed error an event carries, not a reply", async () => {
+    const result = await call(
+      "streams an error anyway",
+      { events: [sse({ error: { code: "invalid_api_key", message: "Incorrect API key provided" } })] },
+      false,
+    );
+    expect(errorOf(result)).toBeInstanceOf(AuthenticationError);
+  });
+});

@@ -5,7 +5,8 @@ import { createChatStream, type ChatStream } from "./chat-stream.js";
 import { type DownloadedImage, downloadImage, type ImageDownloadOptions } from "./download-image.js";
 import { errorFromResponse } from "./error-from-response.js";
 import { wasReplayed } from "./gateway-ids.js";
-import { HttpTransport, invalidResponse } from "./http-transport.js";
+import { foldStreamReply } from "./fold-stream-reply.js";
+import { HttpTransport, invalidResponse, type OpenResponse } from "./http-transport.js";
 import { isNotAStream, readNotAStream } from "./not-a-stream.js";
 import { OwnedAgent } from "./owned-agent.js";
 import { positiveInteger, positiveNumber } from "./positive-number.js";
@@ -114,13 +115,16 @@ export class GatewayClient {
     options: CallOptions = {},
   ): Promise<{ response: ChatResponse; ids: GatewayIds; replayed: boolean }> {
     const body = checkRequest({ ...request, stream: false });
-    const { value, ids, status, headers } = await this.#transport.json({
+    const opened = await this.#transport.open({
       method: "POST",
       url: this.#chatURL,
       json: body,
       headers: callHeaders(options),
       ...signalOf(options),
     });
+    const { value, ids, status, headers } = /text\/event-stream/i.test(String(opened.headers["content-type"] ?? ""))
+      ? { ...opened, value: await foldStreamReply(this.#streamOf(opened)) }
+      : await this.#transport.readJson(opened);
     // Some relays answer 200 with an error body (no choices); its message and code still count.
     if (!isChatResponse(value) && isErrorReply(value))
       throw errorFromResponse({ status, headers, body: value, apiKey: this.#apiKey });
@@ -128,6 +132,15 @@ export class GatewayClient {
     const failed = failedFinishReason(response.choices);
     if (failed !== undefined) throw errorFromResponse({ status, headers, body: failedFinishBody(failed) });
     return { response, ids, replayed: wasReplayed(headers) };
+  }
+
+  // A relay that streams whatever it was asked: its events, read by the stream reader (errors inside included).
+  #streamOf(opened: OpenResponse): ChatStream {
+    return createChatStream(opened, {
+      chunkTimeoutMs: this.#transport.chunkTimeoutMs,
+      apiKey: this.#apiKey,
+      keepPartial: false,
+    });
   }
 
   /** One streamed chat completion; resolves once the 200 arrived, rejects with a typed error otherwise. */

@@ -149,7 +149,13 @@ export class HttpTransport {
   async json(
     request: TransportRequest,
   ): Promise<{ value: unknown; ids: GatewayIds; status: number; headers: OpenResponse["headers"] }> {
-    const opened = await this.open(request);
+    return this.readJson(await this.open(request));
+  }
+
+  /** Reads an opened 2xx response's whole body as JSON. */
+  async readJson(
+    opened: OpenResponse,
+  ): Promise<{ value: unknown; ids: GatewayIds; status: number; headers: OpenResponse["headers"] }> {
     const bytes = await this.#readAll(opened);
     try {
       return {
