@@ -12,7 +12,8 @@ import { ChatGateway } from "../src/langchain/chat-gateway.js";
 import { probeImage } from "../src/media/probe.js";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
 import { startFixtureRelay, type FixtureRelay } from "./relay-fixture-server.js";
-import { runText } from "./workflow-harness.js";
+import { createTools } from "../tools/index.js";
+import { runText, tempDir } from "./workflow-harness.js";
 
 const IMAGE_MODEL = "gamma-2.5-flash-image";
 const HEAD = { id: "chatcmpl-img", object: "chat.completion", created: 1720000000, model: IMAGE_MODEL };
@@ -157,5 +158,28 @@ describe.each(["clean", "openrouter"] as const)("the local gateway with imageLin
     const bytes = await readFile(path.join(result.runDir, poster.artifact));
     expect(bytes.length).toBe(poster.bytes);
     expect(probeImage(bytes)?.width).toBe(poster.width);
+  });
+
+  it("has the generate_image tool save the linked image in its workspace, on its own client", async () => {
+    const workspace = await tempDir();
+    const [generate] = createTools(["generate_image"], {
+      workspace,
+      gateway: { baseURL: gateway.baseURL, apiKey: "sk-local-demo" },
+    });
+    const saved = JSON.parse(
+      String(await generate!.invoke({ prompt: "A red paper lantern at night", path: "lantern.png" })),
+    ) as { path: string; bytes: number };
+    expect(saved.path).toBe("lantern.png");
+    expect(probeImage(await readFile(path.join(workspace, "lantern.png")))?.format).toBe("png");
+  });
+
+  it("has a workflow tool step's edit_image save the linked image, through the run's client", async () => {
+    const { result } = await runText(
+      gateway,
+      `version: 1\nname: linked-edit\nsteps:\n  - id: draw\n    uses: tool\n    with: { tool: generate_image, input: { prompt: "A lantern", path: "a.png" } }\n  - id: edit\n    uses: tool\n    needs: [draw]\n    with: { tool: edit_image, input: { path: "a.png", prompt: "Make it blue", output_path: "b.png" } }\n`,
+    );
+    expect(result.status).toBe("done");
+    const bytes = await readFile(path.join(result.runDir, "workspace", "b.png"));
+    expect(probeImage(bytes)?.format).toBe("png");
   });
 });

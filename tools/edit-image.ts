@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ToolInputError } from "../src/errors.js";
 import { probeImage } from "../src/media/probe.js";
 import { requireWorkspace } from "./support/check-option.js";
-import { checkToolModel, toolChat, type GatewayAccess } from "./support/gateway-access.js";
+import { checkToolModel, toolImageChat, type GatewayAccess } from "./support/gateway-access.js";
 import { saveImageReply } from "./support/save-image-reply.js";
 import { chooseOutputPath, readWorkspaceMedia, slugFromText } from "./support/workspace-media.js";
 import { DEFAULT_IMAGE_MODEL } from "./generate-image.js";
@@ -76,12 +76,12 @@ export function createEditImageTool(options: EditImageToolOptions) {
           image_url: { url: `data:${source.mimeType};base64,${source.bytes.toString("base64")}` },
         },
       ];
-      const reply = await toolChat(
+      const { reply, linked } = await toolImageChat(
         options,
         { model, tool: "edit_image", messages: [{ role: "user", content }] },
         config?.signal,
       );
-      const saved = await saveImageReply(reply, { workspace, requested: outputPath, folder, stem, model });
+      const saved = await saveImageReply(reply, linked, { workspace, requested: outputPath, folder, stem, model });
       return JSON.stringify({ ...saved, source: source.relative });
     },
     {

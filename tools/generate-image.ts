@@ -1,7 +1,7 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { requireWorkspace } from "./support/check-option.js";
-import { checkToolModel, toolChat, type GatewayAccess } from "./support/gateway-access.js";
+import { checkToolModel, toolImageChat, type GatewayAccess } from "./support/gateway-access.js";
 import { saveImageReply } from "./support/save-image-reply.js";
 import { chooseOutputPath, slugFromText } from "./support/workspace-media.js";
 
@@ -46,12 +46,12 @@ export function createGenerateImageTool(options: GenerateImageToolOptions) {
       const stem = slugFromText(prompt, "image");
       // Checked before paying for the image: a refused path costs nothing.
       await chooseOutputPath(workspace, path, { folder: "images", stem }, "png");
-      const reply = await toolChat(
+      const { reply, linked } = await toolImageChat(
         options,
         { model, tool: "generate_image", messages: [{ role: "user", content: prompt }] },
         config?.signal,
       );
-      const saved = await saveImageReply(reply, { workspace, requested: path, folder: "images", stem, model });
+      const saved = await saveImageReply(reply, linked, { workspace, requested: path, folder: "images", stem, model });
       return JSON.stringify(saved);
     },
     {

@@ -17,6 +17,7 @@ import { createWriteFileTool } from "./write-file.js";
 import { requireWorkspace } from "./support/check-option.js";
 import { isToolName, listToolNames, type ToolName } from "./tool-names.js";
 import type { GatewayAccess, GatewayConnectionOptions, ToolChat } from "./support/gateway-access.js";
+import type { MessageImage } from "../src/chat/decode-image-reply.js";
 import type { MusicJobLog } from "./support/music-job-log.js";
 
 /**
@@ -52,6 +53,8 @@ export interface ToolContext {
   gateway?: GatewayConnectionOptions;
   /** Gateway tools: receives every call they make, so they bill into the run's ledger. Default: none. */
   ledger?: UsageRecorder;
+  /** Image tools: fetch an image the model gave as a link. Default: their own client's (when `chat` is not given). */
+  downloadImage?: (link: string, signal?: AbortSignal) => Promise<MessageImage>;
   /** compose_music: the music client. Default: one over `gateway`, billed to `ledger`, per call. */
   music?: MusicClient;
   /** compose_music: records the refund of a failed music job. Default: `ledger.refund` when `ledger` is a CostLedger. */
@@ -72,6 +75,7 @@ function gatewayAccess(context: ToolContext): GatewayAccess {
     ...(context.chat === undefined ? {} : { chat: context.chat }),
     ...(context.gateway === undefined ? {} : { gateway: context.gateway }),
     ...(context.ledger === undefined ? {} : { ledger: context.ledger }),
+    ...(context.downloadImage === undefined ? {} : { downloadImage: context.downloadImage }),
   };
 }
 

@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { MessageImage } from "../../src/chat/decode-image-reply.js";
 import { ConfigError, SvcFlowError, redactSecrets } from "../../src/errors.js";
 import type { MusicClient } from "../../src/gateway/music-client.js";
 import { toAbortedError } from "../../src/gateway/to-aborted-error.js";
@@ -39,6 +40,8 @@ export interface AgentContext {
   /** Sends the gateway tools' chat calls. Default: the chat core on the agent's own client, billed
    * to `ledger` under the agent's and the tool's names. */
   readonly toolChat?: ToolChat;
+  /** Fetches an image the image tools' model gave as a link. Default: the agent's own client's. */
+  readonly downloadImage?: (link: string, signal?: AbortSignal) => Promise<MessageImage>;
   /** compose_music's client. Default: one over `gateway`, billed to `ledger`, closed by `close()`. */
   readonly music?: MusicClient;
   /** Records the refund of a failed music job. Default: `ledger.refund` when the ledger is a CostLedger. */
@@ -110,6 +113,7 @@ export class AgentRunner {
         ...context.toolOptions,
         workspace: context.workspace,
         chat: context.toolChat ?? ((call, signal) => this.#owned.chat(call, signal)),
+        downloadImage: context.downloadImage ?? ((link, signal) => this.#owned.downloadImage(link, signal)),
         ...(context.ledger === undefined ? {} : { ledger: context.ledger }),
         ...(music === undefined ? {} : { music }),
         ...(context.refundMusic === undefined ? {} : { refundMusic: context.refundMusic }),

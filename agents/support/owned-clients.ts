@@ -1,4 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { MessageImage } from "../../src/chat/decode-image-reply.js";
 import { ChatGateway } from "../../src/langchain/chat-gateway.js";
 import type { WarningHandler } from "../../src/chat/parameter-warning.js";
 import { GatewayClient } from "../../src/gateway/gateway-client.js";
@@ -70,6 +71,12 @@ export class OwnedClients {
       ...(signal === undefined ? {} : { signal }),
       ...(this.#onWarning === undefined ? {} : { onWarning: this.#onWarning }),
     });
+  }
+
+  /** An image a tool's model gave as a link, downloaded through the shared pool's client. */
+  downloadImage(link: string, signal?: AbortSignal): Promise<MessageImage> {
+    this.#client ??= new GatewayClient({ ...this.#gateway });
+    return this.#client.downloadImage(link, signal === undefined ? {} : { signal });
   }
 
   /** The music client, made on first use. */

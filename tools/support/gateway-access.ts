@@ -1,6 +1,7 @@
 import { getModel, type Capabilities } from "../../src/catalog/models.js";
 import { callChat, type ChatCall } from "../../src/chat/call-chat.js";
 import type { ChatReply } from "../../src/chat/chat-reply.js";
+import { imagesFromReply, type MessageImage } from "../../src/chat/decode-image-reply.js";
 import { GatewayClient } from "../../src/gateway/gateway-client.js";
 import type { CostLedger } from "../../src/cost/cost-ledger.js";
 import { ConfigError } from "../../src/errors.js";
@@ -31,6 +32,9 @@ export interface GatewayAccess {
   readonly gateway?: GatewayConnectionOptions;
   /** Receives every call the tool makes (a CostLedger, or a tagged recorder of one). */
   readonly ledger?: UsageRecorder;
+  /** Fetches an image a model gave as a link. Default: the tool's own client's downloadImage (with `chat` given and
+   * this absent, a linked image is not fetched). */
+  readonly downloadImage?: (link: string, signal?: AbortSignal) => Promise<MessageImage>;
 }
 
 const ABILITIES: Partial<Record<keyof Capabilities, string>> = {
@@ -63,19 +67,55 @@ export const TOOL_REPLY_MAX_TOKENS = 1024;
 
 /** Sends a tool's chat call through `access.chat`, or through a client of its own closed after it. */
 export async function toolChat(access: GatewayAccess, call: ToolChatCall, signal?: AbortSignal): Promise<ChatReply> {
-  if (access.chat !== undefined) return access.chat(call, signal);
+  return (await withToolClient(access, call, signal, async () => undefined)).reply;
+}
+
+/** An image tool's call: the reply, and its image downloaded when the model gave it as a link instead of inline. */
+export async function toolImageChat(
+  access: GatewayAccess,
+  call: ToolChatCall,
+  signal?: AbortSignal,
+): Promise<{ reply: ChatReply; linked?: MessageImage }> {
+  return withToolClient(access, call, signal, async (reply, client) => {
+    const link = imagesFromReply(reply.content).length === 0 ? reply.imageLinks[0] : undefined;
+    const download =
+      access.downloadImage ??
+      (client === undefined
+        ? undefined
+        : (url: string, abort?: AbortSignal) =>
+            client.downloadImage(url, abort === undefined ? {} : { signal: abort }));
+    return link === undefined || download === undefined ? undefined : download(link, signal);
+  });
+}
+
+// The call through `access.chat`, or through a client of its own that stays open for `then` and is closed after.
+async function withToolClient<T>(
+  access: GatewayAccess,
+  call: ToolChatCall,
+  signal: AbortSignal | undefined,
+  then: (reply: ChatReply, client?: GatewayClient) => Promise<T>,
+): Promise<{ reply: ChatReply; linked?: T }> {
+  if (access.chat !== undefined) {
+    const reply = await access.chat(call, signal);
+    return withLinked(reply, await then(reply));
+  }
   const client = new GatewayClient({ ...access.gateway });
   const { tool, ...wire } = call;
   try {
-    return await callChat(wire, {
+    const reply = await callChat(wire, {
       client,
       ...(access.ledger === undefined ? {} : { ledger: access.ledger }),
       usageTags: { tool },
       ...(signal === undefined ? {} : { signal }),
     });
+    return withLinked(reply, await then(reply, client));
   } finally {
     await client.close();
   }
+}
+
+function withLinked<T>(reply: ChatReply, linked: T | undefined): { reply: ChatReply; linked?: T } {
+  return linked === undefined ? { reply } : { reply, linked };
 }
 
 /** Runs `use` with a music client: the one given, or one over `gateway` closed afterwards. */

@@ -1,5 +1,5 @@
 import type { ChatReply } from "../../src/chat/chat-reply.js";
-import { decodeImageReply, imagesFromReply } from "../../src/chat/decode-image-reply.js";
+import { decodeImageReply, imagesFromReply, type MessageImage } from "../../src/chat/decode-image-reply.js";
 import { UpstreamError } from "../../src/errors.js";
 import { probeImage } from "../../src/media/probe.js";
 import { chooseOutputPath, writeWorkspaceFile } from "./workspace-media.js";
@@ -16,9 +16,10 @@ export interface SavedImage {
   readonly caption?: string;
 }
 
-/** Takes the first image of an image model's reply and writes it into the workspace. */
+/** Takes the first image of an image model's reply (or the one it linked, downloaded) and writes it into the workspace. */
 export async function saveImageReply(
   reply: ChatReply,
+  linked: MessageImage | undefined,
   target: {
     readonly workspace: string;
     readonly requested?: string;
@@ -27,7 +28,7 @@ export async function saveImageReply(
     readonly model: string;
   },
 ): Promise<SavedImage> {
-  const [image] = imagesFromReply(reply.content);
+  const image = imagesFromReply(reply.content)[0] ?? linked;
   const blocks = decodeImageReply(reply.content);
   const caption = (
     blocks === undefined ? reply.content : blocks.map((block) => (block.type === "text" ? block.text : "")).join("")

@@ -58,6 +58,7 @@ export async function runAgentStep(context: LeafContext<AgentStep>): Promise<unk
         ...(input.stop === undefined ? {} : { stop: input.stop }),
       }),
     toolChat: ({ tool: _tool, ...call }, toolSignal) => services.chat(call, toolSignal ?? signal),
+    downloadImage: (link, toolSignal) => services.downloadImage(link, toolSignal ?? signal),
     // Each turn and tool result is journaled as it completes; a resumed step takes them from the journal.
     journal: services.agentJournal,
     approver: services.toolApprover,

@@ -181,6 +181,7 @@ export function createStepServices(
           ...settings,
           workspace: shared.workspace,
           chat: ({ tool: _tool, ...call }, signal) => chat(call, signal),
+          downloadImage: (link, signal) => shared.client.downloadImage(link, signal === undefined ? {} : { signal }),
           ledger: recorder,
           music: musicClient(),
           refundMusic,
