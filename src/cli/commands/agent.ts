@@ -1,4 +1,5 @@
 import { mkdir } from "node:fs/promises";
+import { runStamp } from "../run-io.js";
 import path, { dirname, resolve } from "node:path";
 import {
   AgentTranscript,
@@ -71,7 +72,7 @@ export const agentCommand: Command = {
     const maxSteps = wholeNumberFlag("max-steps", values["max-steps"]);
     const toolOptions = fetchOptions(values);
     const flags = await readRunFlags(values, context.cwd, context.signal);
-    const runDir = resolve(context.cwd, values.out ?? `runs/${stamp()}-agent-${name}`);
+    const runDir = resolve(context.cwd, values.out ?? `runs/${runStamp()}-agent-${name}`);
     // What an agent writes stays in its run directory unless a workspace is named.
     const workspace = flags.workspace ?? path.join(runDir, "workspace");
     const missing = await missingTaskFiles(task, workspace);
@@ -201,12 +202,4 @@ function failureJson(error: unknown, ledger: CostLedger, runDir: string) {
   const code = error instanceof SvcFlowError ? error.code : "agent_failed";
   const message = redactSecrets(error instanceof Error ? error.message : String(error));
   return { status: "failed", error: { code, message }, cost: ledger.summary(), runDir };
-}
-
-function stamp(): string {
-  return new Date()
-    .toISOString()
-    .replace(/\.\d+Z$/, "")
-    .replace(/[-:]/g, "")
-    .replace("T", "-");
 }

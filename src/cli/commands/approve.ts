@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
+import { runIo } from "../run-io.js";
 import { recordApproval } from "../../workflow/approval/record-approval.js";
 import { resumeWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";
-import { progressPrinter } from "../workflow-progress.js";
 
 const FLAGS = {
   reject: { type: "boolean", help: "Answer no (default: approve)" },
@@ -44,13 +44,7 @@ export const approveCommand: Command = {
       return 0;
     }
     const result = await resumeWorkflow(runDir, {
-      signal: context.signal,
-      env: context.env,
-      notice: (line) => context.stderr.write(`${line}\n`),
-      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }, {
-        env: context.env,
-        signal: context.signal,
-      }),
+      ...runIo(context),
     });
     return reportRunResult(result, context);
   },

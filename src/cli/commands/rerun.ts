@@ -1,10 +1,10 @@
 import { basename, resolve } from "node:path";
+import { runIo, runStamp } from "../run-io.js";
 import { rerunWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";
 import { readInputs, readReuseDirs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
-import { progressPrinter } from "../workflow-progress.js";
 import { callableModels } from "../callable-models.js";
 import { throwIfInterrupted } from "../interrupted.js";
 
@@ -59,23 +59,9 @@ export const rerunCommand: Command = {
       ...(reuse.length === 0 ? {} : { reuse }),
       ...(models === undefined ? {} : { models }),
       inputs: readInputs(values.input),
-      outDir: resolve(context.cwd, values.out ?? `runs/${stamp()}-${basename(runDir).replace(/^\d{8}-\d{6}-/, "")}`),
-      signal: context.signal,
-      env: context.env,
-      notice: (line) => context.stderr.write(`${line}\n`),
-      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }, {
-        env: context.env,
-        signal: context.signal,
-      }),
+      outDir: resolve(context.cwd, values.out ?? `runs/${runStamp()}-${basename(runDir).replace(/^\d{8}-\d{6}-/, "")}`),
+      ...runIo(context),
     });
     return reportRunResult(result, context);
   },
 };
-
-function stamp(): string {
-  return new Date()
-    .toISOString()
-    .replace(/\.\d+Z$/, "")
-    .replace(/[-:]/g, "")
-    .replace("T", "-");
-}

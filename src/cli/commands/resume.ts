@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
+import { runIo } from "../run-io.js";
 import { resumeWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";
 import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
-import { progressPrinter } from "../workflow-progress.js";
 import { resumeOnWorkers } from "../distributed-run.js";
 import { callableModels } from "../callable-models.js";
 import { throwIfInterrupted } from "../interrupted.js";
@@ -45,13 +45,7 @@ export const resumeCommand: Command = {
       ...flags,
       ...(values.workflow === undefined ? {} : { workflow: resolve(context.cwd, values.workflow) }),
       ...(models === undefined ? {} : { models }),
-      signal: context.signal,
-      env: context.env,
-      notice: (line) => context.stderr.write(`${line}\n`),
-      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }, {
-        env: context.env,
-        signal: context.signal,
-      }),
+      ...runIo(context),
     });
     return reportRunResult(result, context);
   },

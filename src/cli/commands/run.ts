@@ -1,11 +1,11 @@
 import { resolve } from "node:path";
+import { runIo, runStamp } from "../run-io.js";
 import { loadWorkflow } from "../../workflow/load/load-workflow.js";
 import { runWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";
 import { readInputs, readReuseDirs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
-import { progressPrinter } from "../workflow-progress.js";
 import { runOnWorkers } from "../distributed-run.js";
 import { callableModels } from "../callable-models.js";
 import { throwIfInterrupted } from "../interrupted.js";
@@ -63,32 +63,18 @@ export const runCommand: Command = {
         allowUnpriced: flags.allowUnpriced,
         inputs: readInputs(values.input),
         ...(values.items === undefined ? {} : { items: resolve(context.cwd, values.items) }),
-        outDir: resolve(context.cwd, values.out ?? `runs/${stamp()}-${workflow.name}`),
+        outDir: resolve(context.cwd, values.out ?? `runs/${runStamp()}-${workflow.name}`),
         detach: values.detach === true,
       });
     }
     const result = await runWorkflow(workflow, {
       ...flags,
       inputs: readInputs(values.input),
-      outDir: resolve(context.cwd, values.out ?? `runs/${stamp()}-${workflow.name}`),
+      outDir: resolve(context.cwd, values.out ?? `runs/${runStamp()}-${workflow.name}`),
       ...(values.items === undefined ? {} : { items: resolve(context.cwd, values.items) }),
       ...(reuse.length === 0 ? {} : { reuse }),
-      signal: context.signal,
-      env: context.env,
-      notice: (line) => context.stderr.write(`${line}\n`),
-      onEvent: progressPrinter(context.stderr as typeof context.stderr & { isTTY?: boolean }, {
-        env: context.env,
-        signal: context.signal,
-      }),
+      ...runIo(context),
     });
     return reportRunResult(result, context);
   },
 };
-
-function stamp(): string {
-  return new Date()
-    .toISOString()
-    .replace(/\.\d+Z$/, "")
-    .replace(/[-:]/g, "")
-    .replace("T", "-");
-}
