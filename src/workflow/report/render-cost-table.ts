@@ -1,5 +1,5 @@
 import { formatYuan } from "../../cost/format-summary-table.js";
-import type { CostSummary, CostTotals } from "../../cost/summarize-entries.js";
+import { emptyTotals, type CostSummary, type CostTotals } from "../../cost/summarize-entries.js";
 import { htmlText } from "./escape-html.js";
 import { formatCost, formatCount } from "./format-report-values.js";
 
@@ -33,18 +33,7 @@ export function renderCostTable(cost: CostSummary): string {
       unpricedTokens: sum.unpricedTokens + group.unpricedTokens,
       refunds: sum.refunds + group.refunds,
     }),
-    {
-      calls: 0,
-      failed: 0,
-      promptTokens: 0,
-      completionTokens: 0,
-      reasoningTokens: 0,
-      images: 0,
-      yuan: null,
-      unpricedCalls: 0,
-      unpricedTokens: 0,
-      refunds: 0,
-    },
+    emptyTotals(),
   );
   const body =
     models.length === 0
