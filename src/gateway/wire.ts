@@ -247,36 +247,47 @@ export interface ChatResponse {
   [key: string]: unknown;
 }
 
+// What a whole completion and a chunk both carry; relays send each field absent, null or "".
+const envelopeFields = {
+  id: idString,
+  object: z.string().nullish(),
+  created: z.number().nullish(),
+  model: z.string().nullish(),
+};
+// A choice's index; some relays leave it out for their only choice.
+const choiceIndex = z
+  .number()
+  .int()
+  .nullish()
+  .transform((index) => index ?? 0);
+// The fields a reply message and a streamed delta share (their tool calls differ: whole calls or fragments).
+const messageFields = {
+  role: z.string().nullish(),
+  content: replyContent,
+  reasoning_content: z.string().nullish(),
+  reasoning: z.string().nullish(),
+  images: z.array(replyImageSchema).nullish(),
+};
+
 /** The response of a non-streamed chat completion. */
 export const chatResponseSchema: z.ZodType<ChatResponse> = z
   .looseObject({
-    id: idString,
-    object: z.string().nullish(),
-    created: z.number().nullish(),
-    model: z.string().nullish(),
+    ...envelopeFields,
     choices: z
       .array(
         z.looseObject({
-          index: z
-            .number()
-            .int()
-            .nullish()
-            .transform((index) => index ?? 0),
+          index: choiceIndex,
           finish_reason: z
             .string()
             .nullish()
             .transform((reason) => reason ?? null),
           message: z
             .looseObject({
-              role: z.string().nullish(),
-              content: replyContent,
-              reasoning_content: z.string().nullish(),
-              reasoning: z.string().nullish(),
+              ...messageFields,
               tool_calls: z
                 .array(replyToolCallSchema)
                 .nullish()
                 .transform((calls) => calls ?? undefined),
-              images: z.array(replyImageSchema).nullish(),
             })
             .nullish()
             .transform((message): ReplyMessage => normalizeMessage(message ?? {})),
@@ -360,26 +371,15 @@ export interface ChatChunk {
  * Gemini chunks have no finish reason; usage may come on any chunk, or on none. */
 export const chatChunkSchema: z.ZodType<ChatChunk> = z
   .looseObject({
-    id: idString,
-    object: z.string().nullish(),
-    created: z.number().nullish(),
-    model: z.string().nullish(),
+    ...envelopeFields,
     choices: z
       .array(
         z.looseObject({
-          index: z
-            .number()
-            .int()
-            .nullish()
-            .transform((index) => index ?? 0),
+          index: choiceIndex,
           delta: z
             .looseObject({
-              role: z.string().nullish(),
-              content: replyContent,
-              reasoning_content: z.string().nullish(),
-              reasoning: z.string().nullish(),
+              ...messageFields,
               tool_calls: z.array(toolCallDeltaSchema).nullish(),
-              images: z.array(replyImageSchema).nullish(),
             })
             .nullish()
             .transform((delta): ChatDelta => normalizeMessage(delta ?? {})),
