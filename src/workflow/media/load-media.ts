@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { request } from "undici";
-import { ParameterError, UpstreamError } from "../../errors.js";
+import { fetch } from "undici";
+import { ParameterError, SvcFlowError, TimeoutError, UpstreamError } from "../../errors.js";
 import { probeMp3 } from "../../media/mp3.js";
 import { probeMp4 } from "../../media/mp4.js";
 import { parseDataUri, probeImage } from "../../media/probe.js";
@@ -16,11 +16,16 @@ import {
 /** Largest media item sent in one request; the gateway limits request size. */
 export const MAX_MEDIA_BYTES = 20 * 1024 * 1024;
 
+/** How long a media link may take to download, redirects included. */
+export const MEDIA_DOWNLOAD_TIMEOUT_MS = 30_000;
+
 /** Where relative paths and artifacts are read from. */
 export interface MediaFolders {
   readonly baseDir: string;
   readonly runDir: string;
   readonly signal?: AbortSignal;
+  /** For a media link's whole download; default MEDIA_DOWNLOAD_TIMEOUT_MS. */
+  readonly downloadTimeoutMs?: number;
 }
 
 /** A content part for the chat message (OpenAI style, which ChatGateway sends as is). */
@@ -52,7 +57,7 @@ export async function loadMediaPart(value: unknown, kind: MediaKind, folders: Me
     source.type === "file"
       ? await readMediaFile(source.path)
       : source.type === "url"
-        ? await download(source.url, folders.signal)
+        ? await download(source.url, folders.signal, folders.downloadTimeoutMs ?? MEDIA_DOWNLOAD_TIMEOUT_MS)
         : fromDataUri(source.uri);
   if (kind === "image") {
     const facts = probeImage(bytes);
@@ -96,28 +101,47 @@ function fromDataUri(uri: string): { bytes: Buffer; mime?: string; name: string 
 async function download(
   url: string,
   signal: AbortSignal | undefined,
+  timeoutMs: number,
 ): Promise<{ bytes: Buffer; mime?: string; name: string }> {
-  const response = await request(url, { method: "GET", ...(signal === undefined ? {} : { signal }) });
-  if (response.statusCode >= 400) {
-    await response.body.dump();
-    throw new UpstreamError(`Downloading ${url} failed with HTTP ${response.statusCode}.`, {
-      status: response.statusCode,
-      retryable: response.statusCode >= 500,
+  // A link that never answers, or trickles its body, would hold the step for good: the whole
+  // download, redirects included, gets one deadline.
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const bounded = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+  try {
+    const response = await fetch(url, { signal: bounded, redirect: "follow" });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new UpstreamError(`Downloading ${url} failed with HTTP ${response.status}.`, {
+        status: response.status,
+        retryable: response.status >= 500 || response.status === 429,
+      });
+    }
+    tooLarge(Number(response.headers.get("content-length") ?? 0), url);
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of response.body ?? []) {
+      size += chunk.byteLength;
+      tooLarge(size, url);
+      chunks.push(chunk);
+    }
+    const type = response.headers.get("content-type");
+    return {
+      bytes: Buffer.concat(chunks),
+      ...(type === null ? {} : { mime: type }),
+      name: new URL(url).pathname || url,
+    };
+  } catch (error) {
+    if (timeout.aborted && signal?.aborted !== true)
+      throw new TimeoutError(
+        `Downloading ${url} took over ${timeoutMs / 1000}s. Save the file and give its path, or a faster link.`,
+        { cause: error },
+      );
+    if (error instanceof SvcFlowError || signal?.aborted === true) throw error;
+    throw new UpstreamError(`Downloading ${url} failed: ${(error as Error).message}. Check the link.`, {
+      retryable: true,
+      cause: error,
     });
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += (chunk as Buffer).length;
-    tooLarge(size, url);
-    chunks.push(chunk as Buffer);
-  }
-  const type = response.headers["content-type"];
-  return {
-    bytes: Buffer.concat(chunks),
-    ...(typeof type === "string" ? { mime: type } : {}),
-    name: new URL(url).pathname || url,
-  };
 }
 
 function tooLarge(bytes: number, what: string): void {
