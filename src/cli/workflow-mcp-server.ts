@@ -1,9 +1,11 @@
-import { readdir } from "node:fs/promises";
+import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { SvcFlowError, redactSecrets } from "../errors.js";
+import { fileInputNames } from "../workflow/load/file-inputs.js";
 import { loadWorkflow, type Workflow } from "../workflow/load/load-workflow.js";
+import { mediaSource } from "../workflow/media/media-source.js";
 import type { InputSpec } from "../workflow/schema/workflow-schema.js";
 import type { RunWorkflowOptions } from "../workflow/run/run-options.js";
 import { runWorkflow } from "../workflow/run/run-workflow.js";
@@ -16,6 +18,8 @@ export interface WorkflowMcpServerOptions {
   readonly cwd: string;
   /** Gateway, budget and environment for the runs; the run directory is chosen per call. */
   readonly run: Omit<RunWorkflowOptions, "inputs" | "outDir">;
+  /** The folders a call's file inputs (media, items) may name files in; default the workflows folder and `cwd`. */
+  readonly readableDirs?: readonly string[];
   /** Receives a line for each file that is not a valid workflow (it is left out). */
   readonly warn: (line: string) => void;
 }
@@ -42,6 +46,13 @@ export async function createWorkflowMcpServer(
     if (workflow === undefined)
       return failure(`There is no workflow "${request.params.name}". Tools: ${[...workflows.keys()].join(", ")}.`);
     const outDir = path.join(options.cwd, "runs", `${stamp()}-${workflow.name}`);
+    const readable = options.readableDirs ?? [options.workflowsDir, options.cwd];
+    // The caller is a model's client: a path it passes must not make the run read (and send) any file on the machine.
+    const outside = await fileOutside(workflow, request.params.arguments ?? {}, readable);
+    if (outside !== undefined)
+      return failure(
+        `Input "${outside.input}" names ${outside.path}, outside the folders this server reads files from (${readable.join(", ")}). Put the file in one of them, or start the server with --allow-dir ${path.dirname(outside.path)}.`,
+      );
     try {
       const result = await runWorkflow(workflow, {
         ...options.run,
@@ -69,6 +80,25 @@ export async function createWorkflowMcpServer(
     }
   });
   return { server, workflows };
+}
+
+/** The first file a call's arguments would have `workflow` read outside `dirs` (symlinks followed), by input. */
+async function fileOutside(
+  workflow: Workflow,
+  args: Readonly<Record<string, unknown>>,
+  dirs: readonly string[],
+): Promise<{ input: string; path: string } | undefined> {
+  const roots = await Promise.all(dirs.map((dir) => realpath(dir).catch(() => path.resolve(dir))));
+  for (const input of fileInputNames(workflow.definition)) {
+    for (const value of [args[input]].flat(2)) {
+      const source = mediaSource(value, { baseDir: workflow.baseDir });
+      if (typeof source === "string" || source.type !== "file") continue;
+      const real = await realpath(source.path).catch(() => source.path);
+      if (!roots.some((root) => real === root || real.startsWith(`${root}${path.sep}`)))
+        return { input, path: source.path };
+    }
+  }
+  return undefined;
 }
 
 async function loadWorkflows(options: WorkflowMcpServerOptions): Promise<Map<string, Workflow>> {

@@ -6,6 +6,12 @@ import { createWorkflowMcpServer } from "../workflow-mcp-server.js";
 
 const FLAGS = {
   workflows: { type: "string", value: "DIR", help: "Folder whose workflow files become tools; default ./workflows" },
+  "allow-dir": {
+    type: "string",
+    multiple: true,
+    value: "DIR",
+    help: "A folder whose files calls may pass as media or items inputs (repeatable); default the workflows folder and .",
+  },
 } as const satisfies FlagSpecs;
 
 /** `svc-flow mcp serve [--workflows DIR]`: serves each workflow in DIR as an MCP tool over stdio. */
@@ -20,9 +26,12 @@ export const mcpCommand: Command = {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals[0] !== "serve" || positionals.length !== 1)
       throw new UsageError("The mcp command has one subcommand: svc-flow mcp serve [--workflows DIR].");
+    const workflowsDir = resolve(context.cwd, values.workflows ?? "workflows");
+    const allowed = values["allow-dir"] ?? [];
     const { server, workflows } = await createWorkflowMcpServer({
-      workflowsDir: resolve(context.cwd, values.workflows ?? "workflows"),
+      workflowsDir,
       cwd: context.cwd,
+      readableDirs: [workflowsDir, context.cwd, ...allowed.map((dir) => resolve(context.cwd, dir))],
       // stdout carries the protocol: every notice goes to stderr.
       run: { env: context.env, notice: (line) => context.stderr.write(`${line}\n`) },
       warn: (line) => context.stderr.write(`${line}\n`),
