@@ -1,12 +1,17 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { PriceOverrides } from "../catalog/prices.js";
 import { isUnpricedRefusal, RAISE_BUDGET_HINT } from "../cost/budget-errors.js";
 import { formatYuan } from "../cost/format-summary-table.js";
 import { awaitRun, type DistributedRunResult } from "../workflow/distributed/await-run.js";
-import { enqueueRun, reenqueueRun } from "../workflow/distributed/enqueue-run.js";
+import type { ApprovalAnswer } from "../workflow/approval/record-approval.js";
+import { DISTRIBUTED_FILE, enqueueRun, reenqueueRun } from "../workflow/distributed/enqueue-run.js";
+import { ItemApprovals } from "../workflow/distributed/item-approvals.js";
+import { enqueueAnsweredItem, itemQueue, queueConnection } from "../workflow/distributed/item-queue.js";
 import { RunStore } from "../workflow/distributed/run-store.js";
 import type { Workflow } from "../workflow/load/load-workflow.js";
 import type { CommandContext } from "./command.js";
+import { describeDecision, describeWaiting } from "./report-run-result.js";
 
 /** `svc-flow run FILE --redis URL`: enqueues the run's items for the workers; waits unless detached. */
 export async function runOnWorkers(
@@ -70,6 +75,49 @@ export async function resumeOnWorkers(
   }
 }
 
+/**
+ * `svc-flow approve RUN_DIR STEP_ID --item N` on a distributed run: journals the answer in the item's
+ * journal in Redis, puts the item back on the queue and (unless `resume` is false) waits for the run
+ * as `resume` does. Workers replay the item's paid steps and go on from the answer.
+ */
+export async function approveOnWorkers(
+  context: CommandContext,
+  runDir: string,
+  answer: ApprovalAnswer,
+  options: { redisURL: string; resume: boolean },
+): Promise<number> {
+  const { runId } = await readDistributedRun(runDir);
+  const store = RunStore.connect(options.redisURL);
+  try {
+    const decision = await new ItemApprovals(store).answer(runId, answer);
+    context.stderr.write(`${describeDecision(decision)} (item ${decision.index}).\n`);
+    if (!options.resume) {
+      context.stdout.write(`Recorded. Continue the run with: svc-flow resume ${runId} --redis URL\n`);
+      return 0;
+    }
+    const connection = queueConnection(options.redisURL);
+    const queue = itemQueue(connection);
+    try {
+      await enqueueAnsweredItem(queue, runId, decision.index, String(Date.parse(decision.at)));
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+    return report(await wait(store, runId, context, runDir), context);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The run id a distributed run's directory holds (its distributed.json); undefined for a one-machine run. */
+export async function distributedRunId(runDir: string): Promise<string | undefined> {
+  return (await readDistributedRun(runDir).catch(() => undefined))?.runId;
+}
+
+async function readDistributedRun(runDir: string): Promise<{ runId: string }> {
+  return JSON.parse(await readFile(path.join(runDir, DISTRIBUTED_FILE), "utf8")) as { runId: string };
+}
+
 function wait(
   store: RunStore,
   runId: string,
@@ -80,12 +128,13 @@ function wait(
   return awaitRun(store, runId, {
     ...(runDir === undefined ? {} : { runDir }),
     signal: context.signal,
-    onProgress: ({ done, failed, total }) => {
+    onProgress: ({ done, failed, waiting, total }) => {
       const finished = done + failed;
       const seconds = (Date.now() - started) / 1000;
       const eta =
         finished === 0 || seconds === 0 ? "" : `, ETA ${Math.round(((total - finished) * seconds) / finished)} s`;
-      context.stderr.write(`items: ${done} done, ${failed} failed, ${total} total${eta}\n`);
+      const waits = waiting === 0 ? "" : `, ${waiting} waiting`;
+      context.stderr.write(`items: ${done} done, ${failed} failed${waits}, ${total} total${eta}\n`);
     },
   });
 }
@@ -99,6 +148,14 @@ function report(result: DistributedRunResult, context: CommandContext): number {
     return 0;
   }
   const resume = `svc-flow resume ${result.runId} --redis URL`;
+  if (result.status === "waiting") {
+    // As a one-machine run words it; approve finds the run's items in Redis, so it takes --redis too.
+    const questions = (result.waiting ?? []).map((waiting) => describeWaiting(waiting, where, " --redis URL"));
+    context.stdout.write(
+      `Waiting for a decision. Everything that did not need one is done and journaled.\n${questions.join("\n")}\n${result.done} done of ${result.total}. Cost so far: ${formatYuan(result.costYuan)}.\n`,
+    );
+    return 3;
+  }
   if (result.reason === "budget") {
     // A cap cannot bound a call it cannot price: the fix is a price, not a higher cap.
     const fix =

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { formatYuan } from "../cost/format-summary-table.js";
 import { REPORT_FILE } from "../workflow/report/write-report-file.js";
+import type { RecordedApproval } from "../workflow/approval/record-approval.js";
 import type { PossibleDoubleBills } from "../workflow/run/call-intents.js";
 import type { RunResult, WaitingApproval } from "../workflow/run/run-options.js";
 import { runOutcome } from "../workflow/run/run-outcome.js";
@@ -56,8 +57,8 @@ export function describeDoubleBills(doubles: PossibleDoubleBills): string {
 
 const SHOWN_CHARS = 600;
 
-/** The question, what it shows, and the exact command that answers it. */
-export function describeWaiting(waiting: WaitingApproval, runDir: string): string {
+/** The question, what it shows, and the exact command that answers it (`flags` added to it: a distributed run's `--redis URL`). */
+export function describeWaiting(waiting: WaitingApproval, runDir: string, flags = ""): string {
   const lines = [`  ${waiting.key}: ${waiting.prompt}`];
   if (waiting.show !== undefined) {
     const shown = typeof waiting.show === "string" ? waiting.show : JSON.stringify(waiting.show, null, 2);
@@ -67,9 +68,17 @@ export function describeWaiting(waiting: WaitingApproval, runDir: string): strin
   if (waiting.input !== undefined) lines.push(`    Reply with --input JSON matching: ${JSON.stringify(waiting.input)}`);
   if (waiting.timeoutAt !== undefined) lines.push(`    Open until ${waiting.timeoutAt}.`);
   // A tool call is answered by its agent step's name (one call of a step waits at a time).
-  const command = approveCommand(runDir, waiting.toolCall?.step ?? waiting.key);
+  const command = `${approveCommand(runDir, waiting.toolCall?.step ?? waiting.key)}${flags}`;
   lines.push(`    Approve: ${command} [--note TEXT]`, `    Reject:  ${command} --reject [--note TEXT]`);
   return lines.join("\n");
+}
+
+/** What `svc-flow approve` says it recorded; a tool call is named with what it was going to do, so the answer is seen against it. */
+export function describeDecision(decision: RecordedApproval): string {
+  const call = decision.request.toolCall;
+  const what =
+    call === undefined ? decision.key : `${call.step}'s call of ${call.name} ${JSON.stringify(call.arguments)}`;
+  return `${decision.approved ? "Approved" : "Rejected"} ${what} (by ${decision.by})`;
 }
 
 /** `svc-flow approve RUN_DIR STEP_ID [--item N]` for a step instance key (`check`, `posters[2].check`). */

@@ -58,6 +58,10 @@ export const workerCommand: Command = {
           context.stderr.write(
             `${runId} item ${index}: stopped by the run's budget; it runs on svc-flow resume ${runId} --redis URL --budget YUAN\n`,
           );
+        if (outcome === "waiting")
+          context.stderr.write(
+            `${runId} item ${index}: waiting for a decision; it runs again once answered (svc-flow approve)\n`,
+          );
       },
     });
     context.stdout.write(

@@ -44,8 +44,23 @@ export async function recordApproval(runDir: string, answer: ApprovalAnswer): Pr
 
 async function recordOwned(runDir: string, answer: ApprovalAnswer): Promise<RecordedApproval> {
   const journalPath = path.join(runDir, JOURNAL_FILE);
-  const replay = new Replay((await readJournal(journalPath)).records);
-  const request = findRequest(replay, runDir, answer);
+  const { request, ...decision } = decideApproval(new Replay((await readJournal(journalPath)).records), runDir, answer);
+  const journal = await RunJournal.open(journalPath);
+  try {
+    await journal.append(decision);
+  } finally {
+    await journal.close();
+  }
+  return { ...decision, request };
+}
+
+/**
+ * The decision `answer` makes on the question of `replay`'s journal it names (`where` names the run
+ * in errors), not yet journaled. Refuses an unknown step, a question already answered or not asked,
+ * and a reply that does not fit the step's `input` schema.
+ */
+export function decideApproval(replay: Replay, where: string, answer: ApprovalAnswer): RecordedApproval {
+  const request = findRequest(replay, where, answer);
   if (answer.input !== undefined && request.input !== undefined) {
     const checked = prepareSchema(request.input).validate(answer.input);
     if (!checked.ok) {
@@ -66,12 +81,6 @@ async function recordOwned(runDir: string, answer: ApprovalAnswer): Promise<Reco
     by: answer.by ?? userName(),
     at: new Date().toISOString(),
   };
-  const journal = await RunJournal.open(journalPath);
-  try {
-    await journal.append(decision);
-  } finally {
-    await journal.close();
-  }
   return { ...decision, request };
 }
 

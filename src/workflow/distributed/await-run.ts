@@ -6,9 +6,11 @@ import type { CostEntry } from "../../cost/cost-entry.js";
 import { BATCH_KEY } from "../batch/batch-run-body.js";
 import { ITEM_RESULTS_FILE } from "../batch/item-results.js";
 import type { ErrorSummary, JournalRecord } from "../run/journal-records.js";
+import { waitingApproval, type WaitingApproval } from "../run/run-options.js";
 import { RunDirLock } from "../run/run-dir-lock.js";
 import { JOURNAL_FILE } from "../run/run-workflow.js";
 import { costFileContent, writeJsonFile } from "../run/write-run-files.js";
+import { ItemApprovals } from "./item-approvals.js";
 import { RunGate, type RunHalt } from "./run-gate.js";
 import type { RunCounts, RunStore, StoredResult } from "./run-store.js";
 
@@ -16,12 +18,20 @@ import type { RunCounts, RunStore, StoredResult } from "./run-store.js";
 export interface DistributedRunResult extends RunCounts {
   readonly runId: string;
   readonly runDir: string;
-  readonly status: "done" | "failed" | "stopped";
+  /** waiting: every item left waits for a person's decision (`svc-flow approve RUN_DIR STEP --item N`). */
+  readonly status: "done" | "failed" | "stopped" | "waiting";
   /** Set when the run's budget stopped it (resume with a higher --budget finishes it). */
   readonly reason?: "budget";
   /** Why a halted run ended: the budget's refusal, or the item that failed under `onItemError: fail`. */
   readonly error?: ErrorSummary & { readonly index: number };
   readonly costYuan: number;
+  /** The questions the items left wait on (each request's key names its item: `items[N].STEP`). */
+  readonly waiting?: readonly WaitingApproval[];
+}
+
+/** How far a distributed run is, with the items that wait for a decision. */
+export interface RunProgress extends RunCounts {
+  readonly waiting: number;
 }
 
 /**
@@ -32,20 +42,25 @@ export interface DistributedRunResult extends RunCounts {
 export async function awaitRun(
   store: RunStore,
   runId: string,
-  options: { runDir?: string; pollMs?: number; signal?: AbortSignal; onProgress?: (counts: RunCounts) => void } = {},
+  options: { runDir?: string; pollMs?: number; signal?: AbortSignal; onProgress?: (counts: RunProgress) => void } = {},
 ): Promise<DistributedRunResult> {
   const spec = await store.spec(runId);
   const runDir = path.resolve(options.runDir ?? spec.runDir);
   const gate = new RunGate(store);
+  const approvals = new ItemApprovals(store);
   let last = "";
   for (;;) {
-    const counts = await store.counts(runId, spec.total);
-    const shown = `${counts.done}/${counts.failed}`;
+    const counts = { ...(await store.counts(runId, spec.total)), waiting: await approvals.count(runId) };
+    const shown = `${counts.done}/${counts.failed}/${counts.waiting}`;
     if (shown !== last) options.onProgress?.(counts);
     last = shown;
-    if (counts.done + counts.failed >= counts.total) break;
+    // Items waiting for a person go no further: the run ends waiting, and `approve` puts each back.
+    if (counts.done + counts.failed + counts.waiting >= counts.total) break;
     if ((await gate.settledHalt(runId)) !== undefined) break;
-    if (options.signal?.aborted === true) return { runId, runDir, status: "stopped", costYuan: 0, ...counts };
+    if (options.signal?.aborted === true) {
+      const { total, done, failed } = counts;
+      return { runId, runDir, status: "stopped", costYuan: 0, total, done, failed };
+    }
     await sleep(options.pollMs ?? 250, undefined, { signal: options.signal }).catch(() => undefined);
   }
   return assembleRun(store, runId, runDir);
@@ -85,14 +100,18 @@ async function writeRunFiles(
     await line(spec.start);
     const results = new Map<number, StoredResult>();
     for await (const result of store.results(runId)) results.set(result.index, result);
+    const asked = await new ItemApprovals(store).waiting(runId);
+    const waiting: WaitingApproval[] = [];
     let index = 0;
     // Journals come one per item, in item order.
     for await (const records of store.journals(runId, spec.total)) {
-      const result = results.get(index++);
+      const result = results.get(index);
       for (const record of records) {
         if (record.type === "cost") costs.push(record.entry);
         await line(record);
       }
+      if (result === undefined) waiting.push(...(asked.get(index) ?? []).map(waitingApproval));
+      index++;
       if (result === undefined) continue;
       const { state, output, error } = result;
       await line({
@@ -108,10 +127,12 @@ async function writeRunFiles(
       else failed++;
     }
     const left = done + failed < spec.total;
+    const waitingItems = new Set(waiting.map((request) => itemOf(request.key))).size;
+    const unfinished = done + failed + waitingItems < spec.total ? "stopped" : "waiting";
     const halted = await new RunGate(store).halted(runId);
     // A budget halt whose items all got results anyway (a resumed run) stopped nothing.
     const halt = halted !== undefined && (left || halted.reason === "failed") ? halted : undefined;
-    const { status, reason, error } = outcome(halt, left ? "stopped" : failed > 0 ? "failed" : "done");
+    const { status, reason, error } = outcome(halt, left ? unfinished : failed > 0 ? "failed" : "done");
     await line({
       type: "run-finished",
       status,
@@ -137,11 +158,17 @@ async function writeRunFiles(
       done,
       failed,
       costYuan: ledger.spentYuan,
+      ...(status === "waiting" ? { waiting } : {}),
     };
   } finally {
     await journal.close();
     await outputs.close();
   }
+}
+
+// The item of a question asked in a distributed run: its key starts `items[N].`.
+function itemOf(key: string): string {
+  return key.slice(0, key.indexOf("]") + 1);
 }
 
 // A halted run with items left ends as its halt says: stopped by the budget, or failed with the item's error.

@@ -10,11 +10,15 @@ import { summarizeError } from "../run/error-summary.js";
 import { RunDirLock } from "../run/run-dir-lock.js";
 import { startRunDirectory } from "../run/start-run-directory.js";
 import type { ON_ITEM_ERROR } from "../schema/step-schemas.js";
+import { ItemApprovals } from "./item-approvals.js";
 import { enqueueItems, itemQueue, queueConnection } from "./item-queue.js";
 import { RunBudget } from "./run-budget.js";
 import { RunGate } from "./run-gate.js";
 import { checkPrices, RunPricing } from "./run-pricing.js";
 import type { RunStore, StoredResult } from "./run-store.js";
+
+/** The file in a distributed run's directory that names its run id (`approve` and `runs` read it). */
+export const DISTRIBUTED_FILE = "distributed.json";
 
 /** Options of enqueueRun. */
 export interface EnqueueRunOptions {
@@ -120,7 +124,7 @@ export async function enqueueRun(
     });
   const skip = new Set(invalid.map((result) => result.index));
   await writeFile(
-    path.join(runDir, "distributed.json"),
+    path.join(runDir, DISTRIBUTED_FILE),
     `${JSON.stringify({ version: 1, runId, total: all }, null, 2)}\n`,
   );
   const connection = queueConnection(options.redisURL);
@@ -147,7 +151,8 @@ export interface ReenqueueRunOptions {
 }
 
 /**
- * Puts a run's unfinished items (and, with retryFailed, its failed ones) back on the queue and lets
+ * Puts a run's unfinished items (and, with retryFailed, its failed ones) back on the queue, except
+ * those waiting for a decision (`svc-flow approve` puts each back once answered), and lets
  * workers start them again after a halt; the cap and pricing given replace the run's for every
  * worker, and what is not given stays as stored. Returns how many.
  */
@@ -163,7 +168,8 @@ export async function reenqueueRun(
   await new RunPricing(store, runId).save({ prices, allowUnpriced: options.allowUnpriced });
   await new RunGate(store).reopen(runId);
   if (options.retryFailed !== false) await store.clearFailed(runId);
-  const missing = await store.missing(runId, spec.total);
+  const waiting = await new ItemApprovals(store).waiting(runId);
+  const missing = (await store.missing(runId, spec.total)).filter((index) => !waiting.has(index));
   const connection = queueConnection(redisURL);
   const queue = itemQueue(connection);
   try {

@@ -29,6 +29,26 @@ export function itemQueue(connection: Redis): Queue<ItemJob> {
 }
 
 /**
+ * Puts back an item that was answered (`svc-flow approve`): a job of its own (`runId-index-TAG`), so
+ * it is added even while the job that left the item waiting is still being removed.
+ */
+export async function enqueueAnsweredItem(
+  queue: Queue<ItemJob>,
+  runId: string,
+  index: number,
+  tag: string,
+): Promise<void> {
+  await queue.add("item", { runId, index }, { ...JOB_OPTIONS, jobId: `${itemJobId(runId, index)}-${tag}` });
+}
+
+const JOB_OPTIONS = {
+  attempts: ITEM_ATTEMPTS,
+  backoff: { type: "exponential", delay: 1000 },
+  removeOnComplete: true,
+  removeOnFail: true,
+} as const;
+
+/**
  * Adds the items' jobs in chunks. Job ids are deterministic, so re-adding an item whose job is
  * waiting or running does nothing; finished jobs are removed, and their items skip (the result is
  * stored) if they come again.
@@ -41,13 +61,7 @@ export async function enqueueItems(queue: Queue<ItemJob>, runId: string, indexes
       chunk.map((index) => ({
         name: "item",
         data: { runId, index },
-        opts: {
-          jobId: itemJobId(runId, index),
-          attempts: ITEM_ATTEMPTS,
-          backoff: { type: "exponential", delay: 1000 },
-          removeOnComplete: true,
-          removeOnFail: true,
-        },
+        opts: { ...JOB_OPTIONS, jobId: itemJobId(runId, index) },
       })),
     );
     count += chunk.length;

@@ -13,13 +13,15 @@ import { ConfigError } from "../../errors.js";
 import { ArtifactStore } from "../run/artifact-store.js";
 import { CostJournal } from "../run/cost-journal.js";
 import { createStepServices } from "../run/create-step-services.js";
-import { budgetStop, summarizeError } from "../run/error-summary.js";
+import { budgetStop, summarizeError, WaitingError } from "../run/error-summary.js";
 import { renderOutputs } from "../run/execute-run.js";
 import { executeSteps } from "../run/execute-steps.js";
 import type { Limiter } from "../run/limiter.js";
 import { Replay } from "../run/replay.js";
+import type { ApprovalRequest } from "../run/journal-records.js";
 import type { RunState, Scope } from "../run/run-state.js";
 import type { StepReport } from "../run/step-report.js";
+import { ItemApprovals } from "./item-approvals.js";
 import { createItemLedger } from "./item-ledger.js";
 import { RunBudget, type ItemBudget } from "./run-budget.js";
 import { RunGate } from "./run-gate.js";
@@ -42,8 +44,15 @@ export interface WorkerServices {
 }
 
 /** What became of an item a worker took: run (to a result), skipped (it had one), halted (the run was
- * halted before it started) or stopped (the run's budget refused one of its calls; resume runs it). */
-export type ItemOutcome = "ran" | "skipped" | "halted" | "stopped";
+ * halted before it started), stopped (the run's budget refused one of its calls; resume runs it) or
+ * waiting (for a person's decision; `svc-flow approve --item N` runs it again). */
+export type ItemOutcome = "ran" | "skipped" | "halted" | "stopped" | "waiting";
+
+// An item that cannot go on until a person answers: the questions it asked.
+interface ItemWaiting {
+  readonly state: "waiting";
+  readonly requests: readonly ApprovalRequest[];
+}
 
 /**
  * Runs the items of one distributed run in a worker with the engine a single machine uses: each
@@ -58,6 +67,7 @@ export class ItemRunner {
   readonly #services: WorkerServices;
   readonly #gate: RunGate;
   readonly #pricing: RunPricing;
+  readonly #approvals: ItemApprovals;
   readonly #reports = new Map<string, StepReport>();
   readonly #root: string;
 
@@ -69,6 +79,7 @@ export class ItemRunner {
     this.#root = path.join(services.artifactsDir, spec.start.runId);
     this.#gate = new RunGate(store);
     this.#pricing = new RunPricing(store, spec.start.runId);
+    this.#approvals = new ItemApprovals(store);
   }
 
   /** The runner of run `runId`, its workflow parsed from the stored text. */
@@ -109,13 +120,18 @@ export class ItemRunner {
         return "skipped";
       }
       const account = await budget.open(index, execution);
-      let result: StoredResult | undefined;
+      let result: StoredResult | ItemWaiting | undefined;
       try {
         result = await this.#execute(index, signal, account);
       } finally {
         await account?.close();
       }
       if (result === undefined) return "stopped";
+      if (result.state === "waiting") {
+        // After its steps' records (the same connection keeps them in order): what it waits on is journaled.
+        await this.#approvals.wait(runId, index, result.requests);
+        return "waiting";
+      }
       await this.#store.finishItem(runId, result);
       if (result.state === "failed" && this.spec.onItemError === "fail" && result.error !== undefined) {
         await this.#gate.halt(runId, { reason: "failed", index, error: result.error, at: new Date().toISOString() });
@@ -126,12 +142,13 @@ export class ItemRunner {
     }
   }
 
-  // The item's result; undefined when the budget stopped it (the run is halted, the item left for resume).
+  // The item's result, or the questions it waits on; undefined when the budget stopped it (the run is
+  // halted, the item left for resume).
   async #execute(
     index: number,
     signal: AbortSignal,
     account: ItemBudget | undefined,
-  ): Promise<StoredResult | undefined> {
+  ): Promise<StoredResult | ItemWaiting | undefined> {
     const runId = this.spec.start.runId;
     const item = await this.#store.item(runId, index);
     const replay = new Replay([this.spec.start, ...(await this.#store.itemRecords(runId, index))]);
@@ -203,6 +220,8 @@ export class ItemRunner {
     } catch (error) {
       // A stop (shutdown, kill) is not the item's failure: the job goes back to the queue.
       if (signal.aborted) throw error;
+      // Waiting for a decision is not a failure either: its paid steps are journaled, replayed once answered.
+      if (error instanceof WaitingError && state.halt === undefined) return { state: "waiting", requests: waiting };
       const stop = budgetStop(state.halt?.reason === "budget" ? state.halt.error : error);
       if (stop !== undefined) {
         await this.#gate.halt(runId, {

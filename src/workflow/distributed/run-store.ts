@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ConfigError } from "../../errors.js";
 import { journalRecordSchema, runStartedSchema, type JournalRecord } from "../run/journal-records.js";
 import type { JournalSink } from "../run/run-journal.js";
+import { WAITING_PART } from "./item-approvals.js";
 
 /** What every worker needs to run the items of a distributed run; stored once when the run is enqueued. */
 export const runSpecSchema = z.object({
@@ -31,7 +32,9 @@ export const storedResultSchema = z.object({
 /** An item's result in the store. */
 export type StoredResult = z.infer<typeof storedResultSchema>;
 
+// A finished item waits for nothing (a late execution may have marked it waiting after it was answered).
 const FINISH_ITEM = `
+redis.call("HDEL", KEYS[3], ARGV[1])
 if redis.call("HSETNX", KEYS[1], ARGV[1], ARGV[2]) == 1 then
   redis.call("HINCRBY", KEYS[2], ARGV[3], 1)
   return 1
@@ -153,9 +156,10 @@ export class RunStore {
     // One script, so a worker killed between the two writes cannot leave the counts behind the results.
     const added = await this.redis.eval(
       FINISH_ITEM,
-      2,
+      3,
       this.#key(runId, "results"),
       this.#key(runId, "counts"),
+      this.#key(runId, WAITING_PART),
       String(result.index),
       JSON.stringify(result),
       result.state,

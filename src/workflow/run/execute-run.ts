@@ -27,7 +27,7 @@ import type { ErrorSummary, JournalRecord } from "./journal-records.js";
 import { createLimiter } from "./limiter.js";
 import { ReportRecords } from "./report-records.js";
 import type { RunJournal } from "./run-journal.js";
-import type { ExecuteOptions, RunResult } from "./run-options.js";
+import { waitingApproval, type ExecuteOptions, type RunResult } from "./run-options.js";
 import type { RunState, Scope } from "./run-state.js";
 import type { Replay } from "./replay.js";
 import type { FinishedStep } from "./finished-steps.js";
@@ -269,15 +269,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   const waiting =
     status === "waiting"
       ? {
-          waiting: state.waiting.map(({ key, id, prompt, show, input, timeoutAt, toolCall }) => ({
-            key,
-            id,
-            prompt,
-            show,
-            input,
-            timeoutAt,
-            toolCall,
-          })),
+          waiting: state.waiting.map(waitingApproval),
         }
       : {};
   return {

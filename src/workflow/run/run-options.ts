@@ -6,7 +6,7 @@ import type { AgentDefinition } from "../../../agents/index.js";
 import type { MusicPolling } from "../kinds/music-kind.js";
 import type { ConnectGateway } from "../connect-gateway.js";
 import type { WorkflowEvent } from "../workflow-event.js";
-import type { ErrorSummary, JournaledToolCall } from "./journal-records.js";
+import type { ApprovalRequest, ErrorSummary, JournaledToolCall } from "./journal-records.js";
 import type { RunReportWriter } from "./run-summary.js";
 import type { CostSummary } from "../../cost/summarize-entries.js";
 import type { RunStatus } from "../workflow-event.js";
@@ -85,6 +85,19 @@ export interface RunResult {
   readonly items?: readonly ItemTally[];
   /** A waiting run's open questions: answer each with `svc-flow approve RUN_DIR STEP_ID`. */
   readonly waiting?: readonly WaitingApproval[];
+}
+
+/** What a run reports of a question it waits on (the journaled request without its bookkeeping). */
+export function waitingApproval({
+  key,
+  id,
+  prompt,
+  show,
+  input,
+  timeoutAt,
+  toolCall,
+}: ApprovalRequest): WaitingApproval {
+  return { key, id, prompt, show, input, timeoutAt, toolCall };
 }
 
 /** An approval step a run waits on. */

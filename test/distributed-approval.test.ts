@@ -1,0 +1,173 @@
+// Approval steps in distributed items: an item waits in Redis (not failed), the run ends waiting (exit 3),
+// `svc-flow approve RUN_DIR STEP --item N --redis URL` puts the item back on the workers, and it finishes
+// from where it stopped without paying for its earlier calls again, even after a kill -9 of its worker.
+import type { ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { startLocalGateway, type LocalGateway } from "../src/server/start-local-gateway.js";
+import type { StoredResult } from "../src/workflow/distributed/run-store.js";
+import { gatewayEnv, runCli } from "./cli-harness.js";
+import { billedChats, startWorkerProcess } from "./distributed-harness.js";
+import { findRedisServer, startRedisServer, type RedisServer } from "./redis-server.js";
+
+const binary = findRedisServer();
+if (binary === undefined && process.env.CI === "true")
+  throw new Error("redis-server is not installed; CI must install it (apt-get install redis-server).");
+
+const KEY = "sk-dist-approval";
+// A paid line before the question and another after it, on a different model so the bill tells them apart.
+const FLOW = `version: 1
+name: signs
+inputs:
+  row: { type: items }
+steps:
+  - id: line
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "One line for sign \${{ inputs.row.n }}", maxTokens: 16 }
+  - id: check
+    uses: approval
+    with: { prompt: "Print sign \${{ inputs.row.n }}?", show: "\${{ steps.line.output.text }}" }
+  - id: print
+    uses: chat
+    with: { model: beta-4o-mini, prompt: "Print: \${{ steps.line.output.text }}", maxTokens: 8 }
+outputs:
+  n: \${{ inputs.row.n }}
+  note: \${{ steps.check.output.note }}
+`;
+
+let dir: string;
+let redis: RedisServer;
+let gateway: LocalGateway;
+
+beforeAll(async () => {
+  if (binary === undefined) return;
+  dir = await mkdtemp(join(tmpdir(), "svc-flow-dist-approval-"));
+  redis = await startRedisServer(binary);
+  gateway = await startLocalGateway({ port: 0, config: { keys: [{ key: KEY, concurrency: 64 }] } });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await redis?.stop();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+async function worker(): Promise<ChildProcess> {
+  const child = await startWorkerProcess(redis.url, gateway, KEY, { artifactsDir: join(dir, "shared"), lockMs: 2000 });
+  onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")));
+  return child;
+}
+
+async function folderWithRows(name: string): Promise<string> {
+  const folder = join(dir, name);
+  await mkdir(folder, { recursive: true });
+  await writeFile(join(folder, "flow.yaml"), FLOW);
+  await writeFile(join(folder, "rows.jsonl"), '{"n":0}\n{"n":1}\n');
+  return folder;
+}
+
+function cliIn(folder: string) {
+  const env = { ...gatewayEnv(gateway.baseURL, KEY), SVC_FLOW_USER: "ana" };
+  return (argv: string[]) => runCli(argv, { env, cwd: folder });
+}
+
+async function rows(runDir: string): Promise<StoredResult[]> {
+  const text = await readFile(join(runDir, "outputs.jsonl"), "utf8").catch(() => "");
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as StoredResult);
+}
+
+function billedBy(model: string): number {
+  return billedChats(gateway).filter((entry) => entry.model === model).length;
+}
+
+describe.skipIf(binary === undefined)("approval steps in distributed items", () => {
+  it("waits per item in Redis, survives a kill -9 of the worker, and finishes each answered item without paying twice", async () => {
+    const folder = await folderWithRows("approve");
+    const cli = cliIn(folder);
+    const first = await worker();
+    const before = billedBy("alpha-sonnet-4-6");
+    const printed = billedBy("beta-4o-mini");
+
+    const run = await cli(["run", "flow.yaml", "--input", "row=rows.jsonl", "--redis", redis.url, "--out", "run"]);
+    expect(run.code).toBe(3);
+    expect(run.stdout.text).toContain("Waiting for a decision.");
+    expect(run.stdout.text).toContain("items[1].check: Print sign 1?");
+    expect(run.stdout.text).toContain("Shows: ");
+    expect(run.stdout.text).toContain(`svc-flow approve run check --item 0 --redis URL`);
+    expect(await rows(join(folder, "run"))).toEqual([]);
+    const listed = await cli(["runs", "--dir", "."]);
+    expect(listed.stdout.text).toContain("waiting for items[0].check, items[1].check");
+    expect(billedBy("alpha-sonnet-4-6") - before).toBe(2);
+
+    // Nothing of a waiting item lives in its worker: a new worker finishes it.
+    first.kill("SIGKILL");
+    await once(first, "exit");
+    await worker();
+
+    const one = await cli(["approve", "run", "check", "--item", "1", "--note", "one ok", "--redis", redis.url]);
+    expect(one.stderr.text).toContain("Approved items[1].check (by ana) (item 1).");
+    expect(one.code).toBe(3);
+    expect(await rows(join(folder, "run"))).toMatchObject([
+      { index: 1, state: "done", output: { n: 1, note: "one ok" } },
+    ]);
+    expect((await cli(["runs", "--dir", "."])).stdout.text).toContain("waiting for items[0].check");
+
+    const other = await cli(["approve", "run", "check", "--item", "0", "--note", "zero ok", "--redis", redis.url]);
+    expect(other.code).toBe(0);
+    expect(await rows(join(folder, "run"))).toMatchObject([
+      { index: 0, state: "done", output: { n: 0, note: "zero ok" } },
+      { index: 1, state: "done", output: { n: 1, note: "one ok" } },
+    ]);
+    // The lines were paid for before the items waited: answering paid only for the steps after the question.
+    expect(billedBy("alpha-sonnet-4-6") - before).toBe(2);
+    expect(billedBy("beta-4o-mini") - printed).toBe(2);
+    const finished = (await readFile(join(folder, "run", "journal.jsonl"), "utf8")).trim().split("\n").at(-1);
+    expect(JSON.parse(finished!)).toMatchObject({ type: "run-finished", status: "done" });
+  }, 60_000);
+
+  it("fails a rejected item with approval_rejected, and an answer recorded with --no-resume runs on resume", async () => {
+    const folder = await folderWithRows("reject");
+    const cli = cliIn(folder);
+    await worker();
+    const run = await cli(["run", "flow.yaml", "--input", "row=rows.jsonl", "--redis", redis.url, "--out", "run"]);
+    expect(run.code).toBe(3);
+    const runId = JSON.parse(await readFile(join(folder, "run", "distributed.json"), "utf8")).runId as string;
+
+    const rejected = await cli([
+      "approve",
+      "run",
+      "check",
+      "--item",
+      "0",
+      "--reject",
+      "--note",
+      "no",
+      "--redis",
+      redis.url,
+    ]);
+    expect(rejected.code).toBe(3);
+    expect(await rows(join(folder, "run"))).toMatchObject([
+      { index: 0, state: "failed", error: { code: "approval_rejected" } },
+    ]);
+
+    const recorded = await cli(["approve", "run", "check", "--item", "1", "--no-resume", "--redis", redis.url]);
+    expect(recorded.code).toBe(0);
+    expect(recorded.stdout.text).toContain(`svc-flow resume ${runId} --redis URL`);
+    const again = await cli(["approve", "run", "check", "--item", "1", "--redis", redis.url]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr.text).toContain("Item 1 of run");
+
+    const resumed = await cli(["resume", runId, "--redis", redis.url, "--out", "run"]);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr.text).toContain("Finished with 1 failed item(s)");
+    expect(await rows(join(folder, "run"))).toMatchObject([
+      { index: 0, state: "failed", error: { code: "approval_rejected" } },
+      { index: 1, state: "done", output: { n: 1 } },
+    ]);
+  }, 60_000);
+});
