@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { CallbackManager, type CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { BaseLanguageModelInput, StructuredOutputMethodOptions } from "@langchain/core/language_models/base";
 import {
   BaseChatModel,
@@ -174,6 +174,42 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
       generations: [{ text, message, generationInfo: { finish_reason: reply.finishReason } }],
       llmOutput: llmOutputOf(message),
     };
+  }
+
+  /** `stream` with nobody listening (no callback handler, tracer or verbose log) yields the chunks
+   * and skips the aggregate LangChain builds, a merge per chunk, only to hand to `handleLLMEnd`; with
+   * a listener, `disableStreaming` or `outputVersion: "v1"` it is LangChain's own path. Measured on
+   * the chat-client bench's stream row (118 chunks, 64 in flight): 3.14 -> 2.42 ms CPU a request.
+   * test/chat-stream-iterator.test.ts checks it against LangChain's path. */
+  override async *_streamIterator(
+    input: BaseLanguageModelInput,
+    options?: Partial<ChatGatewayCallOptions>,
+  ): AsyncGenerator<AIMessageChunk> {
+    const [config, callOptions] = this._separateRunnableConfigFromCallOptionsCompat(options);
+    const callbacks = CallbackManager.configure(
+      config.callbacks,
+      this.callbacks,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      {
+        verbose: this.verbose,
+      },
+    );
+    const listened = callbacks !== undefined && callbacks.handlers.length > 0;
+    if (listened || this.disableStreaming || (callOptions.outputVersion ?? this.outputVersion) === "v1") {
+      yield* super._streamIterator(input, options);
+      return;
+    }
+    const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
+    for await (const chunk of this._streamResponseChunks(messages, callOptions)) {
+      callOptions.signal?.throwIfAborted();
+      if (chunk.generationInfo !== undefined)
+        chunk.message.response_metadata = { ...chunk.generationInfo, ...chunk.message.response_metadata };
+      yield chunk.message as AIMessageChunk;
+    }
+    callOptions.signal?.throwIfAborted();
   }
 
   override async *_streamResponseChunks(
