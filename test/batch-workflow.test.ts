@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -62,6 +62,44 @@ outputs:
     expect(lines.every((line) => typeof (line.output as { text: unknown }).text === "string")).toBe(true);
     const journal = await readFile(join(dir, "run", "journal.jsonl"), "utf8");
     expect(journal).toContain('"key":"items[1].blurb"');
+  });
+
+  it("lists every row's call in cost.json while the report reads only the first page's", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    const rows = 130;
+    await writeFile(
+      join(dir, "rows.jsonl"),
+      Array.from({ length: rows }, (_, index) => JSON.stringify({ title: `lamp ${index}` })).join("\n"),
+    );
+    const workflow = load(`version: 1
+name: blurbs
+inputs:
+  product: { type: items, default: rows.jsonl }
+steps:
+  - id: blurb
+    uses: chat
+    with: { model: beta-4o-mini, prompt: "One line for \${{ inputs.product.title }}", maxTokens: 8 }
+`);
+    let reportEntries = -1;
+    const runDir = join(dir, "run");
+    const result = await runWorkflow(workflow, {
+      outDir: runDir,
+      ...connection(),
+      report: async (summary) => {
+        reportEntries = summary.entries.length;
+      },
+    });
+    expect(result.status).toBe("done");
+    const cost = JSON.parse(await readFile(join(runDir, "cost.json"), "utf8")) as {
+      entries: number;
+      calls: { tags: { step: string } }[];
+      byTag: { step: Record<string, unknown> };
+    };
+    expect(cost.entries).toBe(rows);
+    expect(new Set(cost.calls.map((call) => call.tags.step)).size).toBe(rows);
+    expect(Object.keys(cost.byTag.step)).toHaveLength(rows);
+    expect(reportEntries).toBe(100);
+    expect(await readdir(runDir)).not.toContain(".cost-calls.jsonl");
   });
 
   it("with `items` and no items input, each row gives input values, converted to their declared types", async () => {

@@ -121,6 +121,52 @@ describe("CostLedger entries", () => {
     expect(ledger.formatSummaryTable()).toMatch(/over 1 call \(0 failed, 1 refunded\)/);
   });
 
+  it("counts every entry in its totals while entries() keeps only what `keep` keeps", () => {
+    const seen: CostEntry[] = [];
+    const ledger = new CostLedger({
+      keep: (entry) => entry.tags.step === "kept",
+      onEntry: (entry) => seen.push(entry),
+    });
+    ledger
+      .tagged({ step: "kept" })
+      .reserve(chat("alpha-sonnet-4-6", 10))
+      .settle({ status: "ok", usage: usage(5, 5) });
+    ledger
+      .tagged({ step: "dropped" })
+      .reserve(chat("alpha-sonnet-4-6", 10))
+      .settle({ status: "ok", usage: usage(7, 3) });
+    expect(ledger.entries().map((entry) => entry.tags.step)).toEqual(["kept"]);
+    expect(seen).toHaveLength(2);
+    const summary = ledger.summary();
+    expect(summary.entries).toBe(2);
+    expect(summary.byTag.step?.dropped).toMatchObject({ calls: 1, promptTokens: 7, completionTokens: 3 });
+    expect(ledger.spentYuan).toBe(summary.totalYuan);
+  });
+
+  it("refunds a music call that `keep` did not keep", () => {
+    const ledger = new CostLedger({ keep: () => false });
+    ledger.reserve({ kind: "music", operation: "generate" }).settle({ status: "ok", requestId: "req-m" });
+    expect(ledger.refund("req-m")).toMatchObject({ status: "refunded", yuan: -2 });
+    expect(ledger.refund("req-m")).toBeUndefined();
+    expect(ledger.summary()).toMatchObject({ entries: 1, refunds: 1, totalYuan: 0 });
+  });
+
+  it("gives a summary that later entries leave as it was", () => {
+    const ledger = new CostLedger();
+    ledger
+      .tagged({ step: "a" })
+      .reserve(chat("alpha-sonnet-4-6", 10))
+      .settle({ status: "ok", usage: usage(5, 5) });
+    const before = ledger.summary();
+    ledger
+      .tagged({ step: "a" })
+      .reserve(chat("alpha-sonnet-4-6", 10))
+      .settle({ status: "ok", usage: usage(5, 5) });
+    expect(before.byTag.step?.a?.calls).toBe(1);
+    expect(before.byModel["alpha-sonnet-4-6"]?.calls).toBe(1);
+    expect(ledger.summary().byTag.step?.a?.calls).toBe(2);
+  });
+
   it("flags an entry whose cost came out above an assumed estimate", () => {
     const ledger = new CostLedger({ defaultOutputTokens: 10 });
     const reservation = ledger.reserve(chat("alpha-sonnet-4-6"));

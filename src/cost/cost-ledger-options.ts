@@ -25,6 +25,9 @@ export interface CostLedgerOptions {
   readonly tags?: Readonly<Record<string, string>>;
   /** Entries of an earlier run being resumed: they count toward totals and the cap. */
   readonly entries?: readonly CostEntry[];
+  /** Which entries `entries()` keeps; the totals and the cap count every entry whatever it says. Default: all.
+   * A long batch keeps only what its report shows, and has `onEntry` write the rest to a file. */
+  readonly keep?: (entry: CostEntry) => boolean;
   /** Called with each entry as it is recorded, e.g. to append it to a run journal. */
   readonly onEntry?: (entry: CostEntry) => void;
 }

@@ -8,7 +8,7 @@ import { parseCostLedgerOptions, type CostLedgerOptions } from "./cost-ledger-op
 import type { CostEntry } from "./cost-entry.js";
 import { estimateOperation, estimatePlan, type OperationEstimate, type PlanEstimate } from "./estimate-operation.js";
 import { formatSummaryTable } from "./format-summary-table.js";
-import { summarizeEntries, type CostSummary } from "./summarize-entries.js";
+import { RunningTotals, type CostSummary } from "./summarize-entries.js";
 
 export type { CostLedgerOptions } from "./cost-ledger-options.js";
 
@@ -29,7 +29,12 @@ export class CostLedger implements UsageRecorder {
   readonly #tags: Readonly<Record<string, string>>;
   readonly #onEntry: ((entry: CostEntry) => void) | undefined;
   readonly #account: BudgetAccount | undefined;
+  readonly #keep: (entry: CostEntry) => boolean;
   readonly #entries: CostEntry[] = [];
+  readonly #totals = new RunningTotals();
+  /** Paid music calls by request id (the first of each), which a refund takes back. */
+  readonly #paidMusic = new Map<string, CostEntry>();
+  readonly #refunded = new Set<string>();
   /** Request ids of the gateway bills this ledger has counted (restored entries included). */
   readonly #countedRequests = new Set<string>();
   #spentYuan = 0;
@@ -44,6 +49,7 @@ export class CostLedger implements UsageRecorder {
     this.#tags = { ...parsed.tags };
     this.#onEntry = options.onEntry;
     this.#account = options.account;
+    this.#keep = options.keep ?? (() => true);
     // Restored entries are already in the journal they came from, so onEntry is not told again.
     for (const entry of parsed.entries ?? []) this.#add(entry, false);
   }
@@ -123,12 +129,8 @@ export class CostLedger implements UsageRecorder {
    * clip came back failed): the call's yuan is taken back off, here and on the account it was
    * settled on. Returns the refund entry, or undefined when no paid, unrefunded call has this request id. */
   refund(requestId: string, errorCode = "music_failed"): CostEntry | undefined {
-    const paid = this.#entries.find(
-      (entry) => entry.requestId === requestId && entry.kind === "music" && entry.status === "ok",
-    );
-    if (!paid?.yuan || this.#entries.some((entry) => entry.requestId === requestId && entry.status === "refunded")) {
-      return undefined;
-    }
+    const paid = this.#paidMusic.get(requestId);
+    if (!paid?.yuan || this.#refunded.has(requestId)) return undefined;
     const { estimateYuan: _estimate, ...rest } = paid;
     const entry: CostEntry = {
       ...rest,
@@ -145,14 +147,14 @@ export class CostLedger implements UsageRecorder {
     return entry;
   }
 
-  /** Every entry so far, oldest first. */
+  /** Every entry so far that `keep` kept (by default all), oldest first; the totals count every entry. */
   entries(): readonly CostEntry[] {
     return this.#entries;
   }
 
   /** Totals by model and tag, for programs (`cost.json`). */
   summary(): CostSummary {
-    const summary = summarizeEntries(this.#entries);
+    const summary = this.#totals.summary();
     if (this.maxYuan === undefined) return summary;
     return {
       ...summary,
@@ -184,8 +186,14 @@ export class CostLedger implements UsageRecorder {
   }
 
   #add(entry: CostEntry, notify = true): void {
-    this.#entries.push(entry);
+    if (this.#keep(entry)) this.#entries.push(entry);
+    this.#totals.add(entry);
     if (entry.status === "ok" && entry.requestId !== undefined) this.#countedRequests.add(entry.requestId);
+    if (entry.requestId !== undefined && entry.kind === "music") {
+      if (entry.status === "refunded") this.#refunded.add(entry.requestId);
+      else if (entry.status === "ok" && !this.#paidMusic.has(entry.requestId))
+        this.#paidMusic.set(entry.requestId, entry);
+    }
     if (entry.yuan !== undefined) this.#spentYuan = roundYuan(this.#spentYuan + entry.yuan);
     if (notify) this.#onEntry?.(entry);
   }

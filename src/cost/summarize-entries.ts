@@ -92,47 +92,65 @@ export function modelKey(entry: CostEntry): string {
 
 /** Summarizes entries by model and by tag. */
 export function summarizeEntries(entries: readonly CostEntry[]): CostSummary {
-  const total = emptyTotals();
-  const byModel: Record<string, CostTotals> = {};
-  const byTag: Record<string, Record<string, CostTotals>> = {};
-  const unpricedModels = new Set<string>();
-  let unpricedPrompt = 0;
-  let unpricedCompletion = 0;
-  let exceededEstimates = 0;
-  let usageMissing = 0;
-  let replayed = 0;
-  for (const entry of entries) {
-    addToTotals(total, entry);
-    addToTotals((byModel[modelKey(entry)] ??= emptyTotals()), entry);
+  const totals = new RunningTotals();
+  for (const entry of entries) totals.add(entry);
+  return totals.summary();
+}
+
+/** The summary of entries added one at a time, so a ledger need not keep every entry to give its totals. */
+export class RunningTotals {
+  readonly #total = emptyTotals();
+  readonly #byModel: Record<string, CostTotals> = {};
+  readonly #byTag: Record<string, Record<string, CostTotals>> = {};
+  readonly #unpricedModels = new Set<string>();
+  #unpricedPrompt = 0;
+  #unpricedCompletion = 0;
+  #exceededEstimates = 0;
+  #usageMissing = 0;
+  #replayed = 0;
+
+  /** Counts one entry. */
+  add(entry: CostEntry): void {
+    addToTotals(this.#total, entry);
+    addToTotals((this.#byModel[modelKey(entry)] ??= emptyTotals()), entry);
     for (const [name, value] of Object.entries(entry.tags)) {
-      addToTotals(((byTag[name] ??= {})[value] ??= emptyTotals()), entry);
+      addToTotals(((this.#byTag[name] ??= {})[value] ??= emptyTotals()), entry);
     }
-    if (entry.exceededEstimate) exceededEstimates += 1;
-    if (entry.usageMissing) usageMissing += 1;
-    if (entry.replayed) replayed += 1;
+    if (entry.exceededEstimate) this.#exceededEstimates += 1;
+    if (entry.usageMissing) this.#usageMissing += 1;
+    if (entry.replayed) this.#replayed += 1;
     if (entry.yuan === undefined && entry.status !== "refunded") {
-      unpricedModels.add(modelKey(entry));
-      unpricedPrompt += entry.promptTokens;
-      unpricedCompletion += entry.completionTokens;
+      this.#unpricedModels.add(modelKey(entry));
+      this.#unpricedPrompt += entry.promptTokens;
+      this.#unpricedCompletion += entry.completionTokens;
     }
   }
-  return {
-    currency: "CNY",
-    totalYuan: total.yuan ?? 0,
-    complete: total.unpricedCalls === 0,
-    entries: total.calls,
-    failedAttempts: total.failed,
-    refunds: total.refunds,
-    exceededEstimates,
-    usageMissing,
-    replayed,
-    unpriced: {
-      calls: total.unpricedCalls,
-      promptTokens: unpricedPrompt,
-      completionTokens: unpricedCompletion,
-      models: [...unpricedModels].sort(),
-    },
-    byModel,
-    byTag,
-  };
+
+  /** The totals so far, as a summary of its own (later entries do not change it). */
+  summary(): CostSummary {
+    const total = this.#total;
+    return {
+      currency: "CNY",
+      totalYuan: total.yuan ?? 0,
+      complete: total.unpricedCalls === 0,
+      entries: total.calls,
+      failedAttempts: total.failed,
+      refunds: total.refunds,
+      exceededEstimates: this.#exceededEstimates,
+      usageMissing: this.#usageMissing,
+      replayed: this.#replayed,
+      unpriced: {
+        calls: total.unpricedCalls,
+        promptTokens: this.#unpricedPrompt,
+        completionTokens: this.#unpricedCompletion,
+        models: [...this.#unpricedModels].sort(),
+      },
+      byModel: copyGroups(this.#byModel),
+      byTag: Object.fromEntries(Object.entries(this.#byTag).map(([name, groups]) => [name, copyGroups(groups)])),
+    };
+  }
+}
+
+function copyGroups(groups: Record<string, CostTotals>): Record<string, CostTotals> {
+  return Object.fromEntries(Object.entries(groups).map(([key, totals]) => [key, { ...totals }]));
 }

@@ -18,6 +18,7 @@ import { exposedIds } from "../load/walk-steps.js";
 import type { RunStatus, WorkflowEvent } from "../workflow-event.js";
 import { ArtifactStore } from "./artifact-store.js";
 import { CallIntents, callFacts } from "./call-intents.js";
+import { CostCallsFile } from "./cost-calls-file.js";
 import { CostJournal } from "./cost-journal.js";
 import { createStepServices } from "./create-step-services.js";
 import { summarizeError, WaitingError } from "./error-summary.js";
@@ -109,8 +110,11 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   const isUnpricedCall = (entry: CostEntry) => entry.yuan === undefined && entry.status !== "refunded";
   let unpricedCalls = replay.costs.filter(isUnpricedCall).length;
   const costs = new CostJournal(kept, intents);
+  // cost.json's calls wait on disk: the ledger keeps only the entries the report reads.
+  const calls = new CostCallsFile(runDir, replay.costs);
   const onEntry = (entry: CostEntry) => {
     pendingCost = costs.append(entry).catch(() => undefined);
+    calls.append(entry);
     if (isUnpricedCall(entry)) unpricedCalls++;
     const key = entry.tags.step;
     const report = key === undefined ? undefined : reports.get(key);
@@ -143,6 +147,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     ...(options.prices === undefined ? {} : { prices: options.prices }),
     ...(allowUnpriced === undefined ? {} : { allowUnpriced }),
     entries: replay.costs,
+    keep: (entry) => kept.showsCostsOf(entry.tags.step),
     onEntry,
   });
   const waitingOn: RunState["waiting"] = [];
@@ -235,7 +240,8 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   const finishedAt = new Date().toISOString();
   if (outputs !== undefined) await writeJsonFile(path.join(runDir, "outputs.json"), outputs);
   const doubleBills = intents.summary();
-  await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger, doubleBills));
+  await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger, doubleBills, calls.entries()));
+  await calls.remove();
   const items = [...state.tallies.values()];
   const tallied = items.length === 0 ? {} : { items };
   await kept.append({

@@ -7,9 +7,9 @@ import type { JournalSink } from "./run-journal.js";
 /**
  * The journal records a run keeps for its report, so the end of a run never reads journal.jsonl
  * back: every record it appends (and, resumed, the ones it was resumed from) as it appends them,
- * less what the report does not show. Costs are left out (the ledger has them), and a batch row
- * past the report's first page keeps only a step record that names media (its tile on a later
- * page). A kept record shares its output with the run's scope, so keeping it copies no output.
+ * less what the report does not show. Costs are left out (the ledger keeps those `showsCostsOf`
+ * names), and a batch row past the report's first page keeps only a step record that names media
+ * (its tile on a later page). A kept record shares its output with the run's scope, so keeping it copies no output.
  */
 export class ReportRecords implements JournalSink {
   readonly #journal: JournalSink;
@@ -32,6 +32,11 @@ export class ReportRecords implements JournalSink {
   /** What the report reads, in journal order. */
   get records(): readonly JournalRecord[] {
     return this.#records;
+  }
+
+  /** Whether the report reads the cost entries of step instance `key`: all but a batch row's past the first page. */
+  showsCostsOf(key: string | undefined): boolean {
+    return key === undefined || this.#rowPrefix === undefined || !key.startsWith(this.#rowPrefix) || onFirstPage(key);
   }
 
   #keep(record: JournalRecord): void {

@@ -1,13 +1,15 @@
 import { open, rename } from "node:fs/promises";
 import path from "node:path";
 import { redactSecrets } from "../../errors.js";
+import type { CostEntry } from "../../cost/cost-entry.js";
 import type { CostLedger } from "../../cost/cost-ledger.js";
 import type { PossibleDoubleBills } from "./call-intents.js";
 
 /**
  * Writes a JSON file whole (temp file, fsync, rename), so a reader never sees half of it. The text is
- * `JSON.stringify(value, null, 2)`'s, written a piece at a time: a top-level list (cost.json's
- * calls, a long map's outputs) never becomes one string, so writing it takes no memory in proportion.
+ * `JSON.stringify(value, null, 2)`'s, written a piece at a time: a list (cost.json's calls, a long map's
+ * outputs) or an object of objects (byTag.step) never becomes one string, so writing it takes no memory in
+ * proportion. A list may be an async iterable (entries read back from a file).
  */
 export async function writeJsonFile(file: string, value: unknown): Promise<void> {
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
@@ -15,7 +17,7 @@ export async function writeJsonFile(file: string, value: unknown): Promise<void>
   try {
     let pending: string[] = [];
     let size = 0;
-    for (const piece of jsonPieces(value)) {
+    for await (const piece of jsonPieces(value)) {
       pending.push(piece);
       size += piece.length;
       if (size < WRITE_CHARS) continue;
@@ -34,31 +36,44 @@ export async function writeJsonFile(file: string, value: unknown): Promise<void>
 
 const WRITE_CHARS = 1 << 20;
 
-// The pieces of JSON.stringify(value, null, 2): an object's keys one by one, and a list under a key element by element.
-function* jsonPieces(value: unknown): Generator<string> {
-  if (typeof value !== "object" || value === null || Array.isArray(value) || "toJSON" in value) {
-    yield JSON.stringify(value, null, 2);
+// The pieces of JSON.stringify(value, null, 2), at `indent`: an object that holds objects key by key (so cost.json's
+// byTag.step, one key per batch row, never becomes one string), a list (an array or an async iterable, such as
+// entries read back from a file) element by element, anything else whole.
+async function* jsonPieces(value: unknown, indent = ""): AsyncGenerator<string> {
+  if (Array.isArray(value) || isAsyncIterable(value)) {
+    yield* listPieces(value, indent);
+    return;
+  }
+  if (!isPlainRecord(value) || !Object.values(value).some((field) => typeof field === "object" && field !== null)) {
+    yield indented(JSON.stringify(value, null, 2), indent);
     return;
   }
   const entries = Object.entries(value).filter(([, field]) => field !== undefined && typeof field !== "function");
-  if (entries.length === 0) {
-    yield "{}";
-    return;
-  }
-  yield "{\n";
+  const inner = `${indent}  `;
   for (const [index, [key, field]] of entries.entries()) {
-    yield `  ${JSON.stringify(key)}: `;
-    if (Array.isArray(field) && field.length > 0) {
-      yield "[\n";
-      for (const [at, element] of field.entries())
-        yield `    ${indented(JSON.stringify(element ?? null, null, 2), "    ")}${at < field.length - 1 ? ",\n" : "\n"}`;
-      yield "  ]";
-    } else {
-      yield indented(JSON.stringify(field, null, 2), "  ");
-    }
-    yield index < entries.length - 1 ? ",\n" : "\n";
+    yield `${index === 0 ? "{\n" : ",\n"}${inner}${JSON.stringify(key)}: `;
+    yield* jsonPieces(field, inner);
   }
-  yield "}";
+  yield `\n${indent}}`;
+}
+
+// A list's elements are written whole, each its own piece.
+async function* listPieces(list: Iterable<unknown> | AsyncIterable<unknown>, indent: string): AsyncGenerator<string> {
+  const inner = `${indent}  `;
+  let first = true;
+  for await (const element of list) {
+    yield `${first ? "[\n" : ",\n"}${inner}${indented(JSON.stringify(element ?? null, null, 2), inner)}`;
+    first = false;
+  }
+  yield first ? "[]" : `\n${indent}]`;
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !("toJSON" in value);
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
 }
 
 function indented(text: string, indent: string): string {
@@ -66,10 +81,12 @@ function indented(text: string, indent: string): string {
 }
 
 /** cost.json: the ledger's totals (by model, by step under byTag.step, budget), the calls that may have been
- * billed twice (`possibleDoubleBills`, see CallIntents) and every entry under `calls`. */
+ * billed twice (`possibleDoubleBills`, see CallIntents) and every entry under `calls` (default: the ledger's; a run
+ * passes them streamed from its CostCallsFile). */
 export function costFileContent(
   ledger: CostLedger,
   possibleDoubleBills: PossibleDoubleBills = { totalYuan: 0, calls: [] },
+  calls: readonly CostEntry[] | AsyncIterable<CostEntry> = ledger.entries(),
 ): Record<string, unknown> {
-  return { ...ledger.summary(), possibleDoubleBills, calls: ledger.entries() };
+  return { ...ledger.summary(), possibleDoubleBills, calls };
 }

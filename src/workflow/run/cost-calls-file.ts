@@ -1,0 +1,64 @@
+import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
+import { rm } from "node:fs/promises";
+import { finished } from "node:stream/promises";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import type { CostEntry } from "../../cost/cost-entry.js";
+
+/** The run-directory file that holds an attempt's cost entries until cost.json is written from it. */
+export const COST_CALLS_FILE = ".cost-calls.jsonl";
+
+/**
+ * Every cost entry of a run attempt, one JSON line each in the ledger's order (a resumed run's
+ * restored entries first), so that cost.json's `calls` are streamed from disk and the ledger keeps
+ * none of them: a 100,000-row batch holds no entry per row. Each attempt rewrites it; it is removed
+ * once cost.json has its calls.
+ */
+export class CostCallsFile {
+  readonly file: string;
+  readonly #stream: WriteStream;
+  #failure: Error | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(runDir: string, earlier: readonly CostEntry[]) {
+    this.file = path.join(runDir, COST_CALLS_FILE);
+    this.#stream = createWriteStream(this.file, { flags: "w" });
+    // A write that fails is reported when the entries are read back, not as an unhandled error mid-run.
+    this.#stream.on("error", (error) => {
+      this.#failure ??= error;
+    });
+    for (const entry of earlier) this.append(entry);
+  }
+
+  /** Adds an entry (the ledger's onEntry). */
+  append(entry: CostEntry): void {
+    if (this.#failure === undefined) this.#stream.write(`${JSON.stringify(entry)}\n`);
+  }
+
+  /** Finishes writing, then reads the entries back, oldest first. */
+  async *entries(): AsyncGenerator<CostEntry> {
+    await this.#close();
+    if (this.#failure !== undefined) throw this.#failure;
+    const stream = createReadStream(this.file, { encoding: "utf8" });
+    try {
+      for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+        if (line !== "") yield JSON.parse(line) as CostEntry;
+      }
+    } finally {
+      stream.destroy();
+    }
+  }
+
+  /** Closes and deletes the file. */
+  async remove(): Promise<void> {
+    await this.#close();
+    await rm(this.file, { force: true });
+  }
+
+  #close(): Promise<void> {
+    this.#closing ??= finished(this.#stream.end()).catch((error: unknown) => {
+      this.#failure ??= error as Error;
+    });
+    return this.#closing;
+  }
+}
