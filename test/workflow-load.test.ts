@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hashValue, loadWorkflow, parseWorkflow, WorkflowError, type WorkflowIssue } from "../src/workflow/index.js";
+import {
+  buildStepGraph,
+  hashValue,
+  loadWorkflow,
+  parseWorkflow,
+  WorkflowError,
+  type WorkflowIssue,
+} from "../src/workflow/index.js";
 
 function issuesOf(text: string, options: Parameters<typeof parseWorkflow>[1] = {}): WorkflowIssue[] {
   try {
@@ -48,6 +55,35 @@ outputs:
       ["poster", []],
       ["caption", ["poster"]],
     ]);
+  });
+
+  it("builds the same step graph from the references its check parsed as from the steps alone", () => {
+    const workflow = parseWorkflow(
+      `${HEAD}  - id: first
+    uses: chat
+    with: { prompt: "\${{ inputs.song }}" }
+  - id: both
+    parallel:
+      - { id: left, uses: chat, with: { prompt: "L \${{ steps.first.output.text }}" } }
+      - { id: right, uses: chat, if: "\${{ steps.first.output.text != '' }}", with: { prompt: R } }
+  - id: items
+    map: \${{ [steps.left.output.text, steps.right.output.text] }}
+    steps:
+      - { id: each, uses: chat, needs: [], with: { prompt: "\${{ item }}" } }
+    output: \${{ steps.each.output.text }}
+  - id: last
+    uses: chat
+    needs: [first]
+    with: { prompt: "\${{ steps.items.output }}" }
+`,
+    );
+    expect(workflow.graph.map((node) => [node.step.id, node.after])).toEqual([
+      ["first", []],
+      ["both", ["first"]],
+      ["items", ["both"]],
+      ["last", ["items", "first"]],
+    ]);
+    expect(workflow.graph).toEqual(buildStepGraph(workflow.definition.steps));
   });
 
   it.each([

@@ -1,6 +1,7 @@
-import { collectReferences, referencedStepIds, type ValuePath } from "./expression/index.js";
+import { referencedStepIds, type Reference, type ValuePath } from "./expression/index.js";
 import { exposedIds } from "./load/walk-steps.js";
 import { childSteps, isMapStep, isParallelStep, type Step } from "./schema/step-schemas.js";
+import { ownReferences } from "./step-references.js";
 
 /** A step with what it waits for; the graph follows from references and `needs:`. */
 export interface StepNode {
@@ -17,23 +18,34 @@ export interface StepNode {
  * Builds the graph of one list of steps (recursively for containers). A step waits for the sibling
  * that owns each step it reads (for a reference into a parallel, the parallel), wherever in its
  * subtree the reference is; references to steps outside the list are the enclosing container's to wait for.
+ * `references` gives a step's own references when they were already collected (the loader's check does).
  */
-export function buildStepGraph(steps: readonly Step[], path: ValuePath = ["steps"]): StepNode[] {
+export function buildStepGraph(
+  steps: readonly Step[],
+  path: ValuePath = ["steps"],
+  references: (step: Step) => readonly Reference[] = ownReferences,
+): StepNode[] {
   const owner = new Map<string, string>();
   for (const step of steps) for (const id of exposedIds(step)) owner.set(id, step.id);
   return steps.map((step, index) => {
     const stepPath = [...path, index];
     const after = new Set<string>();
-    for (const id of [...referencedStepIds(collectReferences(step)), ...subtreeNeeds(step)]) {
+    for (const id of subtreeReads(step, references)) {
       const sibling = owner.get(id);
       if (sibling !== undefined && sibling !== step.id) after.add(sibling);
     }
     const childPath = [...stepPath, isMapStep(step) ? "steps" : "parallel"];
-    const children = isMapStep(step) || isParallelStep(step) ? buildStepGraph(childSteps(step), childPath) : [];
+    const children =
+      isMapStep(step) || isParallelStep(step) ? buildStepGraph(childSteps(step), childPath, references) : [];
     return { step, path: stepPath, after: [...after], children };
   });
 }
 
-function subtreeNeeds(step: Step): string[] {
-  return [...(step.needs ?? []), ...childSteps(step).flatMap(subtreeNeeds)];
+// The step ids a step and its children read or name in needs:.
+function subtreeReads(step: Step, references: (step: Step) => readonly Reference[]): string[] {
+  return [
+    ...referencedStepIds(references(step)),
+    ...(step.needs ?? []),
+    ...childSteps(step).flatMap((child) => subtreeReads(child, references)),
+  ];
 }

@@ -3,6 +3,7 @@ import {
   collectReferences,
   ExpressionError,
   formatPath,
+  type Reference,
   type ReferenceContext,
   type ValuePath,
 } from "../expression/index.js";
@@ -17,9 +18,17 @@ export const RUN_FIELDS = ["id", "name", "dir", "startedAt"] as const;
 
 const ROOTS = ["inputs", "steps", "run"];
 
+/** What the reference check found. */
+export interface ReferenceCheck {
+  readonly issues: RawIssue[];
+  /** Each step's own references (see ownReferences), parsed here once so the step graph need not parse them again. */
+  readonly references: ReadonlyMap<Step, readonly Reference[]>;
+}
+
 /** Checks every `${{ }}` and `needs:`: syntax, and that each name exists and finishes before the reader. */
-export function checkStepReferences(definition: WorkflowDefinition): RawIssue[] {
+export function checkStepReferences(definition: WorkflowDefinition): ReferenceCheck {
   const issues: RawIssue[] = [];
+  const references = new Map<Step, Reference[]>();
   const allSteps = new Set(definition.steps.flatMap(subtreeIds));
   const inputs = Object.keys(definition.inputs ?? {});
   const base = { inputs, allSteps, runFields: [...RUN_FIELDS] };
@@ -31,11 +40,13 @@ export function checkStepReferences(definition: WorkflowDefinition): RawIssue[] 
       steps: place.earlier,
       currentStep: step.id,
     };
-    check(step.if, [...path, "if"], context, issues);
+    const own: Reference[] = [];
+    references.set(step, own);
+    check(step.if, [...path, "if"], context, issues, own);
     checkNeeds(step, place, allSteps, issues);
-    if ("with" in step) check(step.with, [...path, "with"], context, issues);
+    if ("with" in step) check(step.with, [...path, "with"], context, issues, own);
     if (isMapStep(step)) {
-      check(step.map, [...path, "map"], context, issues);
+      check(step.map, [...path, "map"], context, issues, own);
       const variable = step.as ?? "item";
       if (ROOTS.includes(variable) || place.mapVariables.includes(variable)) {
         issues.push({
@@ -49,18 +60,28 @@ export function checkStepReferences(definition: WorkflowDefinition): RawIssue[] 
         [...path, "output"],
         { ...context, roots: [...context.roots, variable], steps: inside },
         issues,
+        own,
       );
     }
   });
   const topLevel = EarlierSteps.none.with(definition.steps.flatMap(exposedIds));
-  check(definition.outputs, ["outputs"], { ...base, roots: ROOTS, steps: topLevel }, issues);
-  return issues;
+  check(definition.outputs, ["outputs"], { ...base, roots: ROOTS, steps: topLevel }, issues, []);
+  return { issues, references };
 }
 
-function check(value: unknown, location: ValuePath, context: ReferenceContext, issues: RawIssue[]): void {
+// Checks the references in one field and adds them to `found`.
+function check(
+  value: unknown,
+  location: ValuePath,
+  context: ReferenceContext,
+  issues: RawIssue[],
+  found: Reference[],
+): void {
   if (value === undefined) return;
   try {
-    issues.push(...checkReferences(collectReferences(value, location), context).map(toIssue));
+    const references = collectReferences(value, location);
+    found.push(...references);
+    issues.push(...checkReferences(references, context).map(toIssue));
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
     issues.push(toIssue(error));

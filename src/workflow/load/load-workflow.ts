@@ -103,10 +103,11 @@ export function parseWorkflow(text: string, options: LoadWorkflowOptions = {}): 
   const shape = validateWorkflowShape(parsed.value);
   const definition = shape.definition ?? shape.partial;
   if (definition === undefined) return fail(shape.issues);
+  const references = checkStepReferences(definition);
   const issues = [
     ...shape.issues,
     ...checkStepFields(definition, options),
-    ...checkStepReferences(definition),
+    ...references.issues,
     ...checkModels(definition, options),
     ...checkMedia(definition, baseDir),
     ...checkSchedule(definition),
@@ -115,14 +116,20 @@ export function parseWorkflow(text: string, options: LoadWorkflowOptions = {}): 
   if (issues.length > 0) fail(sortByPlace(issues, parsed.locate));
   const name =
     definition.name ?? (file === "<inline>" ? "workflow" : path.basename(file).replace(/\.(ya?ml|json)$/i, ""));
+  const content = withoutToolSettings(parsed.value);
+  let hash: string | undefined;
   return {
     file,
     baseDir,
     name,
     text,
-    hash: hashValue(withoutToolSettings(parsed.value)),
+    // Only a run needs the hash; `validate` of a large file need not pay for it.
+    get hash() {
+      hash ??= hashValue(content);
+      return hash;
+    },
     definition,
-    graph: buildStepGraph(definition.steps),
+    graph: buildStepGraph(definition.steps, ["steps"], (step) => references.references.get(step) ?? []),
   };
 }
 
