@@ -9,6 +9,8 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
+import { roundYuan } from "../src/catalog/prices.js";
+import { formatYuan } from "../src/cost/format-summary-table.js";
 import { readJournal } from "../src/workflow/index.js";
 import { readJson, recordsOf, tempDir } from "./workflow-harness.js";
 
@@ -121,5 +123,36 @@ describe("a durable agent step killed with kill -9", () => {
     expect(outputs.tally.text).toContain("245");
     const cost = (await readJson(runDir, "cost.json")) as { totalYuan: number };
     expect(cost.totalYuan).toBeCloseTo(gateway.stats().billedYuan, 6);
+  });
+
+  it("counts every journaled turn in the resumed step's cost: its record, its line and the run's cost agree with the bill", {
+    timeout: 120_000,
+  }, async () => {
+    const folder = await tempDir("svc-flow-agent-kill-cost-");
+    await mkdir(path.join(folder, "data"));
+    await writeFile(path.join(folder, "data", "sales.csv"), "region,units\nnorth,120\nsouth,80\neast,45\n");
+    await writeFile(path.join(folder, "flow.yaml"), FLOW);
+    const runDir = path.join(folder, "run");
+    const before = modelBills().length;
+
+    const killed = await cli(["run", "flow.yaml", "--out", runDir, "--workspace", "data"], folder, {
+      runDir,
+      turns: 2,
+    });
+    expect(killed.killed).toBe(true);
+    const resumed = await cli(["resume", runDir], folder);
+    expect(resumed.code).toBe(0);
+
+    // Two turns paid before the kill, one after it: the step's cost is all three, each once.
+    const bills = modelBills().slice(before);
+    expect(bills).toHaveLength(3);
+    const billed = roundYuan(bills.reduce((sum, bill) => sum + bill.yuan, 0));
+    const { records } = await readJournal(path.join(runDir, "journal.jsonl"));
+    const finished = recordsOf(records, "step-finished").find((record) => record.key === "tally");
+    expect(finished?.costYuan).toBeCloseTo(billed, 6);
+    expect(finished?.attempts).toBe(3);
+    const cost = (await readJson(runDir, "cost.json")) as { totalYuan: number };
+    expect(cost.totalYuan).toBeCloseTo(billed, 6);
+    expect(resumed.output).toMatch(new RegExp(`✓ tally .*${formatYuan(billed).replace(/[.¥]/g, "\\$&")}`));
   });
 });

@@ -37,6 +37,7 @@ export class Replay {
   readonly budgetYuan?: number;
   /** How the last attempt ended, when it got that far. */
   readonly finished?: RecordOf<"run-finished">;
+  #costsByStep: Map<string, CostEntry[]> | undefined;
 
   constructor(records: readonly JournalRecord[]) {
     const [first] = records;
@@ -111,6 +112,22 @@ export class Replay {
     }
     this.budgetYuan = budgetYuan;
     this.finished = finished;
+  }
+
+  /** The cost entries earlier attempts journaled for step instance `key` (a step cut short by a kill or a wait). */
+  costsOf(key: string): readonly CostEntry[] {
+    // Indexed on first use: most runs resume no unfinished step, and a batch's journal holds many entries.
+    if (this.#costsByStep === undefined) {
+      this.#costsByStep = new Map();
+      for (const entry of this.costs) {
+        const step = entry.tags.step;
+        if (step === undefined) continue;
+        const entries = this.#costsByStep.get(step);
+        if (entries === undefined) this.#costsByStep.set(step, [entry]);
+        else entries.push(entry);
+      }
+    }
+    return this.#costsByStep.get(key) ?? [];
   }
 
   /** Approval questions asked and not answered yet, in the order they were asked. */

@@ -66,6 +66,9 @@ export async function runLeaf(
     const startedAt = new Date();
     state.emit({ type: "step-started", key, id: step.id, kind: step.uses });
     const report = new StepReport();
+    // What earlier attempts of this step paid (an agent's journaled turns, a call cut short by a kill)
+    // is its cost too; a call they paid for that is sent again is replayed by the gateway at 0.
+    for (const entry of state.replay.costsOf(key)) report.add(entry);
     state.reports.set(key, report);
     const timeoutMs = timeout === undefined ? undefined : durationMs(timeout);
     const timer = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
