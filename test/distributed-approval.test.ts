@@ -110,7 +110,7 @@ describe.skipIf(binary === undefined)("approval steps in distributed items", () 
     await worker();
 
     const one = await cli(["approve", "run", "check", "--item", "1", "--note", "one ok", "--redis", redis.url]);
-    expect(one.stderr.text).toContain("Approved items[1].check (by ana) (item 1).");
+    expect(one.stderr.text).toContain("Approved items[1].check (by ana).");
     expect(one.code).toBe(3);
     expect(await rows(join(folder, "run"))).toMatchObject([
       { index: 1, state: "done", output: { n: 1, note: "one ok" } },

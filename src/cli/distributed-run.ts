@@ -90,7 +90,7 @@ export async function approveOnWorkers(
   const store = RunStore.connect(options.redisURL);
   try {
     const decision = await new ItemApprovals(store).answer(runId, answer);
-    context.stderr.write(`${describeDecision(decision)} (item ${decision.index}).\n`);
+    context.stderr.write(`${describeDecision(decision)}.\n`);
     if (!options.resume) {
       context.stdout.write(`Recorded. Continue the run with: svc-flow resume ${runId} --redis URL\n`);
       return 0;
