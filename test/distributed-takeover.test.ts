@@ -39,6 +39,19 @@ outputs:
   n: \${{ inputs.row.n }}
 `;
 
+// One billed call per row.
+const LINES = `version: 1
+name: lines
+inputs:
+  row: { type: items }
+steps:
+  - id: line
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "One line about the number \${{ inputs.row.n }}", maxTokens: 16 }
+outputs:
+  n: \${{ inputs.row.n }}
+`;
+
 let dir: string;
 let redis: RedisServer;
 const opened: { close(): Promise<void> }[] = [];
@@ -271,5 +284,66 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
     const cost = JSON.parse(await readFile(join(dir, "song-cut", "cost.json"), "utf8")) as CostSummary;
     expect(cost.refunds).toBe(1);
     await expectCountedOnce(gateway, runs, run.runId, join(dir, "song-cut"));
+  }, 60_000);
+
+  it("lists in cost.json the call a worker was killed in, re-sent by the next, when the gateway ignores Idempotency-Key", async () => {
+    const gateway = await gatewayWith({
+      idempotency: false,
+      faults: { seed: 1, latencyMs: 0, models: { "alpha-sonnet-4-6": { latencyMs: 500 } } },
+    });
+    const { workflow, items } = await batchWorkflow(dir, "lines", LINES, [{ n: 7 }]);
+    const runs = store();
+    const child = await deadWorker(gateway);
+    const run = await enqueueRun(runs, workflow, {
+      redisURL: redis.url,
+      inputs: { row: items },
+      outDir: join(dir, "lines"),
+    });
+    const account = () => gateway.stats().keys[0]!;
+    // The worker freezes while the gateway works on its call, which is billed and answered to a
+    // process that never reads it; it is then killed, its intent journaled and no bill.
+    await until(() => account().inFlight === 1, "the call reaches the gateway");
+    child.kill("SIGSTOP");
+    await until(() => account().billed.length === 1, "the gateway bills the call");
+    await kill(child);
+    const before = await runs.itemRecords(run.runId, 0);
+    expect(before.filter((record) => record.type === "call-intent")).toMatchObject([
+      { key: "items[0].line", model: "alpha-sonnet-4-6", idempotencyKey: account().billed[0]!.idempotencyKey },
+    ]);
+    expect(costsOf(before)).toEqual([]);
+
+    const finisher = await startTestWorker(redis.url, gateway, KEY, {
+      artifactsDir: join(dir, "shared"),
+      concurrency: 1,
+      lockMs: LOCK_MS,
+    });
+    onTestFinished(() => finisher.close());
+    const result = await awaitRun(runs, run.runId, { pollMs: 50 });
+
+    expect(result).toMatchObject({ status: "done", done: 1 });
+    const [lost, counted] = account().billed;
+    expect(counted!.idempotencyKey).toBe(lost!.idempotencyKey);
+    const cost = JSON.parse(await readFile(join(dir, "lines", "cost.json"), "utf8")) as CostSummary & {
+      possibleDoubleBills: {
+        totalYuan: number;
+        calls: { idempotencyKey: string; requestId?: string; yuan?: number }[];
+      };
+    };
+    const expected = {
+      totalYuan: counted!.yuan,
+      calls: [
+        {
+          step: "items[0].line",
+          model: "alpha-sonnet-4-6",
+          idempotencyKey: counted!.idempotencyKey,
+          requestId: counted!.requestId,
+          yuan: counted!.yuan,
+        },
+      ],
+    };
+    expect(cost.possibleDoubleBills).toEqual(expected);
+    expect(result.possibleDoubleBills).toEqual(expected);
+    // The call counted once, plus what may have been paid twice, is what the gateway billed.
+    expect(cost.totalYuan + cost.possibleDoubleBills.totalYuan).toBeCloseTo(gateway.stats().billedYuan, 6);
   }, 60_000);
 });

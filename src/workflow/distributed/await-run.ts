@@ -10,6 +10,12 @@ import { waitingApproval, type WaitingApproval } from "../run/run-options.js";
 import { RunDirLock } from "../run/run-dir-lock.js";
 import { JOURNAL_FILE } from "../run/run-workflow.js";
 import { costFileContent, writeJsonFile } from "../run/write-run-files.js";
+import {
+  doubleBillOf,
+  summarizeDoubleBills,
+  type PossibleDoubleBill,
+  type PossibleDoubleBills,
+} from "../run/call-intents.js";
 import { ItemApprovals } from "./item-approvals.js";
 import { RunGate, type RunHalt } from "./run-gate.js";
 import type { RunCounts, RunStore, StoredResult } from "./run-store.js";
@@ -25,6 +31,9 @@ export interface DistributedRunResult extends RunCounts {
   /** Why a halted run ended: the budget's refusal, or the item that failed under `onItemError: fail`. */
   readonly error?: ErrorSummary & { readonly index: number };
   readonly costYuan: number;
+  /** Calls that may have been billed twice by a gateway that ignores Idempotency-Key (re-sent by a worker that took
+   * an item over after its intent was journaled and no bill came); as in cost.json, only when any. */
+  readonly possibleDoubleBills?: PossibleDoubleBills;
   /** The questions the items left wait on (each request's key names its item: `items[N].STEP`). */
   readonly waiting?: readonly WaitingApproval[];
 }
@@ -93,6 +102,7 @@ async function writeRunFiles(
   const journal = await open(path.join(runDir, JOURNAL_FILE), "w");
   const outputs = await open(path.join(runDir, ITEM_RESULTS_FILE), "w");
   const costs: CostEntry[] = [];
+  const doubles: PossibleDoubleBill[] = [];
   const line = (record: JournalRecord) => journal.write(`${JSON.stringify(record)}\n`);
   let done = 0;
   let failed = 0;
@@ -108,6 +118,8 @@ async function writeRunFiles(
       const result = results.get(index);
       for (const record of records) {
         if (record.type === "cost") costs.push(record.entry);
+        if (record.type === "cost" && record.possibleDoubleBill === true && record.idempotencyKey !== undefined)
+          doubles.push(doubleBillOf(record.entry, record.idempotencyKey));
         await line(record);
       }
       if (result === undefined) waiting.push(...(asked.get(index) ?? []).map(waitingApproval));
@@ -142,7 +154,8 @@ async function writeRunFiles(
     });
     await journal.sync();
     const ledger = new CostLedger({ entries: costs });
-    await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger));
+    const doubleBills = summarizeDoubleBills(doubles);
+    await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger, doubleBills));
     await writeJsonFile(path.join(runDir, "outputs.json"), {
       items: { file: ITEM_RESULTS_FILE, total: spec.total, done, failed },
       runId,
@@ -158,6 +171,7 @@ async function writeRunFiles(
       done,
       failed,
       costYuan: ledger.spentYuan,
+      ...(doubles.length === 0 ? {} : { possibleDoubleBills: doubleBills }),
       ...(status === "waiting" ? { waiting } : {}),
     };
   } finally {

@@ -11,6 +11,7 @@ import { isPlainObject } from "../plain-object.js";
 import { BATCH_KEY } from "../batch/batch-run-body.js";
 import { ConfigError } from "../../errors.js";
 import { ArtifactStore } from "../run/artifact-store.js";
+import { CallIntents, callFacts } from "../run/call-intents.js";
 import { CostJournal } from "../run/cost-journal.js";
 import { createStepServices } from "../run/create-step-services.js";
 import { budgetStop, summarizeError, WaitingError } from "../run/error-summary.js";
@@ -153,7 +154,13 @@ export class ItemRunner {
     const item = await this.#store.item(runId, index);
     const replay = new Replay([this.spec.start, ...(await this.#store.itemRecords(runId, index))]);
     const journal = this.#store.itemJournal(runId, index);
-    const costs = new CostJournal(journal);
+    // Every billable call's intent goes in the item's journal before it is sent, and its bill names it, as on one
+    // machine: an item taken over from a dead worker knows which calls may have been billed twice (cost.json says).
+    const intents = new CallIntents(journal, (route, body) => callFacts(ledger, route, body), {
+      open: replay.openCalls,
+      doubles: replay.doubleBills,
+    });
+    const costs = new CostJournal(journal, intents);
     const services = this.#services;
     // The run's pricing, as enqueued or last resumed, never this worker's own flags.
     const pricing = await this.#pricing.forItem();
@@ -203,6 +210,7 @@ export class ItemRunner {
       reports: this.#reports,
       waiting,
       tallies: new Map(),
+      intents,
       emit: () => undefined,
       services: (key, report, retry) => createStepServices(shared, key, report, retry),
     };

@@ -8,10 +8,11 @@ import type { CallIntents } from "./call-intents.js";
 /** The request header that makes a repeated billable call replay instead of bill again. */
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 
-/** The step a call is sent for: its key's base, and the step instance (`lines[3].line`). */
+/** The step a call is sent for: its key's base, the step instance (`lines[3].line`), and where its intent goes. */
 interface CallScope {
   readonly base: string;
   readonly step: string;
+  readonly intents: CallIntents | undefined;
 }
 
 const scope = new AsyncLocalStorage<CallScope>();
@@ -25,16 +26,22 @@ const scope = new AsyncLocalStorage<CallScope>();
  * call. Two identical requests in one step share a key too: the gateway answers the second with the
  * first's reply, which is what an identical request asks for.
  */
-export function withIdempotencyScope<T>(base: string, task: () => Promise<T>, step = base): Promise<T> {
-  return scope.run({ base, step }, task);
+export function withIdempotencyScope<T>(
+  base: string,
+  task: () => Promise<T>,
+  step = base,
+  intents?: CallIntents,
+): Promise<T> {
+  return scope.run({ base, step, intents }, task);
 }
 
 /**
  * Wraps a dispatcher so requests sent inside withIdempotencyScope carry the key header. With
- * `intents`, each such request waits for its intent to be journaled before it goes out, and its
- * answer's request id is noted for the bill (see CallIntents).
+ * `intents` (the scope's, else the dispatcher's), each such request waits for its intent to be
+ * journaled before it goes out, and its answer's request id is noted for the bill (see CallIntents).
+ * A dispatcher shared by many runs (a distributed worker's) has none of its own: each item's scope names its journal.
  */
-export function idempotentDispatcher(inner: Dispatcher, intents?: CallIntents): Dispatcher {
+export function idempotentDispatcher(inner: Dispatcher, runIntents?: CallIntents): Dispatcher {
   return inner.compose((dispatch) => (options, handler) => {
     const call = scope.getStore();
     if (call === undefined || options.method !== "POST") return dispatch(options, handler);
@@ -42,6 +49,7 @@ export function idempotentDispatcher(inner: Dispatcher, intents?: CallIntents): 
     const digest = createHash("sha256").update(`${options.path}\n${body}`).digest("hex").slice(0, 16);
     const key = `${headerSafe(call.base)}:${digest}`;
     const keyed = { ...options, headers: withHeader(options.headers, key) };
+    const intents = call.intents ?? runIntents;
     if (intents === undefined) return dispatch(keyed, handler);
     intents
       .sending(call.step, key, options.path, body)

@@ -90,7 +90,8 @@ export async function runLeaf(
     try {
       output = await traced(state, { name: key, kind: step.uses, input }, (_inner, span) => {
         const services = state.services(key, report, retry, span);
-        return withIdempotencyScope(`${state.runId}:${key}`, () => dispatch({ ...context, services }, state), key);
+        const call = () => dispatch({ ...context, services }, state);
+        return withIdempotencyScope(`${state.runId}:${key}`, call, key, state.intents);
       });
     } catch (error) {
       if (timer?.aborted === true && !state.signal.aborted) {
