@@ -155,7 +155,8 @@ describe.skipIf(binary === undefined)("approval steps in distributed items", () 
       { index: 0, state: "failed", error: { code: "approval_rejected" } },
     ]);
 
-    const recorded = await cli(["approve", "run", "check", "--item", "1", "--no-resume", "--redis", redis.url]);
+    // Only item 1 waits now, so the step's id names it.
+    const recorded = await cli(["approve", "run", "check", "--no-resume", "--redis", redis.url]);
     expect(recorded.code).toBe(0);
     expect(recorded.stdout.text).toContain(`svc-flow resume ${runId} --redis URL`);
     const again = await cli(["approve", "run", "check", "--item", "1", "--redis", redis.url]);
@@ -169,5 +170,25 @@ describe.skipIf(binary === undefined)("approval steps in distributed items", () 
       { index: 0, state: "failed", error: { code: "approval_rejected" } },
       { index: 1, state: "done", output: { n: 1 } },
     ]);
+  }, 60_000);
+
+  it("decides an item by its onTimeout when the run is resumed after the timeout passed", async () => {
+    const folder = await folderWithRows("timeout");
+    await writeFile(
+      join(folder, "flow.yaml"),
+      FLOW.replace('show: "${{ steps.line.output.text }}"', 'timeout: "1ms", onTimeout: approve'),
+    );
+    const cli = cliIn(folder);
+    await worker();
+    const run = await cli(["run", "flow.yaml", "--input", "row=rows.jsonl", "--redis", redis.url, "--out", "run"]);
+    expect(run.code).toBe(3);
+    const runId = JSON.parse(await readFile(join(folder, "run", "distributed.json"), "utf8")).runId as string;
+
+    const resumed = await cli(["resume", runId, "--redis", redis.url, "--out", "run"]);
+    expect(resumed.code).toBe(0);
+    const decided = (await rows(join(folder, "run"))).map((row) => row.state);
+    expect(decided).toEqual(["done", "done"]);
+    const journal = await readFile(join(folder, "run", "journal.jsonl"), "utf8");
+    expect(journal.match(/"type":"approval-decided"[^\n]*"by":"timeout"/g)).toHaveLength(2);
   }, 60_000);
 });

@@ -152,7 +152,8 @@ export interface ReenqueueRunOptions {
 
 /**
  * Puts a run's unfinished items (and, with retryFailed, its failed ones) back on the queue, except
- * those waiting for a decision (`svc-flow approve` puts each back once answered), and lets
+ * those waiting for a decision (`svc-flow approve` puts each back once answered; one whose question
+ * timed out goes back, for its `onTimeout` to decide), and lets
  * workers start them again after a halt; the cap and pricing given replace the run's for every
  * worker, and what is not given stays as stored. Returns how many.
  */
@@ -168,7 +169,9 @@ export async function reenqueueRun(
   await new RunPricing(store, runId).save({ prices, allowUnpriced: options.allowUnpriced });
   await new RunGate(store).reopen(runId);
   if (options.retryFailed !== false) await store.clearFailed(runId);
-  const waiting = await new ItemApprovals(store).waiting(runId);
+  const approvals = new ItemApprovals(store);
+  await approvals.releaseTimedOut(runId);
+  const waiting = await approvals.waiting(runId);
   const missing = (await store.missing(runId, spec.total)).filter((index) => !waiting.has(index));
   const connection = queueConnection(redisURL);
   const queue = itemQueue(connection);

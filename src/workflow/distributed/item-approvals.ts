@@ -47,6 +47,20 @@ export class ItemApprovals {
     return new Map(entries.sort(([left], [right]) => left - right));
   }
 
+  /**
+   * Takes off the waiting list the items with a question whose `timeout` has passed, so `resume`
+   * runs them again and their `onTimeout` decides it; returns their indexes.
+   */
+  async releaseTimedOut(runId: string, now = new Date()): Promise<number[]> {
+    const due = [...(await this.waiting(runId))]
+      .filter(([, requests]) =>
+        requests.some((request) => request.timeoutAt !== undefined && Date.parse(request.timeoutAt) <= now.getTime()),
+      )
+      .map(([index]) => index);
+    if (due.length > 0) await this.#store.redis.hdel(this.#key(runId), ...due.map(String));
+    return due;
+  }
+
   /** How many items wait. */
   async count(runId: string): Promise<number> {
     return this.#store.redis.hlen(this.#key(runId));
