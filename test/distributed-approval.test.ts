@@ -191,4 +191,45 @@ describe.skipIf(binary === undefined)("approval steps in distributed items", () 
     const journal = await readFile(join(folder, "run", "journal.jsonl"), "utf8");
     expect(journal.match(/"type":"approval-decided"[^\n]*"by":"timeout"/g)).toHaveLength(2);
   }, 60_000);
+
+  it("stops an item's agent before a tool call that needs approval, and runs the call once approved without paying its turn again", async () => {
+    const folder = await folderWithRows("agent");
+    await writeFile(join(folder, "rows.jsonl"), '{"n":0}\n');
+    await writeFile(
+      join(folder, "flow.yaml"),
+      `version: 1
+name: notes
+inputs:
+  row: { type: items }
+steps:
+  - id: notes
+    uses: agent
+    with:
+      model: alpha-sonnet-4-6
+      maxTokens: 300
+      tools: [calculator, write_file]
+      approve: [write_file]
+      prompt: "Compute 17 * 23 and save the result to result.md."
+`,
+    );
+    const cli = cliIn(folder);
+    await worker();
+    const before = billedBy("alpha-sonnet-4-6");
+    const run = await cli(["run", "flow.yaml", "--input", "row=rows.jsonl", "--redis", redis.url, "--out", "run"]);
+    expect(run.code).toBe(3);
+    expect(run.stdout.text).toContain("Let items[0].notes call write_file?");
+    expect(run.stdout.text).toContain("svc-flow approve run notes --item 0 --redis URL");
+    expect(billedBy("alpha-sonnet-4-6") - before).toBe(1);
+
+    const approved = await cli(["approve", "run", "notes", "--item", "0", "--redis", redis.url]);
+    expect(approved.code).toBe(0);
+    const runId = JSON.parse(await readFile(join(folder, "run", "distributed.json"), "utf8")).runId as string;
+    // The approved call ran on the worker: the file is in the run's shared workspace.
+    await readFile(join(dir, "shared", runId, "workspace", "result.md"), "utf8");
+    const [row] = await rows(join(folder, "run"));
+    const calls = (row?.output as { notes: { toolCalls: { name: string; failed: boolean }[] } }).notes.toolCalls;
+    expect(calls.find((call) => call.name === "write_file")).toMatchObject({ failed: false });
+    // The turn that asked for the call came from the item's journal: only the answering turn was paid.
+    expect(billedBy("alpha-sonnet-4-6") - before).toBe(2);
+  }, 60_000);
 });
