@@ -155,7 +155,10 @@ async function writeRunFiles(
     await journal.sync();
     const ledger = new CostLedger({ entries: costs });
     const doubleBills = summarizeDoubleBills(doubles);
-    await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger, doubleBills));
+    await writeJsonFile(
+      path.join(runDir, "cost.json"),
+      costFileContent(ledger.summary(), doubleBills, ledger.entries()),
+    );
     await writeJsonFile(path.join(runDir, "outputs.json"), {
       items: { file: ITEM_RESULTS_FILE, total: spec.total, done, failed },
       runId,

@@ -240,7 +240,9 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   const finishedAt = new Date().toISOString();
   if (outputs !== undefined) await writeJsonFile(path.join(runDir, "outputs.json"), outputs);
   const doubleBills = intents.summary();
-  await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(ledger, doubleBills, calls.entries()));
+  // One summary for cost.json, the report and the result: a long batch's byTag.step is one key a row.
+  const cost = ledger.summary();
+  await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(cost, doubleBills, calls.entries()));
   await calls.remove();
   const items = [...state.tallies.values()];
   const tallied = items.length === 0 ? {} : { items };
@@ -256,7 +258,6 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   emit({ type: "run-finished", status, runDir, ...(error === undefined ? {} : { error }) });
   if (status === "failed" || status === "stopped") await trace?.fail(failure);
   else await trace?.end({ status, ...(outputs === undefined ? {} : { outputs }) });
-  const cost = ledger.summary();
   await (options.report ?? writeReportFile)({
     runDir,
     runId,

@@ -2,7 +2,7 @@ import { open, rename } from "node:fs/promises";
 import path from "node:path";
 import { redactSecrets } from "../../errors.js";
 import type { CostEntry } from "../../cost/cost-entry.js";
-import type { CostLedger } from "../../cost/cost-ledger.js";
+import type { CostSummary } from "../../cost/summarize-entries.js";
 import type { PossibleDoubleBills } from "./call-intents.js";
 
 /**
@@ -81,12 +81,12 @@ function indented(text: string, indent: string): string {
 }
 
 /** cost.json: the ledger's totals (by model, by step under byTag.step, budget), the calls that may have been
- * billed twice (`possibleDoubleBills`, see CallIntents) and every entry under `calls` (default: the ledger's; a run
- * passes them streamed from its CostCallsFile). */
+ * billed twice (`possibleDoubleBills`, see CallIntents) and every entry under `calls` (a run streams them from its
+ * CostCallsFile). */
 export function costFileContent(
-  ledger: CostLedger,
-  possibleDoubleBills: PossibleDoubleBills = { totalYuan: 0, calls: [] },
-  calls: readonly CostEntry[] | AsyncIterable<CostEntry> = ledger.entries(),
+  summary: CostSummary,
+  possibleDoubleBills: PossibleDoubleBills,
+  calls: readonly CostEntry[] | AsyncIterable<CostEntry>,
 ): Record<string, unknown> {
-  return { ...ledger.summary(), possibleDoubleBills, calls };
+  return { ...summary, possibleDoubleBills, calls };
 }
