@@ -17,9 +17,6 @@ export interface Template {
 
 const OPEN = "${{";
 const CLOSE = "}}";
-const CACHE_LIMIT = 1000;
-// Map items render the same strings over and over; parsing once per distinct string is enough.
-const cache = new Map<string, Template>();
 
 /** Whether a string contains a `${{` and so needs parsing. */
 export function hasExpression(text: string): boolean {
@@ -31,15 +28,6 @@ export function hasExpression(text: string): boolean {
  * so `${{ '}}' }}` is the text "}}"; write a literal `${{` as `${{ '${{' }}`.
  */
 export function parseTemplate(source: string): Template {
-  const cached = cache.get(source);
-  if (cached !== undefined) return cached;
-  const template = scan(source);
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value ?? "");
-  cache.set(source, template);
-  return template;
-}
-
-function scan(source: string): Template {
   const parts: TemplatePart[] = [];
   let position = 0;
   for (let open = source.indexOf(OPEN); open !== -1; open = source.indexOf(OPEN, position)) {

@@ -1,7 +1,13 @@
 import { ExpressionError, type ValuePath } from "./expression-error.js";
 import { evaluateExpression, type ExpressionScope } from "./evaluate-expression.js";
 import { hasExpression, parseTemplate } from "./parse-template.js";
+import type { Template } from "./parse-template.js";
 import { isPlainObject, stringifyValue } from "./value-semantics.js";
+
+const CACHE_LIMIT = 1000;
+// Map items render the same strings over and over; parsing once per distinct string is enough. Only
+// rendering caches: checking a file parses each string once, and would only churn the cache.
+const cache = new Map<string, Template>();
 
 /**
  * Renders every `${{ }}` in a JSON-like value (objects, arrays, strings; keys are left alone).
@@ -21,7 +27,7 @@ export function renderValue(value: unknown, scope: ExpressionScope, location: Va
 
 function renderString(text: string, scope: ExpressionScope, location: ValuePath): unknown {
   try {
-    const template = parseTemplate(text);
+    const template = cachedTemplate(text);
     if (template.single !== undefined) return evaluateExpression(template.single, scope);
     let result = "";
     for (const part of template.parts) {
@@ -31,4 +37,13 @@ function renderString(text: string, scope: ExpressionScope, location: ValuePath)
   } catch (error) {
     throw error instanceof ExpressionError ? error.at(location) : error;
   }
+}
+
+function cachedTemplate(text: string): Template {
+  const cached = cache.get(text);
+  if (cached !== undefined) return cached;
+  const template = parseTemplate(text);
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value ?? "");
+  cache.set(text, template);
+  return template;
 }

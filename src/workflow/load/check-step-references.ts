@@ -31,12 +31,13 @@ export function checkStepReferences(definition: WorkflowDefinition): ReferenceCh
   const references = new Map<Step, Reference[]>();
   const allSteps = new Set(definition.steps.flatMap(subtreeIds));
   const inputs = Object.keys(definition.inputs ?? {});
-  const base = { inputs, allSteps, runFields: [...RUN_FIELDS] };
   walkSteps(definition.steps, (place) => {
     const { step, path } = place;
     const context: ReferenceContext = {
-      ...base,
-      roots: [...ROOTS, ...place.mapVariables],
+      inputs,
+      allSteps,
+      runFields: RUN_FIELDS,
+      roots: place.mapVariables.length === 0 ? ROOTS : [...ROOTS, ...place.mapVariables],
       steps: place.earlier,
       currentStep: step.id,
     };
@@ -65,7 +66,8 @@ export function checkStepReferences(definition: WorkflowDefinition): ReferenceCh
     }
   });
   const topLevel = EarlierSteps.none.with(definition.steps.flatMap(exposedIds));
-  check(definition.outputs, ["outputs"], { ...base, roots: ROOTS, steps: topLevel }, issues, []);
+  const outputsContext = { inputs, allSteps, runFields: RUN_FIELDS, roots: ROOTS, steps: topLevel };
+  check(definition.outputs, ["outputs"], outputsContext, issues, []);
   return { issues, references };
 }
 

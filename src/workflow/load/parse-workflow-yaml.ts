@@ -1,4 +1,15 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, type Node } from "yaml";
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  Scalar,
+  type Document,
+  type Node,
+} from "yaml";
 import type { ValuePath } from "../expression/index.js";
 import { WorkflowError } from "../workflow-error.js";
 
@@ -21,14 +32,7 @@ export interface ParsedYaml {
  */
 export function parseWorkflowYaml(text: string, file: string): ParsedYaml {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, {
-    version: "1.2",
-    schema: "core",
-    uniqueKeys: true,
-    merge: false,
-    lineCounter,
-    prettyErrors: false,
-  });
+  let document: Document.Parsed | undefined = parseYaml(text, lineCounter);
   const position = (offset: number): SourcePosition => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
@@ -60,9 +64,14 @@ export function parseWorkflowYaml(text: string, file: string): ParsedYaml {
       },
     ]);
   }
+  // The document (every node, with its place in the text) is larger than the value and is needed
+  // only to place an error, so it is let go here and parsed again when an error is reported.
+  document = undefined;
+  let located: Document.Parsed | undefined;
   const locate = (path: ValuePath, options: { key?: string; offsetInString?: number } = {}): SourcePosition => {
+    located ??= parseYaml(text);
     const found = findNode(
-      document.contents,
+      located.contents,
       options.key === undefined ? path : [...path, options.key],
       options.key !== undefined,
     );
@@ -70,6 +79,17 @@ export function parseWorkflowYaml(text: string, file: string): ParsedYaml {
     return position(found.range[0] + stringOffset(found, options.offsetInString));
   };
   return { value, locate };
+}
+
+function parseYaml(text: string, lineCounter?: LineCounter): Document.Parsed {
+  return parseDocument(text, {
+    version: "1.2",
+    schema: "core",
+    uniqueKeys: true,
+    merge: false,
+    lineCounter,
+    prettyErrors: false,
+  });
 }
 
 // The yaml package appends a code frame after "at line X, column Y:"; our issue carries the position.
