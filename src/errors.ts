@@ -220,7 +220,7 @@ export function registerSecret(value: string | undefined): void {
 export function redactSecrets(text: string): string {
   let redacted = text.replace(/\bsk-[A-Za-z0-9_-]{2,}/g, "sk-[redacted]");
   // Longest first, so a key's unprefixed form does not cut its prefixed form in two.
-  for (const value of longestFirst) redacted = redacted.split(value).join("[redacted]");
+  for (const value of longestFirst) redacted = redacted.replaceAll(value, "[redacted]");
   return redacted;
 }
 

@@ -183,6 +183,8 @@ export class ItemRunner {
       client: services.client,
       scheduler: services.scheduler,
       dispatcher: services.dispatcher,
+      runId,
+      intents,
       apiKey: services.apiKey,
       baseURL: services.baseURL,
       ledger,
@@ -210,7 +212,6 @@ export class ItemRunner {
       reports: this.#reports,
       waiting,
       tallies: new Map(),
-      intents,
       emit: () => undefined,
       services: (key, report, retry) => createStepServices(shared, key, report, retry),
     };

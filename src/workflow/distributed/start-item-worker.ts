@@ -4,7 +4,6 @@ import { GatewayClient } from "../../gateway/gateway-client.js";
 import { Scheduler } from "../../scheduling/scheduler.js";
 import { connectConfiguredGateway, type ConnectGateway, type ConnectGatewayOptions } from "../connect-gateway.js";
 import type { MusicPolling } from "../kinds/music-kind.js";
-import { idempotentDispatcher } from "../run/idempotency.js";
 import { summarizeError } from "../run/error-summary.js";
 import { createLimiter } from "../run/limiter.js";
 import { ITEM_ATTEMPTS, ITEM_QUEUE, itemQueue, queueConnection, type ItemJob } from "./item-queue.js";
@@ -69,7 +68,8 @@ export async function startItemWorker(options: ItemWorkerOptions): Promise<ItemW
   if (options.globalConcurrency !== undefined) await queue.setGlobalConcurrency(options.globalConcurrency);
   const connection = await (options.connect ?? connectConfiguredGateway)(options.gateway ?? {});
   const agent = new Agent({ connections: Math.max(16, concurrency * 2) });
-  const dispatcher = idempotentDispatcher(agent);
+  // Each item's steps key their calls and journal their intents on their own view of it (createStepServices).
+  const dispatcher = agent;
   const client = new GatewayClient({ apiKey: connection.apiKey, baseURL: connection.baseURL, dispatcher });
   const services = {
     client,

@@ -9,7 +9,7 @@ import { ConfigError } from "../../errors.js";
 import { isMcpReference } from "../mcp/mcp-reference.js";
 import type { McpServers } from "../mcp/mcp-servers.js";
 import type { CostLedger } from "../../cost/cost-ledger.js";
-import type { GatewayClient } from "../../gateway/gateway-client.js";
+import { GatewayClient } from "../../gateway/gateway-client.js";
 import { MusicClient, type MusicClipsResult } from "../../gateway/music-client.js";
 import type { UsageRecorder } from "../../gateway/usage-recorder.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
@@ -20,20 +20,27 @@ import { defaultOutputTokens } from "../kinds/default-output-tokens.js";
 import type { StepServices } from "../kinds/step-kind.js";
 import type { WorkflowEvent } from "../workflow-event.js";
 import type { ArtifactStore } from "./artifact-store.js";
+import type { CallIntents } from "./call-intents.js";
 import type { CostJournal } from "./cost-journal.js";
 import { agentStepApprover, agentStepJournal } from "./agent-step-journal.js";
 import type { ApprovalRequest, JournaledMusicJob } from "./journal-records.js";
 import type { JournalSink } from "./run-journal.js";
+import { keyedDispatcher } from "./idempotency.js";
 import { toolMusicKey, type Replay } from "./replay.js";
 import type { StepReport } from "./step-report.js";
 import { submitMusicJob } from "./submit-music-job.js";
 
 /** What every step's services share within a run. */
 export interface SharedServices {
+  /** The run's client, for what is not billed (image downloads). */
   readonly client: GatewayClient;
   readonly scheduler: Scheduler;
-  /** The dispatcher that adds idempotency keys; music clients send through it too. */
+  /** What calls go out on; each step sends its billable calls through its own keyed view of it (idempotency.ts). */
   readonly dispatcher: Dispatcher;
+  /** The run id, the base of its calls' idempotency keys. */
+  readonly runId: string;
+  /** Where every billable call's intent is journaled before it is sent; none when nothing journals them. */
+  readonly intents?: CallIntents;
   readonly apiKey: string;
   readonly baseURL: string;
   readonly ledger: CostLedger;
@@ -58,7 +65,7 @@ export interface SharedServices {
 }
 
 /** The services of one step: its calls are tagged with the step's key in the ledger (and traced in its span, when
- * the run is traced); chat calls always carry an output limit. */
+ * the run is traced), carry its idempotency keys and journal their intents; chat calls always carry an output limit. */
 export function createStepServices(
   shared: SharedServices,
   key: string,
@@ -69,6 +76,17 @@ export function createStepServices(
   const recorder = shared.ledger.tagged({ step: key });
   const id = key.slice(key.lastIndexOf(".") + 1);
   let music: MusicClient | undefined;
+  // Made on the step's first call: a step that calls nothing (a replayed agent turn, a file tool) builds neither.
+  let keyed: Dispatcher | undefined;
+  let client: GatewayClient | undefined;
+  const dispatcher = () =>
+    (keyed ??= keyedDispatcher(shared.dispatcher, {
+      base: `${shared.runId}:${key}`,
+      step: key,
+      ...(shared.intents === undefined ? {} : { intents: shared.intents }),
+    }));
+  const stepClient = () =>
+    (client ??= new GatewayClient({ apiKey: shared.apiKey, baseURL: shared.baseURL, dispatcher: dispatcher() }));
   const onWarning = (warning: ChatWarning): void => {
     if (warning.code === "fallback_used") {
       report.fallbacks.push(warning.model);
@@ -91,7 +109,7 @@ export function createStepServices(
     const limited = { ...call, max_tokens: call.max_tokens ?? defaultOutputTokens(call.model) };
     const send = () =>
       callChat(limited, {
-        client: shared.client,
+        client: stepClient(),
         scheduler: shared.scheduler,
         ledger: recorder,
         retry,
@@ -118,7 +136,7 @@ export function createStepServices(
       maxTokens: request.maxTokens ?? defaultOutputTokens(request.model),
       ...(request.stop === undefined ? {} : { stop: request.stop }),
       retry,
-      client: shared.client,
+      client: stepClient(),
       scheduler: shared.scheduler,
       ledger: recorder,
       onRetry,
@@ -128,7 +146,7 @@ export function createStepServices(
     new MusicClient({
       apiKey: shared.apiKey,
       baseURL: shared.baseURL,
-      dispatcher: shared.dispatcher,
+      dispatcher: dispatcher(),
       recorder: billedTo,
     });
   const musicClient = () => {

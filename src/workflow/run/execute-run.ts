@@ -23,7 +23,6 @@ import { CostJournal } from "./cost-journal.js";
 import { createStepServices } from "./create-step-services.js";
 import { summarizeError, WaitingError } from "./error-summary.js";
 import { executeSteps } from "./execute-steps.js";
-import { idempotentDispatcher } from "./idempotency.js";
 import type { ErrorSummary, JournalRecord } from "./journal-records.js";
 import { createLimiter } from "./limiter.js";
 import { ReportRecords } from "./report-records.js";
@@ -102,7 +101,8 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     open: replay.openCalls,
     doubles: replay.doubleBills,
   });
-  const dispatcher = idempotentDispatcher(options.gateway?.dispatcher ?? agent!, intents);
+  // Each step keys its calls and journals their intents on its own view of it (createStepServices).
+  const dispatcher = options.gateway?.dispatcher ?? agent!;
   const client = new GatewayClient({ apiKey: connection.apiKey, baseURL: connection.baseURL, dispatcher });
   const reports: RunState["reports"] = new Map();
   let pendingCost: Promise<void> = Promise.resolve();
@@ -159,6 +159,8 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     client,
     scheduler: new Scheduler(),
     dispatcher,
+    runId,
+    intents,
     apiKey: connection.apiKey,
     baseURL: connection.baseURL,
     ledger,

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
@@ -8,48 +7,34 @@ import type { CallIntents } from "./call-intents.js";
 /** The request header that makes a repeated billable call replay instead of bill again. */
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 
-/** The step a call is sent for: its key's base, the step instance (`lines[3].line`), and where its intent goes. */
-interface CallScope {
+/** The step instance a dispatcher keys calls for: its key's base, the step (`lines[3].line`), and where its intents go. */
+export interface CallScope {
   readonly base: string;
   readonly step: string;
-  readonly intents: CallIntents | undefined;
+  readonly intents?: CallIntents;
 }
 
-const scope = new AsyncLocalStorage<CallScope>();
-
 /**
- * Runs `task` so that every POST it sends carries `Idempotency-Key: <base>:<digest>`, the digest
- * being the sha256 of the request's path and body. `base` is the run id and the step's key (map item
- * indexes included), so the same call after a kill and resume sends the same key, whatever order
- * concurrent calls go out in. Retries of a request share its key (a retry after a lost response is
- * replayed, not billed); a fallback model or the next tool-loop turn is a different body, so a new
+ * Wraps a dispatcher for one step instance: every POST it sends carries `Idempotency-Key: <base>:<digest>`,
+ * the digest being the sha256 of the request's path and body. `base` is the run id and the step's key
+ * (map item indexes included), so the same call after a kill and resume sends the same key, whatever
+ * order concurrent calls go out in. Retries of a request share its key (a retry after a lost response
+ * is replayed, not billed); a fallback model or the next tool-loop turn is a different body, so a new
  * call. Two identical requests in one step share a key too: the gateway answers the second with the
- * first's reply, which is what an identical request asks for.
+ * first's reply, which is what an identical request asks for. With `call.intents`, each request waits
+ * for its intent to be journaled before it goes out, and its answer's request id is noted for the bill
+ * (see CallIntents). The step's services make one (the step is known there), so nothing has to find
+ * the step through async context on every promise of the run.
  */
-export function withIdempotencyScope<T>(
-  base: string,
-  task: () => Promise<T>,
-  step = base,
-  intents?: CallIntents,
-): Promise<T> {
-  return scope.run({ base, step, intents }, task);
-}
-
-/**
- * Wraps a dispatcher so requests sent inside withIdempotencyScope carry the key header. With
- * `intents` (the scope's, else the dispatcher's), each such request waits for its intent to be
- * journaled before it goes out, and its answer's request id is noted for the bill (see CallIntents).
- * A dispatcher shared by many runs (a distributed worker's) has none of its own: each item's scope names its journal.
- */
-export function idempotentDispatcher(inner: Dispatcher, runIntents?: CallIntents): Dispatcher {
+export function keyedDispatcher(inner: Dispatcher, call: CallScope): Dispatcher {
+  const base = headerSafe(call.base);
   return inner.compose((dispatch) => (options, handler) => {
-    const call = scope.getStore();
-    if (call === undefined || options.method !== "POST") return dispatch(options, handler);
+    if (options.method !== "POST") return dispatch(options, handler);
     const body = typeof options.body === "string" ? options.body : "";
     const digest = createHash("sha256").update(`${options.path}\n${body}`).digest("hex").slice(0, 16);
-    const key = `${headerSafe(call.base)}:${digest}`;
+    const key = `${base}:${digest}`;
     const keyed = { ...options, headers: withHeader(options.headers, key) };
-    const intents = call.intents ?? runIntents;
+    const intents = call.intents;
     if (intents === undefined) return dispatch(keyed, handler);
     intents
       .sending(call.step, key, options.path, body)

@@ -7,8 +7,8 @@ import type { JournalSink } from "./run-journal.js";
 /**
  * The journal records a run keeps for its report, so the end of a run never reads journal.jsonl
  * back: every record it appends (and, resumed, the ones it was resumed from) as it appends them,
- * less what the report does not show. Costs are left out (the ledger keeps those `showsCostsOf`
- * names), and a batch row past the report's first page keeps only a step record that names media
+ * less what the report does not show. Costs (the ledger keeps those `showsCostsOf`
+ * names) and call intents are left out, and a batch row past the report's first page keeps only a step record that names media
  * (its tile on a later page). A kept record shares its output with the run's scope, so keeping it copies no output.
  */
 export class ReportRecords implements JournalSink {
@@ -40,7 +40,8 @@ export class ReportRecords implements JournalSink {
   }
 
   #keep(record: JournalRecord): void {
-    if (record.type === "cost") return;
+    // Costs are in the ledger; a call's intent matters only to resume, which reads the journal itself.
+    if (record.type === "cost" || record.type === "call-intent") return;
     const row = this.#rowPrefix !== undefined && "key" in record && record.key.startsWith(this.#rowPrefix);
     if (row && !onFirstPage(record.key)) {
       if (record.type !== "step-finished" || findMedia(record.output).length === 0) return;

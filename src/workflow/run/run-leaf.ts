@@ -14,7 +14,6 @@ import { workflowToolContext } from "../schema/tool-settings-schema.js";
 import type { StepNode } from "../step-graph.js";
 import { planModels } from "../step-models.js";
 import { NotStartedError } from "./error-summary.js";
-import { withIdempotencyScope } from "./idempotency.js";
 import { leafStepKey, takeFinishedStep } from "./reuse-step.js";
 import { expressionScope, type RunState, type Scope, type StepResult } from "./run-state.js";
 import { StepReport } from "./step-report.js";
@@ -90,8 +89,7 @@ export async function runLeaf(
     try {
       output = await traced(state, { name: key, kind: step.uses, input }, (_inner, span) => {
         const services = state.services(key, report, retry, span);
-        const call = () => dispatch({ ...context, services }, state);
-        return withIdempotencyScope(`${state.runId}:${key}`, call, key, state.intents);
+        return dispatch({ ...context, services }, state);
       });
     } catch (error) {
       if (timer?.aborted === true && !state.signal.aborted) {

@@ -13,7 +13,6 @@ import type { MusicPolling } from "../kinds/music-kind.js";
 import type { WorkflowEvent } from "../workflow-event.js";
 import type { ItemTally } from "./item-tally.js";
 import type { StepKeys } from "./reuse-step.js";
-import type { CallIntents } from "./call-intents.js";
 
 /** Why the run stops starting new work. */
 export type Halt = { readonly reason: "budget" | "interrupted" | "failed"; readonly error: unknown };
@@ -45,9 +44,6 @@ export interface RunState {
   readonly tallies: Map<string, ItemTally>;
   /** How step keys are made, and the finished steps of earlier runs a step may take (`--reuse`). Default: keys only. */
   readonly keys?: StepKeys;
-  /** Where calls' intents are journaled when the dispatcher is shared with other runs (a distributed item's
-   * journal); undefined when the run's own dispatcher journals them. */
-  readonly intents?: CallIntents;
   /** Set by the first error that stops the run; no new step or item starts after it. */
   halt?: Halt;
 }
