@@ -8,6 +8,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseWorkflow } from "../src/workflow/load/load-workflow.js";
 import { headerSafe } from "../src/workflow/run/idempotency.js";
+import { readJournal } from "../src/workflow/run/run-journal.js";
+import { resumeWorkflow } from "../src/workflow/run/resume-workflow.js";
 import { runWorkflow } from "../src/workflow/run/run-workflow.js";
 import { gatewayEnv, runCli } from "./cli-harness.js";
 import { bandsRaster, pngDataUri, silentMp3 } from "./media-builders.js";
@@ -230,6 +232,45 @@ describe("input checks before the first call", () => {
     expect(result.code).toBe(2);
     expect(result.madeRunDir).toBe(false);
     expect(result.billed).toBe(0);
+  });
+
+  it("resume checks unpriced models against the budget the run was started with, before any call", async () => {
+    const text = `version: 1
+steps:
+  - id: first
+    uses: tool
+    with: { tool: calculator, input: { expression: "6 * 7" } }
+  - id: ask
+    uses: chat
+    with: { model: beta-4o, prompt: "Hello \${{ steps.first.output }}." }
+`;
+    const workflow = parseWorkflow(text, { fileName: "flow.yaml" });
+    const controller = new AbortController();
+    const outDir = path.join(await tempDir(), "run");
+    const stopped = await runWorkflow(
+      workflow,
+      gatewayOptions(gateway.current, {
+        outDir,
+        budgetYuan: 3,
+        allowUnpriced: true,
+        signal: controller.signal,
+        onEvent: (event) => {
+          if (event.type === "step-started" && event.id === "ask") controller.abort(new Error("Received SIGINT"));
+        },
+      }),
+    );
+    expect(stopped).toMatchObject({ status: "stopped", reason: "interrupted" });
+    const billedBefore = gateway.current.stats().billedYuan;
+
+    await expect(resumeWorkflow(outDir, gatewayOptions(gateway.current))).rejects.toThrow(
+      /Step "ask" may call beta-4o, which has no published price, so the budget of ¥3 \(--budget\) cannot bound it/,
+    );
+    const { records } = await readJournal(path.join(outDir, "journal.jsonl"));
+    expect(records.filter((record) => record.type === "run-resumed")).toHaveLength(0);
+    expect(gateway.current.stats().billedYuan).toBe(billedBefore);
+
+    const resumed = await resumeWorkflow(outDir, gatewayOptions(gateway.current, { allowUnpriced: true }));
+    expect(resumed.status).toBe("done");
   });
 
   it("runWorkflow refuses unpriced models under a budget it is given, before making the run directory", async () => {

@@ -86,8 +86,12 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
   );
 }
 
-async function workflowFor(directory: string, replay: Replay, options: ResumeWorkflowOptions): Promise<Workflow> {
-  if (typeof options.workflow === "object") return options.workflow;
+async function workflowFor(directory: string, replay: Replay, resumeOptions: ResumeWorkflowOptions): Promise<Workflow> {
+  if (typeof resumeOptions.workflow === "object") return resumeOptions.workflow;
+  // The load-time check (budget vs unpriced models) uses the budget the run goes on with: the one
+  // given now, else the one the run was started (or last resumed) with.
+  const budgetYuan = resumeOptions.budgetYuan ?? replay.budgetYuan;
+  const options = budgetYuan === undefined ? resumeOptions : { ...resumeOptions, budgetYuan };
   if (typeof options.workflow === "string") return loadWorkflow(options.workflow, options);
   const copy = path.join(directory, WORKFLOW_COPY);
   const text = await readFile(copy, "utf8").catch((error: unknown) => {
