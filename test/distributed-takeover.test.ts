@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -328,6 +328,7 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
         totalYuan: number;
         calls: { idempotencyKey: string; requestId?: string; yuan?: number }[];
       };
+      calls: CostEntry[];
     };
     const expected = {
       totalYuan: counted!.yuan,
@@ -345,5 +346,7 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
     expect(result.possibleDoubleBills).toEqual(expected);
     // The call counted once, plus what may have been paid twice, is what the gateway billed.
     expect(cost.totalYuan + cost.possibleDoubleBills.totalYuan).toBeCloseTo(gateway.stats().billedYuan, 6);
+    expect(cost.calls.map((call) => call.requestId)).toEqual([counted!.requestId]);
+    expect(await readdir(join(dir, "lines"))).not.toContain(".cost-calls.jsonl");
   }, 60_000);
 });

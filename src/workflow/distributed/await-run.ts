@@ -1,8 +1,6 @@
 import { mkdir, open } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CostLedger } from "../../cost/cost-ledger.js";
-import type { CostEntry } from "../../cost/cost-entry.js";
 import { BATCH_KEY } from "../batch/batch-run-body.js";
 import { ITEM_RESULTS_FILE } from "../batch/item-results.js";
 import type { ErrorSummary, JournalRecord } from "../run/journal-records.js";
@@ -10,6 +8,8 @@ import { waitingApproval, type WaitingApproval } from "../run/run-options.js";
 import { RunDirLock } from "../run/run-dir-lock.js";
 import { JOURNAL_FILE } from "../run/run-workflow.js";
 import { costFileContent, writeJsonFile } from "../run/write-run-files.js";
+import { CostCallsFile } from "../run/cost-calls-file.js";
+import { RunningTotals } from "../../cost/summarize-entries.js";
 import {
   doubleBillOf,
   summarizeDoubleBills,
@@ -101,7 +101,9 @@ async function writeRunFiles(
 ): Promise<DistributedRunResult> {
   const journal = await open(path.join(runDir, JOURNAL_FILE), "w");
   const outputs = await open(path.join(runDir, ITEM_RESULTS_FILE), "w");
-  const costs: CostEntry[] = [];
+  // Totals as the items' journals are read; the entries themselves wait on disk for cost.json's calls.
+  const totals = new RunningTotals();
+  const calls = new CostCallsFile(runDir, []);
   const doubles: PossibleDoubleBill[] = [];
   const line = (record: JournalRecord) => journal.write(`${JSON.stringify(record)}\n`);
   let done = 0;
@@ -117,7 +119,10 @@ async function writeRunFiles(
     for await (const records of store.journals(runId, spec.total)) {
       const result = results.get(index);
       for (const record of records) {
-        if (record.type === "cost") costs.push(record.entry);
+        if (record.type === "cost") {
+          totals.add(record.entry);
+          calls.append(record.entry);
+        }
         if (record.type === "cost" && record.possibleDoubleBill === true && record.idempotencyKey !== undefined)
           doubles.push(doubleBillOf(record.entry, record.idempotencyKey));
         await line(record);
@@ -153,12 +158,9 @@ async function writeRunFiles(
       ...(error === undefined ? {} : { error }),
     });
     await journal.sync();
-    const ledger = new CostLedger({ entries: costs });
+    const cost = totals.summary();
     const doubleBills = summarizeDoubleBills(doubles);
-    await writeJsonFile(
-      path.join(runDir, "cost.json"),
-      costFileContent(ledger.summary(), doubleBills, ledger.entries()),
-    );
+    await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(cost, doubleBills, calls.entries()));
     await writeJsonFile(path.join(runDir, "outputs.json"), {
       items: { file: ITEM_RESULTS_FILE, total: spec.total, done, failed },
       runId,
@@ -173,13 +175,14 @@ async function writeRunFiles(
       total: spec.total,
       done,
       failed,
-      costYuan: ledger.spentYuan,
+      costYuan: cost.totalYuan,
       ...(doubles.length === 0 ? {} : { possibleDoubleBills: doubleBills }),
       ...(status === "waiting" ? { waiting } : {}),
     };
   } finally {
     await journal.close();
     await outputs.close();
+    await calls.remove();
   }
 }
 

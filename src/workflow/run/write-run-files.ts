@@ -34,7 +34,7 @@ export async function writeJsonFile(file: string, value: unknown): Promise<void>
   await rename(temporary, file);
 }
 
-const WRITE_CHARS = 1 << 20;
+const WRITE_CHARS = 1 << 16;
 
 // The pieces of JSON.stringify(value, null, 2), at `indent`: an object that holds objects key by key (so cost.json's
 // byTag.step, one key per batch row, never becomes one string), a list (an array or an async iterable, such as
