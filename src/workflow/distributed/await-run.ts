@@ -114,10 +114,12 @@ async function writeRunFiles(
     for await (const result of store.results(runId)) results.set(result.index, result);
     const asked = await new ItemApprovals(store).waiting(runId);
     const waiting: WaitingApproval[] = [];
+    let waitingItems = 0;
     let index = 0;
     // Journals come one per item, in item order.
     for await (const records of store.journals(runId, spec.total)) {
-      const result = results.get(index);
+      const at = index++;
+      const result = results.get(at);
       for (const record of records) {
         if (record.type === "cost") {
           totals.add(record.entry);
@@ -127,9 +129,12 @@ async function writeRunFiles(
           doubles.push(doubleBillOf(record.entry, record.idempotencyKey));
         await line(record);
       }
-      if (result === undefined) waiting.push(...(asked.get(index) ?? []).map(waitingApproval));
-      index++;
-      if (result === undefined) continue;
+      if (result === undefined) {
+        const questions = asked.get(at);
+        if (questions !== undefined) waitingItems++;
+        waiting.push(...(questions ?? []).map(waitingApproval));
+        continue;
+      }
       const { state, output, error } = result;
       await line({
         type: "item-finished",
@@ -144,7 +149,6 @@ async function writeRunFiles(
       else failed++;
     }
     const left = done + failed < spec.total;
-    const waitingItems = new Set(waiting.map((request) => itemOf(request.key))).size;
     const unfinished = done + failed + waitingItems < spec.total ? "stopped" : "waiting";
     const halted = await new RunGate(store).halted(runId);
     // A budget halt whose items all got results anyway (a resumed run) stopped nothing.
@@ -184,11 +188,6 @@ async function writeRunFiles(
     await outputs.close();
     await calls.remove();
   }
-}
-
-// The item of a question asked in a distributed run: its key starts `items[N].`.
-function itemOf(key: string): string {
-  return key.slice(0, key.indexOf("]") + 1);
 }
 
 // A halted run with items left ends as its halt says: stopped by the budget, or failed with the item's error.

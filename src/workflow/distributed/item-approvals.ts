@@ -77,7 +77,9 @@ export class ItemApprovals {
       (await this.#store.spec(runId)).start,
       ...(await this.#store.itemRecords(runId, index)),
     ]);
-    const { request, ...decision } = decideApproval(replay, `Run ${runId} item ${index}`, { ...answer, item: index });
+    // A step instance's key (`items[3].check`) names its item already; a step id is scoped to the item.
+    const scoped = answer.step.includes("[") ? answer : { ...answer, item: index };
+    const { request, ...decision } = decideApproval(replay, `Run ${runId} item ${index}`, scoped);
     const journal = this.#store.keyOf(runId, `journal:${index}`);
     const landed = await this.#store.redis.eval(
       ANSWER,
