@@ -8,17 +8,23 @@ import type { CostEntry } from "../../cost/cost-entry.js";
 /** The run-directory file that holds an attempt's cost entries until cost.json is written from it. */
 export const COST_CALLS_FILE = ".cost-calls.jsonl";
 
+const BLOCK_CHARS = 64 * 1024;
+
 /**
  * Every cost entry of a run attempt, one JSON line each in the ledger's order (a resumed run's
  * restored entries first), so that cost.json's `calls` are streamed from disk and the ledger keeps
- * none of them: a 100,000-row batch holds no entry per row. Each attempt rewrites it; it is removed
- * once cost.json has its calls.
+ * none of them: a 100,000-row batch holds no entry per row. Lines go to the file a block at a time
+ * (a write per entry would cost a map of short calls more than the entry itself). Each attempt
+ * rewrites it; it is removed once cost.json has its calls.
  */
 export class CostCallsFile {
   readonly file: string;
   readonly #stream: WriteStream;
   #failure: Error | undefined;
   #closing: Promise<void> | undefined;
+  /** Lines not yet handed to the stream, and their length. */
+  #pending: string[] = [];
+  #pendingChars = 0;
 
   constructor(runDir: string, earlier: readonly CostEntry[]) {
     this.file = path.join(runDir, COST_CALLS_FILE);
@@ -32,7 +38,17 @@ export class CostCallsFile {
 
   /** Adds an entry (the ledger's onEntry). */
   append(entry: CostEntry): void {
-    if (this.#failure === undefined) this.#stream.write(`${JSON.stringify(entry)}\n`);
+    if (this.#failure !== undefined) return;
+    const line = `${JSON.stringify(entry)}\n`;
+    this.#pending.push(line);
+    this.#pendingChars += line.length;
+    if (this.#pendingChars >= BLOCK_CHARS) this.#writePending();
+  }
+
+  #writePending(): void {
+    if (this.#pending.length > 0) this.#stream.write(this.#pending.join(""));
+    this.#pending = [];
+    this.#pendingChars = 0;
   }
 
   /** Finishes writing, then reads the entries back, oldest first. */
@@ -56,6 +72,7 @@ export class CostCallsFile {
   }
 
   #close(): Promise<void> {
+    if (this.#closing === undefined && this.#failure === undefined) this.#writePending();
     this.#closing ??= finished(this.#stream.end()).catch((error: unknown) => {
       this.#failure ??= error as Error;
     });

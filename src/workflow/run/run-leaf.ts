@@ -49,16 +49,7 @@ export async function runLeaf(
       message: `Fallback ${dropped.model} (from defaults.fallbacks) is left out for step ${key}: it lacks ${dropped.missing}.`,
     });
   }
-  const spec = step.retry ?? defaults.retry;
-  const retry: RetryPolicy =
-    spec === undefined
-      ? {}
-      : {
-          attempts: spec.attempts,
-          ...(spec.minDelayMs === undefined ? {} : { minDelayMs: spec.minDelayMs }),
-          ...(spec.maxDelayMs === undefined ? {} : { maxDelayMs: spec.maxDelayMs }),
-        };
-  const timeout = step.timeout ?? defaults.timeout;
+  const { retry, timeoutMs, settings, toolContext } = leafPolicy(step, state.workflow.definition);
   // The slot is the call's: it is given back when the call returns, before the record's fsync.
   const called = await state.limit(async () => {
     if (state.halt !== undefined) throw new NotStartedError(key);
@@ -69,7 +60,6 @@ export async function runLeaf(
     // is its cost too; a call they paid for that is sent again is replayed by the gateway at 0.
     for (const entry of state.replay.costsOf(key)) report.add(entry);
     state.reports.set(key, report);
-    const timeoutMs = timeout === undefined ? undefined : durationMs(timeout);
     const timer = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
     const signal = timer === undefined ? state.signal : AbortSignal.any([state.signal, timer]);
     const context: Omit<LeafContext, "services"> = {
@@ -77,11 +67,8 @@ export async function runLeaf(
       step,
       input,
       models: { ...(models.model === undefined ? {} : { model: models.model }), fallbacks: models.fallbacks },
-      settings: {
-        ...(defaults.temperature === undefined ? {} : { temperature: defaults.temperature }),
-        ...(defaults.maxTokens === undefined ? {} : { maxTokens: defaults.maxTokens }),
-      },
-      toolContext: workflowToolContext(state.workflow.definition.tools),
+      settings,
+      toolContext,
       retry,
       signal,
     };
@@ -136,6 +123,43 @@ export async function runLeaf(
     }),
   );
   return { output, key: stepKey, durable: announced };
+}
+
+/** What a leaf step's calls take from its definition and the workflow's: the same for every item of a map. */
+interface LeafPolicy {
+  readonly retry: RetryPolicy;
+  readonly timeoutMs: number | undefined;
+  readonly settings: LeafContext["settings"];
+  readonly toolContext: LeafContext["toolContext"];
+}
+
+const POLICIES = new WeakMap<CallStep, { readonly workflow: object; readonly policy: LeafPolicy }>();
+
+// Made once per step (a parsed workflow does not change), not once per map item.
+function leafPolicy(step: CallStep, workflow: RunState["workflow"]["definition"]): LeafPolicy {
+  const known = POLICIES.get(step);
+  if (known?.workflow === workflow) return known.policy;
+  const defaults = workflow.defaults ?? {};
+  const spec = step.retry ?? defaults.retry;
+  const timeout = step.timeout ?? defaults.timeout;
+  const policy: LeafPolicy = {
+    retry:
+      spec === undefined
+        ? {}
+        : {
+            attempts: spec.attempts,
+            ...(spec.minDelayMs === undefined ? {} : { minDelayMs: spec.minDelayMs }),
+            ...(spec.maxDelayMs === undefined ? {} : { maxDelayMs: spec.maxDelayMs }),
+          },
+    timeoutMs: timeout === undefined ? undefined : durationMs(timeout),
+    settings: {
+      ...(defaults.temperature === undefined ? {} : { temperature: defaults.temperature }),
+      ...(defaults.maxTokens === undefined ? {} : { maxTokens: defaults.maxTokens }),
+    },
+    toolContext: workflowToolContext(workflow.tools),
+  };
+  POLICIES.set(step, { workflow, policy });
+  return policy;
 }
 
 function dispatch(context: LeafContext, state: RunState): Promise<unknown> {
