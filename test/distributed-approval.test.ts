@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { startLocalGateway, type LocalGateway } from "../src/server/start-local-gateway.js";
+import { QueueRunner } from "../src/workflow/distributed/queue-runner.js";
 import type { StoredResult } from "../src/workflow/distributed/run-store.js";
 import { gatewayEnv, runCli } from "./cli-harness.js";
 import { billedChats, startWorkerProcess } from "./distributed-harness.js";
@@ -231,5 +232,23 @@ steps:
     expect(calls.find((call) => call.name === "write_file")).toMatchObject({ failed: false });
     // The turn that asked for the call came from the item's journal: only the answering turn was paid.
     expect(billedBy("alpha-sonnet-4-6") - before).toBe(2);
+  }, 60_000);
+
+  it("ends a scheduled firing on the workers waiting, with its run directory listing the questions", async () => {
+    const folder = await folderWithRows("scheduled");
+    await writeFile(
+      join(folder, "flow.yaml"),
+      FLOW.replace("row: { type: items }", "row: { type: items, default: rows.jsonl }"),
+    );
+    await worker();
+    const runDir = join(folder, "firing");
+    const outcome = await new QueueRunner(redis.url).run(
+      { name: "signs", file: join(folder, "flow.yaml"), scheduledAtMs: Date.now(), runDir },
+      { signal: new AbortController().signal },
+    );
+    expect(outcome).toMatchObject({ state: "waiting", runDir });
+    expect(outcome.error).toBeUndefined();
+    const listed = await cliIn(folder)(["runs", "--dir", "."]);
+    expect(listed.stdout.text).toContain("waiting for items[0].check, items[1].check");
   }, 60_000);
 });
