@@ -68,6 +68,18 @@ describe("approval steps", () => {
     expect(last.stderr).toContain("approval_rejected");
   });
 
+  it("points a run failed by a rejected map item to rerun with the note, not to resume (which replays the rejection)", async () => {
+    const folder = await folderWith(MAP_FLOW);
+    expect((await cli(["run", "flow.yaml", "--out", "run"], folder)).code).toBe(3);
+    const rejected = await cli(["approve", "run", "check", "--item", "0", "--reject", "--note", "too dark"], folder);
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr).toContain("rejected by ana: too dark.");
+    expect(rejected.stderr).toContain(`svc-flow rerun ${path.join(folder, "run")}`);
+    expect(rejected.stderr).not.toContain("svc-flow resume");
+    const report = await readFile(path.join(folder, "run", "report.html"), "utf8");
+    expect(report).toContain(`<code class="command">svc-flow rerun ${path.join(folder, "run")}</code>`);
+  });
+
   it("lets a rejection through as approved: false when a later if: reads the step", async () => {
     const folder = await folderWith(IF_FLOW);
     expect((await cli(["run", "flow.yaml", "--out", "run"], folder)).code).toBe(3);

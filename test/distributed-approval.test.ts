@@ -167,6 +167,12 @@ describe.skipIf(binary === undefined)("approval steps in distributed items", () 
     const resumed = await cli(["resume", runId, "--redis", redis.url, "--out", "run"]);
     expect(resumed.code).toBe(1);
     expect(resumed.stderr.text).toContain("Finished with 1 failed item(s)");
+    // Resume would replay the rejection: the run says who rejected it, with the note, and how to ask again.
+    expect(resumed.stderr.text).toContain(
+      'item 0: Step "items[0].check" did not get its approval: it was rejected by ana: no.',
+    );
+    expect(resumed.stderr.text).toContain("start a new run");
+    expect(resumed.stderr.text).not.toContain("svc-flow resume");
     expect(await rows(join(folder, "run"))).toMatchObject([
       { index: 0, state: "failed", error: { code: "approval_rejected" } },
       { index: 1, state: "done", output: { n: 1 } },

@@ -168,15 +168,37 @@ function report(result: DistributedRunResult, context: CommandContext): number {
     return 1;
   }
   if (result.error !== undefined) {
+    const next =
+      result.error.code === "approval_rejected" ? ASK_AGAIN : `After fixing the cause, continue with: ${resume}`;
     context.stderr.write(
-      `Failed: item ${result.error.index}: ${result.error.message} No other item was started (onItemError: fail); ${result.done} done of ${result.total}. After fixing the cause, continue with: ${resume}\n`,
+      `Failed: item ${result.error.index}: ${result.error.message} No other item was started (onItemError: fail); ${result.done} done of ${result.total}. ${next}\n`,
     );
     return 1;
   }
-  const what =
-    result.status === "stopped"
-      ? "Stopped waiting (the workers go on)"
-      : `Finished with ${result.failed} failed item(s)`;
-  context.stderr.write(`${what}: ${result.done} done of ${result.total}. Continue with: ${resume}\n`);
+  if (result.status === "stopped") {
+    context.stderr.write(
+      `Stopped waiting (the workers go on): ${result.done} done of ${result.total}. Continue with: ${resume}\n`,
+    );
+    return 1;
+  }
+  const rejected = result.rejected?.count ?? 0;
+  // Resume replays a person's rejection from the item's journal: it helps only the items that failed otherwise.
+  const others = result.failed - rejected;
+  const next =
+    rejected === 0
+      ? `Continue with: ${resume}`
+      : `${describeRejections(result.rejected!)}${others === 0 ? "" : ` The other ${others} failed item(s) run again with: ${resume}`}`;
+  context.stderr.write(
+    `Finished with ${result.failed} failed item(s): ${result.done} done of ${result.total}. ${next}\n`,
+  );
   return 1;
+}
+
+const ASK_AGAIN =
+  "A person's rejection is final in this run: resume would replay it. To ask again, start a new run (svc-flow run FILE --redis URL).";
+
+function describeRejections(rejected: NonNullable<DistributedRunResult["rejected"]>): string {
+  const shown = rejected.first.map((item) => `  item ${item.index}: ${item.message}`);
+  const more = rejected.count > shown.length ? [`  ... and ${rejected.count - shown.length} more (outputs.jsonl)`] : [];
+  return `${rejected.count} of them rejected by a person (approval_rejected):\n${[...shown, ...more].join("\n")}\n${ASK_AGAIN}`;
 }

@@ -36,7 +36,15 @@ export interface DistributedRunResult extends RunCounts {
   readonly possibleDoubleBills?: PossibleDoubleBills;
   /** The questions the items left wait on (each request's key names its item: `items[N].STEP`). */
   readonly waiting?: readonly WaitingApproval[];
+  /** Failed items a person rejected (approval_rejected): how many, and the first few with their messages (who, and the note). */
+  readonly rejected?: {
+    readonly count: number;
+    readonly first: readonly (ErrorSummary & { readonly index: number })[];
+  };
 }
+
+// Enough rejections to show what was said, without holding one per item of a large run.
+const REJECTIONS_SHOWN = 5;
 
 /** How far a distributed run is, with the items that wait for a decision. */
 export interface RunProgress extends RunCounts {
@@ -108,6 +116,8 @@ async function writeRunFiles(
   const line = (record: JournalRecord) => journal.write(`${JSON.stringify(record)}\n`);
   let done = 0;
   let failed = 0;
+  let rejectedCount = 0;
+  const rejections: (ErrorSummary & { index: number })[] = [];
   try {
     await line(spec.start);
     const results = new Map<number, StoredResult>();
@@ -147,6 +157,10 @@ async function writeRunFiles(
       await outputs.write(`${JSON.stringify(result)}\n`);
       if (state === "done") done++;
       else failed++;
+      if (error?.code === "approval_rejected") {
+        rejectedCount++;
+        if (rejections.length < REJECTIONS_SHOWN) rejections.push({ ...error, index: result.index });
+      }
     }
     const left = done + failed < spec.total;
     const unfinished = done + failed + waitingItems < spec.total ? "stopped" : "waiting";
@@ -182,6 +196,7 @@ async function writeRunFiles(
       costYuan: cost.totalYuan,
       ...(doubles.length === 0 ? {} : { possibleDoubleBills: doubleBills }),
       ...(status === "waiting" ? { waiting } : {}),
+      ...(rejectedCount === 0 ? {} : { rejected: { count: rejectedCount, first: rejections } }),
     };
   } finally {
     await journal.close();

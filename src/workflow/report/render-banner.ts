@@ -14,7 +14,7 @@ export function splitRunError(message: string): { cause: string; spent?: string;
   const trimmed = cause.replace(REPEATED_HEADLINE, "").trim();
   const said = { cause: trimmed, ...(spent === undefined ? {} : { spent }) };
   if (next === undefined) return said;
-  const command = /svc-flow (?:resume|approve) \S+(?: --[a-z-]+(?: [A-Z]+)?)*/.exec(next)?.[0];
+  const command = /svc-flow (?:resume|approve|rerun) \S+(?: --[a-z-]+(?: [A-Z]+)?)*/.exec(next)?.[0];
   return { ...said, next: next.trim(), ...(command === undefined ? {} : { command }) };
 }
 

@@ -325,6 +325,12 @@ function explain(
   }
   if (reason === "interrupted")
     return { ...error, message: `Interrupted: ${error.message} Finished steps are kept; continue with: ${resume}` };
+  // Resume replays a person's rejection from the journal and fails again; a rerun asks anew.
+  if (error.code === "approval_rejected")
+    return {
+      ...error,
+      message: `${error.message} Finished steps are kept; a person's rejection is final in this run (resume would replay it), so to ask again run it anew: svc-flow rerun ${runDir}`,
+    };
   return {
     ...error,
     message: `${error.message} Finished steps are kept; after fixing the cause, continue with: ${resume}`,
