@@ -179,6 +179,29 @@ describe.skipIf(binary === undefined)("approval steps in distributed items", () 
     ]);
   }, 60_000);
 
+  it("shows an answer recorded with --no-resume in the run directory at once, the other item still waiting", async () => {
+    const folder = await folderWithRows("no-resume");
+    const cli = cliIn(folder);
+    await worker();
+    const run = await cli(["run", "flow.yaml", "--input", "row=rows.jsonl", "--redis", redis.url, "--out", "run"]);
+    expect(run.code).toBe(3);
+
+    const recorded = await cli(["approve", "run", "check", "--item", "1", "--no-resume", "--redis", redis.url]);
+    expect(recorded.code).toBe(0);
+    const listed = (await cli(["runs", "--dir", "."])).stdout.text;
+    expect(listed).toContain("waiting for items[0].check");
+    expect(listed).not.toContain("items[1].check");
+    const journal = await readFile(join(folder, "run", "journal.jsonl"), "utf8");
+    expect(journal).toMatch(/"type":"approval-decided","key":"items\[1\]\.check"/);
+
+    // With no question left, the run waits for resume, which finishes the answered item.
+    expect((await cli(["approve", "run", "check", "--item", "0", "--no-resume", "--redis", redis.url])).code).toBe(0);
+    expect((await cli(["runs", "--dir", "."])).stdout.text).not.toContain("waiting");
+    const runId = JSON.parse(await readFile(join(folder, "run", "distributed.json"), "utf8")).runId as string;
+    expect((await cli(["resume", runId, "--redis", redis.url, "--out", "run"])).code).toBe(0);
+    expect((await rows(join(folder, "run"))).map((row) => row.state)).toEqual(["done", "done"]);
+  }, 60_000);
+
   it("decides an item by its onTimeout when the run is resumed after the timeout passed", async () => {
     const folder = await folderWithRows("timeout");
     await writeFile(

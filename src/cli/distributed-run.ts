@@ -3,9 +3,10 @@ import path from "node:path";
 import type { PriceOverrides } from "../catalog/prices.js";
 import { isUnpricedRefusal, RAISE_BUDGET_HINT } from "../cost/budget-errors.js";
 import { formatYuan } from "../cost/format-summary-table.js";
-import { awaitRun, type DistributedRunResult } from "../workflow/distributed/await-run.js";
+import { assembleRun, awaitRun, type DistributedRunResult } from "../workflow/distributed/await-run.js";
 import type { ApprovalAnswer } from "../workflow/approval/record-approval.js";
-import { DISTRIBUTED_FILE, enqueueRun, reenqueueRun } from "../workflow/distributed/enqueue-run.js";
+import { DISTRIBUTED_FILE } from "../workflow/distributed/distributed-file.js";
+import { enqueueRun, reenqueueRun } from "../workflow/distributed/enqueue-run.js";
 import { ItemApprovals } from "../workflow/distributed/item-approvals.js";
 import { enqueueAnsweredItem, itemQueue, queueConnection } from "../workflow/distributed/item-queue.js";
 import { RunStore } from "../workflow/distributed/run-store.js";
@@ -92,6 +93,8 @@ export async function approveOnWorkers(
     const decision = await new ItemApprovals(store).answer(runId, answer);
     context.stderr.write(`${describeDecision(decision)}.\n`);
     if (!options.resume) {
+      // The run directory shows the answer at once (`svc-flow runs` no longer lists the item as waiting).
+      await assembleRun(store, runId, path.resolve(runDir));
       context.stdout.write(`Recorded. Continue the run with: svc-flow resume ${runId} --redis URL\n`);
       return 0;
     }

@@ -125,6 +125,7 @@ async function writeRunFiles(
     const asked = await new ItemApprovals(store).waiting(runId);
     const waiting: WaitingApproval[] = [];
     let waitingItems = 0;
+    let answeredItems = 0;
     let index = 0;
     // Journals come one per item, in item order.
     for await (const records of store.journals(runId, spec.total)) {
@@ -142,6 +143,8 @@ async function writeRunFiles(
       if (result === undefined) {
         const questions = asked.get(at);
         if (questions !== undefined) waitingItems++;
+        // Answered with `approve --no-resume`: no longer waiting, not run yet.
+        else if (records.some((record) => record.type === "approval-decided")) answeredItems++;
         waiting.push(...(questions ?? []).map(waitingApproval));
         continue;
       }
@@ -163,7 +166,11 @@ async function writeRunFiles(
       }
     }
     const left = done + failed < spec.total;
-    const unfinished = done + failed + waitingItems < spec.total ? "stopped" : "waiting";
+    // Items answered but not yet resumed keep the run waiting on the others' questions; with none left
+    // to answer, it waits for `resume` (stopped), as a one-machine run answered with --no-resume does.
+    const settled = done + failed + waitingItems;
+    const waits = settled >= spec.total || (waitingItems > 0 && settled + answeredItems >= spec.total);
+    const unfinished = waits ? "waiting" : "stopped";
     const halted = await new RunGate(store).halted(runId);
     // A budget halt whose items all got results anyway (a resumed run) stopped nothing.
     const halt = halted !== undefined && (left || halted.reason === "failed") ? halted : undefined;

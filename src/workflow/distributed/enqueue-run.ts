@@ -10,15 +10,13 @@ import { summarizeError } from "../run/error-summary.js";
 import { RunDirLock } from "../run/run-dir-lock.js";
 import { startRunDirectory } from "../run/start-run-directory.js";
 import type { ON_ITEM_ERROR } from "../schema/step-schemas.js";
+import { DISTRIBUTED_FILE } from "./distributed-file.js";
 import { ItemApprovals } from "./item-approvals.js";
 import { enqueueItems, itemQueue, queueConnection } from "./item-queue.js";
 import { RunBudget } from "./run-budget.js";
 import { RunGate } from "./run-gate.js";
 import { checkPrices, RunPricing } from "./run-pricing.js";
 import type { RunStore, StoredResult } from "./run-store.js";
-
-/** The file in a distributed run's directory that names its run id (`approve` and `runs` read it). */
-export const DISTRIBUTED_FILE = "distributed.json";
 
 /** Options of enqueueRun. */
 export interface EnqueueRunOptions {

@@ -3,6 +3,7 @@ import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { roundYuan } from "../../catalog/prices.js";
+import { DISTRIBUTED_FILE } from "../distributed/distributed-file.js";
 import { readBatchFile, type BatchFile } from "../batch/run-batch.js";
 import { isAlive, LOCK_FILE, readLockState } from "../run/run-dir-lock.js";
 
@@ -120,7 +121,7 @@ async function unfinishedState(
   if (lock.state === "dead") return "interrupted";
   const pid = batch?.pid ?? (await journalPid());
   if (pid !== undefined && !isAlive(pid)) return "interrupted";
-  return existsSync(join(dir, "distributed.json")) || pid === undefined ? "running" : "interrupted";
+  return existsSync(join(dir, DISTRIBUTED_FILE)) || pid === undefined ? "running" : "interrupted";
 }
 
 // The process of the run's latest attempt: the last run-resumed record's, else run-started's.
