@@ -26,11 +26,10 @@ const KNOWN_FIELDS = new Set(["data", "event", "id", "retry"]);
 export async function* parseSse(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
   const decoder = new SseDecoder();
   for await (const chunk of source) {
-    // Not `yield*`: delegating to an array from an async generator costs a promise per event.
-    for (const event of decoder.feed(chunk)) yield event;
+    yield* decoder.feed(chunk);
     if (decoder.done) return;
   }
-  for (const event of decoder.end()) yield event;
+  yield* decoder.end();
 }
 
 /**
@@ -182,8 +181,7 @@ function completeLength(bytes: Buffer): number {
 
 /** Accumulates field lines until a blank line dispatches them. */
 class EventBuilder {
-  // The data lines so far, joined with "\n" (undefined: none). A string, not an array: emptying
-  // an array with `length = 0` drops its storage, which then costs an allocation per event.
+  // The data lines so far, joined with "\n" (undefined: none).
   #data: string | undefined;
   #event: string | undefined;
   #id: string | undefined;
