@@ -32,7 +32,7 @@ export interface ParsedYaml {
  */
 export function parseWorkflowYaml(text: string, file: string): ParsedYaml {
   const lineCounter = new LineCounter();
-  let document: Document.Parsed | undefined = parseYaml(text, lineCounter);
+  const document = parseYaml(text, lineCounter);
   const position = (offset: number): SourcePosition => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
@@ -65,8 +65,7 @@ export function parseWorkflowYaml(text: string, file: string): ParsedYaml {
     ]);
   }
   // The document (every node, with its place in the text) is larger than the value and is needed
-  // only to place an error, so it is let go here and parsed again when an error is reported.
-  document = undefined;
+  // only to place an error, so it is not kept: the text is parsed again when an error is placed.
   let located: Document.Parsed | undefined;
   const locate = (path: ValuePath, options: { key?: string; offsetInString?: number } = {}): SourcePosition => {
     located ??= parseYaml(text);
