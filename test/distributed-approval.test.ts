@@ -131,6 +131,37 @@ describe.skipIf(binary === undefined)("approval steps in distributed items", () 
     expect(JSON.parse(finished!)).toMatchObject({ type: "run-finished", status: "done" });
   }, 60_000);
 
+  it("writes the run's report.html with each item's result, cost and question, and runs counts its items", async () => {
+    const folder = await folderWithRows("report");
+    const cli = cliIn(folder);
+    await worker();
+    const run = await cli(["run", "flow.yaml", "--input", "row=rows.jsonl", "--redis", redis.url, "--out", "run"]);
+    expect(run.code).toBe(3);
+    const waiting = await readFile(join(folder, "run", "report.html"), "utf8");
+    expect(waiting).toContain("Waiting for a decision.");
+    expect(waiting).toContain("Print sign 1?");
+    expect((await cli(["runs", "--dir", "."])).stdout.text).toMatch(/0\/2 +/);
+
+    expect(
+      (await cli(["approve", "run", "check", "--item", "1", "--note", "looks right", "--redis", redis.url])).code,
+    ).toBe(3);
+    expect(
+      (await cli(["approve", "run", "check", "--item", "0", "--reject", "--note", "too loud", "--redis", redis.url]))
+        .code,
+    ).toBe(1);
+    const report = await readFile(join(folder, "run", "report.html"), "utf8");
+    // The question, what it showed and each answer, per item.
+    expect(report).toContain("items[0].check");
+    expect(report).toContain("Print sign 0?");
+    expect(report).toMatch(/Approved<\/strong> by ana[^<]*: looks right/);
+    expect(report).toMatch(/Rejected<\/strong> by ana[^<]*: too loud/);
+    // The rows with their results, and the calls' cost by model.
+    expect(report).toContain("approval_rejected");
+    expect(report).toContain("alpha-sonnet-4-6");
+    expect(report).toContain("beta-4o-mini");
+    expect((await cli(["runs", "--dir", "."])).stdout.text).toContain("1/2 (1 failed)");
+  }, 60_000);
+
   it("fails a rejected item with approval_rejected, and an answer recorded with --no-resume runs on resume", async () => {
     const folder = await folderWithRows("reject");
     const cli = cliIn(folder);

@@ -16,6 +16,11 @@ import {
   type PossibleDoubleBill,
   type PossibleDoubleBills,
 } from "../run/call-intents.js";
+import type { CostEntry } from "../../cost/cost-entry.js";
+import { BATCH_FILE, type BatchFile } from "../batch/run-batch.js";
+import { parseWorkflow } from "../load/load-workflow.js";
+import { writeReportFile } from "../report/write-report-file.js";
+import { ReportRecords } from "../run/report-records.js";
 import { ItemApprovals } from "./item-approvals.js";
 import { RunGate, type RunHalt } from "./run-gate.js";
 import type { RunCounts, RunStore, StoredResult } from "./run-store.js";
@@ -113,7 +118,11 @@ async function writeRunFiles(
   const totals = new RunningTotals();
   const calls = new CostCallsFile(runDir, []);
   const doubles: PossibleDoubleBill[] = [];
-  const line = (record: JournalRecord) => journal.write(`${JSON.stringify(record)}\n`);
+  const write = async (record: JournalRecord) => void (await journal.write(`${JSON.stringify(record)}\n`));
+  // What the report reads, kept as the journal is written (a row past the report's first page keeps only its media).
+  const kept = new ReportRecords({ append: write }, [], { batchKey: BATCH_KEY });
+  const line = (record: JournalRecord) => kept.append(record);
+  const entries: CostEntry[] = [];
   let done = 0;
   let failed = 0;
   let rejectedCount = 0;
@@ -135,6 +144,7 @@ async function writeRunFiles(
         if (record.type === "cost") {
           totals.add(record.entry);
           calls.append(record.entry);
+          if (kept.showsCostsOf(record.entry.tags.step)) entries.push(record.entry);
         }
         if (record.type === "cost" && record.possibleDoubleBill === true && record.idempotencyKey !== undefined)
           doubles.push(doubleBillOf(record.entry, record.idempotencyKey));
@@ -175,20 +185,53 @@ async function writeRunFiles(
     // A budget halt whose items all got results anyway (a resumed run) stopped nothing.
     const halt = halted !== undefined && (left || halted.reason === "failed") ? halted : undefined;
     const { status, reason, error } = outcome(halt, left ? unfinished : failed > 0 ? "failed" : "done");
+    const finishedAt = new Date().toISOString();
     await line({
       type: "run-finished",
       status,
       ...(reason === undefined ? {} : { reason }),
-      at: new Date().toISOString(),
+      at: finishedAt,
       ...(error === undefined ? {} : { error }),
     });
     await journal.sync();
     const cost = totals.summary();
     const doubleBills = summarizeDoubleBills(doubles);
     await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(cost, doubleBills, calls.entries()));
-    await writeJsonFile(path.join(runDir, "outputs.json"), {
-      items: { file: ITEM_RESULTS_FILE, total: spec.total, done, failed },
+    const items = { file: ITEM_RESULTS_FILE, total: spec.total, done, failed };
+    await writeJsonFile(path.join(runDir, "outputs.json"), { items, runId });
+    // batch.json as a one-machine batch leaves it: `runs` counts the items, the report pages the rows.
+    const batch: BatchFile = {
+      version: 1,
+      // A run enqueued before the file was kept: the report shows the rows from their results alone.
+      itemsFile: spec.itemsFile ?? "",
+      format: spec.itemsFormat ?? "jsonl",
+      state: status,
+      pid: process.pid,
+      total: spec.total,
+      done,
+      failed,
+    };
+    await writeJsonFile(path.join(runDir, BATCH_FILE), batch);
+    // Failed items collected end a one-machine batch done (its rows show the failures): the report says the same.
+    const reported = status === "failed" && error === undefined ? "done" : status;
+    await writeReportFile({
+      runDir,
       runId,
+      workflow: parseWorkflow(spec.workflowText, {
+        fileName: spec.start.workflowFile,
+        baseDir: spec.start.baseDir,
+        allowUnpriced: true,
+      }),
+      status: reported,
+      ...(reason === undefined ? {} : { reason }),
+      ...(error === undefined ? {} : { error: nextStep(error, runId) }),
+      inputs: spec.start.inputs,
+      ...(reported === "done" ? { outputs: { items } } : {}),
+      cost,
+      entries,
+      journal: kept.records,
+      startedAt: spec.start.startedAt,
+      finishedAt,
     });
     const why = halt === undefined ? {} : { error: { ...halt.error, index: halt.index } };
     return {
@@ -210,6 +253,16 @@ async function writeRunFiles(
     await outputs.close();
     await calls.remove();
   }
+}
+
+// The report's banner says how to go on: a distributed run goes on with `resume RUN_ID --redis URL`, and a
+// rejection is not undone by resuming.
+function nextStep(error: ErrorSummary, runId: string): ErrorSummary {
+  const next =
+    error.code === "approval_rejected"
+      ? "a person's rejection is final in this run (resume would replay it), so to ask again start a new run."
+      : `continue with: svc-flow resume ${runId} --redis URL`;
+  return { ...error, message: `${error.message} Finished steps are kept; ${next}` };
 }
 
 // A halted run with items left ends as its halt says: stopped by the budget, or failed with the item's error.

@@ -108,6 +108,8 @@ export async function enqueueRun(
     total: all,
     onItemError,
     runDir,
+    itemsFile: source.itemsFile,
+    itemsFormat: source.format,
   });
   for (const result of invalid) await store.finishItem(runId, result);
   // Under `fail` a row that does not parse fails the run before any item starts, as on one machine.

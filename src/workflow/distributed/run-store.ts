@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { z } from "zod";
 import { ConfigError } from "../../errors.js";
+import { ITEMS_FORMATS } from "../batch/read-items.js";
 import { journalRecordSchema, runStartedSchema, type JournalRecord } from "../run/journal-records.js";
 import type { JournalSink } from "../run/run-journal.js";
 import { WAITING_PART } from "./item-approvals.js";
@@ -17,6 +18,9 @@ export const runSpecSchema = z.object({
   onItemError: z.enum(["fail", "skip", "collect"]),
   /** The run directory on the machine that enqueued it (where outputs are assembled). */
   runDir: z.string(),
+  /** The items file on that machine and its format, for the report's rows (absent in runs enqueued before it was kept). */
+  itemsFile: z.string().optional(),
+  itemsFormat: z.enum(ITEMS_FORMATS).optional(),
 });
 /** A distributed run's stored description. */
 export type RunSpec = z.infer<typeof runSpecSchema>;
