@@ -232,6 +232,8 @@ async function writeRunFiles(
       journal: kept.records,
       startedAt: spec.start.startedAt,
       finishedAt,
+      // The items' state is in Redis: approve finds it there.
+      approveFlags: "--redis URL",
     });
     const why = halt === undefined ? {} : { error: { ...halt.error, index: halt.index } };
     return {

@@ -3,8 +3,13 @@ import { htmlText } from "./escape-html.js";
 import { formatTime } from "./format-report-values.js";
 import { renderOutputValue, type ValueContext } from "./render-output-value.js";
 
-/** The report's approvals section: each question, what it showed, and the answer (or that it is open). Empty without approval steps. */
-export function renderApprovals(journal: readonly JournalRecord[], runDir: string, context: ValueContext): string {
+/** The report's approvals section: each question, what it showed, and the answer (or that it is open, with `flags` added to its command). Empty without approval steps. */
+export function renderApprovals(
+  journal: readonly JournalRecord[],
+  runDir: string,
+  context: ValueContext,
+  flags = "",
+): string {
   const decisions = new Map(
     journal.flatMap((record) => (record.type === "approval-decided" ? [[record.key, record] as const] : [])),
   );
@@ -16,7 +21,7 @@ export function renderApprovals(journal: readonly JournalRecord[], runDir: strin
       request.show === undefined ? "" : `<div class="approval-show">${renderOutputValue(request.show, context)}</div>`;
     const answer =
       decision === undefined
-        ? `<p><strong>Waiting.</strong> Answer with <code class="command">${htmlText(`svc-flow approve ${runDir} ${request.key}`)}</code> (add --reject to reject).</p>`
+        ? `<p><strong>Waiting.</strong> Answer with <code class="command">${htmlText(`svc-flow approve ${runDir} ${request.key}${flags === "" ? "" : ` ${flags}`}`)}</code> (add --reject to reject).</p>`
         : `<p><strong>${decision.approved ? "Approved" : "Rejected"}</strong> by ${htmlText(decision.by)} at ${htmlText(formatTime(decision.at))}${
             decision.note === undefined ? "" : `: ${htmlText(decision.note)}`
           }</p>${decision.input === undefined ? "" : renderOutputValue(decision.input, context)}`;

@@ -196,7 +196,7 @@ ${renderBanner(summary)}
 ${inputs}
 ${outputs}
 ${gallery}
-${renderApprovals(summary.journal, summary.runDir, context)}
+${renderApprovals(summary.journal, summary.runDir, context, summary.approveFlags)}
 <h2>Steps</h2>
 ${renderStepTable(shown, { link: batch === undefined })}${batch === undefined ? more : `<p class="muted">The steps of the first rows; the items above show every row.</p>`}
 ${details}

@@ -26,6 +26,8 @@ export interface RunSummary {
   readonly journal: readonly JournalRecord[];
   readonly startedAt: string;
   readonly finishedAt: string;
+  /** Added to the report's `svc-flow approve` commands: a distributed run's `--redis URL`. Default: none. */
+  readonly approveFlags?: string;
 }
 
 /**
