@@ -110,6 +110,14 @@ describe.skipIf(binary === undefined)("approval steps in distributed items", () 
     await once(first, "exit");
     await worker();
 
+    // Resumed on this machine, its items would run (and be paid for) here: refused, naming the way.
+    const local = await cli(["resume", "run"]);
+    expect(local.code).toBe(2);
+    expect(local.stderr.text).toMatch(
+      /is a distributed run \(.+\): resume it on its workers with `svc-flow resume .+ --redis URL`/,
+    );
+    expect(billedBy("alpha-sonnet-4-6") - before).toBe(2);
+
     const one = await cli(["approve", "run", "check", "--item", "1", "--note", "one ok", "--redis", redis.url]);
     expect(one.stderr.text).toContain("Approved items[1].check (by ana).");
     expect(one.code).toBe(3);

@@ -3,6 +3,7 @@ import path from "node:path";
 import { CostLedger } from "../../cost/cost-ledger.js";
 import { ConfigError } from "../../errors.js";
 import { BATCH_KEY, resumedBatchBody } from "../batch/batch-run-body.js";
+import { DISTRIBUTED_FILE } from "../distributed/distributed-file.js";
 import { loadWorkflow, parseWorkflow, type LoadWorkflowOptions, type Workflow } from "../load/load-workflow.js";
 import { executeRun } from "./execute-run.js";
 import { finishedStepsByKey } from "./finished-steps.js";
@@ -26,6 +27,16 @@ export interface ResumeWorkflowOptions extends ExecuteOptions, Pick<LoadWorkflow
  */
 export async function resumeWorkflow(runDir: string, options: ResumeWorkflowOptions = {}): Promise<RunResult> {
   const directory = path.resolve(runDir);
+  // Its items belong to the workers: resumed here, they would run (and be paid for) again on this machine.
+  const distributed = await readFile(path.join(directory, DISTRIBUTED_FILE), "utf8").then(
+    (text) => (JSON.parse(text) as { runId: string }).runId,
+    () => undefined,
+  );
+  if (distributed !== undefined)
+    throw new ConfigError(
+      `${directory} is a distributed run (${distributed}): resume it on its workers with \`svc-flow resume ${distributed} --redis URL\`.`,
+      { code: "invalid_run_dir" },
+    );
   // Before the journal is read (and its torn tail cut): a second process must not touch a live run.
   const lock = await RunDirLock.acquire(directory);
   try {
