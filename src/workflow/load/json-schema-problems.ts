@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type { Ajv as AjvDraft7, AnySchema, ErrorObject } from "ajv";
-import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { ValuePath } from "../expression/index.js";
+import { validate as validate2020 } from "./json-schema-meta-2020.js";
 
 /** One way a value fails to be a JSON Schema, at its path inside the schema. */
 export interface SchemaProblem {
@@ -9,12 +9,20 @@ export interface SchemaProblem {
   readonly message: string;
 }
 
-type MetaValidator = Pick<Ajv2020, "validateSchema" | "errors">;
+interface MetaValidator {
+  validateSchema(schema: AnySchema): boolean | Promise<unknown>;
+  readonly errors?: ErrorObject[] | null;
+}
 
 const require = createRequire(import.meta.url);
-// Built on first use: compiling the meta-schema costs more than the rest of a small file's load,
-// and most workflows have no schema: field.
-let draft2020: MetaValidator | undefined;
+// Draft 2020-12, the default, is checked by ajv's validator generated ahead of time (compiling the
+// meta-schema cost more than the rest of a small file's load); draft-07 is compiled on first use.
+const draft2020: MetaValidator = {
+  validateSchema: (schema) => (validate2020 as (data: unknown) => boolean)(schema),
+  get errors() {
+    return (validate2020 as { errors?: ErrorObject[] | null }).errors;
+  },
+};
 let draft7: MetaValidator | undefined;
 
 /**
@@ -36,13 +44,7 @@ export function jsonSchemaProblems(schema: unknown): SchemaProblem[] {
 function metaValidatorFor(schema: unknown): MetaValidator | undefined {
   const declared =
     schema !== null && typeof schema === "object" && "$schema" in schema ? String(schema.$schema) : undefined;
-  if (declared === undefined || declared.includes("2020-12")) {
-    draft2020 ??= new (require("ajv/dist/2020") as { Ajv2020: typeof Ajv2020 }).Ajv2020({
-      strict: false,
-      allErrors: true,
-    });
-    return draft2020;
-  }
+  if (declared === undefined || declared.includes("2020-12")) return draft2020;
   if (declared.includes("draft-07")) {
     draft7 ??= new (require("ajv") as { Ajv: typeof AjvDraft7 }).Ajv({ strict: false, allErrors: true });
     return draft7;

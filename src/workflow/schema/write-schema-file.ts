@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { META_VALIDATOR_FILE_PATH, metaValidatorFileText } from "../load/meta-validator-code.js";
 import { workflowSchemaFileText } from "./workflow-json-schema.js";
 
 /** Where the generated JSON Schema lives, next to the engine. */
@@ -12,5 +13,6 @@ export async function writeSchemaFile(path = SCHEMA_FILE_PATH): Promise<void> {
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   await writeSchemaFile();
-  process.stdout.write(`Wrote ${SCHEMA_FILE_PATH}\n`);
+  await writeFile(META_VALIDATOR_FILE_PATH, metaValidatorFileText());
+  process.stdout.write(`Wrote ${SCHEMA_FILE_PATH} and ${META_VALIDATOR_FILE_PATH}\n`);
 }
