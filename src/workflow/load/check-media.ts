@@ -10,6 +10,7 @@ import {
   type MediaKind,
 } from "../media/media-source.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
+import { mediaFields } from "./media-fields.js";
 import { walkSteps } from "./walk-steps.js";
 import type { RawIssue } from "./zod-issues.js";
 
@@ -44,14 +45,9 @@ export function checkMedia(
       issues.push({ path, message: input === undefined ? problem : `Input "${input}": ${problem}` });
   };
   walkSteps(definition.steps, ({ step, path }) => {
-    if (!("uses" in step)) return;
-    if (step.uses === "image" && step.with.source !== undefined)
-      check(step.with.source, "image", [...path, "with", "source"]);
-    if (step.uses !== "chat") return;
-    for (const kind of ["image", "audio", "video"] as const) {
-      const field = kind === "image" ? "images" : kind;
-      const list = step.with[field];
-      if (Array.isArray(list)) list.forEach((item, index) => check(item, kind, [...path, "with", field, index]));
+    for (const { kind, field, value } of mediaFields(step)) {
+      if (field === "source") check(value, kind, [...path, "with", field]);
+      else if (Array.isArray(value)) value.forEach((item, index) => check(item, kind, [...path, "with", field, index]));
     }
   });
   return issues;

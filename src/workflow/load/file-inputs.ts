@@ -1,5 +1,6 @@
 import { isMapStep } from "../schema/step-schemas.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
+import { mediaFields } from "./media-fields.js";
 import { walkSteps } from "./walk-steps.js";
 
 const INPUT_NAME = /\binputs\.([A-Za-z_][\w-]*)/g;
@@ -23,14 +24,7 @@ export function fileInputNames(definition: WorkflowDefinition): Set<string> {
   };
   walkSteps(definition.steps, ({ step }) => {
     if (isMapStep(step)) variables.set(step.as ?? "item", inputsIn(step.map));
-    if (!("uses" in step)) return;
-    const fields =
-      step.uses === "chat"
-        ? [step.with.images, step.with.audio, step.with.video]
-        : step.uses === "image"
-          ? [step.with.source]
-          : [];
-    for (const field of fields) if (field !== undefined) for (const input of inputsIn(field)) names.add(input);
+    for (const { value } of mediaFields(step)) for (const input of inputsIn(value)) names.add(input);
   });
   return names;
 }
