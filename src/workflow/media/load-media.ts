@@ -116,7 +116,9 @@ async function download(
         retryable: response.status >= 500 || response.status === 429,
       });
     }
-    tooLarge(Number(response.headers.get("content-length") ?? 0), url);
+    const declared = Number(response.headers.get("content-length") ?? 0);
+    if (declared > MAX_MEDIA_BYTES) await response.body?.cancel();
+    tooLarge(declared, url);
     const chunks: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of response.body ?? []) {
