@@ -4,8 +4,7 @@
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseWorkflow } from "../src/workflow/load/load-workflow.js";
-import { runWorkflow } from "../src/workflow/run/run-workflow.js";
+import { parseWorkflow, runWorkflow } from "svc-flow/workflow";
 
 const [baseURL, rowsText, concurrencyText] = process.argv.slice(2);
 const rows = Number(rowsText);

@@ -1,7 +1,7 @@
 // The gateway side of batch.bench.ts, in its own process so the batch's memory is measured alone:
 // the local gateway with a fixed simulated latency (argv[2], ms) on every reply. beta-4o answers
 // about a fifth of its requests with a 429 (Retry-After 10 ms), for chat-client.bench.ts's retry case.
-import { startLocalGateway } from "../src/server/start-local-gateway.js";
+import { startLocalGateway } from "svc-flow/local-gateway";
 
 const faults = {
   seed: 1,

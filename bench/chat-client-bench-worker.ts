@@ -135,8 +135,7 @@ async function coreClient(
   concurrency: number,
   caseName: CaseName,
 ): Promise<Send> {
-  const { callChat } = await import("../src/chat/call-chat.js");
-  const { GatewayClient } = await import("../src/gateway/gateway-client.js");
+  const { callChat, GatewayClient } = await import("svc-flow");
   const client = new GatewayClient({
     apiKey: API_KEY,
     baseURL,
@@ -195,10 +194,10 @@ async function gatewayClient(
   concurrency: number,
   caseName: CaseName,
 ): Promise<Send> {
-  const { ChatGateway } = await import("../src/langchain/chat-gateway.js");
+  const { ChatGateway } = await import("svc-flow/langchain");
   if (defaults(caseName))
     return await languageModel(new ChatGateway({ model: shape.model, apiKey: API_KEY, baseURL }), shape);
-  const { GatewayClient } = await import("../src/gateway/gateway-client.js");
+  const { GatewayClient } = await import("svc-flow");
   const client = new GatewayClient({ apiKey: API_KEY, baseURL, connections: concurrency });
   const model = new ChatGateway({
     model: shape.model,

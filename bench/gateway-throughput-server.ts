@@ -3,7 +3,7 @@
 // server answering with canned bytes (the gateway's own answers, captured beforehand).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startLocalGateway } from "../src/server/start-local-gateway.js";
+import { startLocalGateway } from "svc-flow/local-gateway";
 
 /** The gateway's answers, replayed by the baseline. */
 export interface Canned {

@@ -1,7 +1,10 @@
 // `npm run bench [-- --quick] [-- name...]`: runs the benchmarks, prints a table, writes JSON.
+// The workers measure the built package (dist/, through its `svc-flow` exports), as users run it;
+// dist/ is rebuilt first when a source is newer.
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { setup as buildDist } from "../test/build-dist.js";
 import { formatTable, type Bench, type BenchRow } from "./harness.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -9,6 +12,7 @@ const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const only = args.filter((arg) => !arg.startsWith("--"));
 
+buildDist();
 const files = (await readdir(here)).filter((file) => file.endsWith(".bench.ts")).sort();
 const rows: BenchRow[] = [];
 for (const file of files) {

@@ -5,9 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseWorkflow } from "../src/workflow/load/load-workflow.js";
-import { resumeWorkflow } from "../src/workflow/run/resume-workflow.js";
-import { runWorkflow } from "../src/workflow/run/run-workflow.js";
+import { parseWorkflow, resumeWorkflow, runWorkflow } from "svc-flow/workflow";
 
 const [baseURL, itemsText, concurrencyText, warmupText] = process.argv.slice(2);
 const items = Number(itemsText);
