@@ -253,6 +253,16 @@ describe("renderReport", () => {
     expect(order).toEqual(["step-ideas", "step-checks", "step-summary"]);
   });
 
+  it("shows the first 100 elements of a long output list and says how many more the run's files hold", () => {
+    const run = failedRun("Three ideas.");
+    const lines = Array.from({ length: 250 }, (_, index) => ({ text: `Line number ${index}.`, model: "beta-4o-mini" }));
+    const html = renderReport({ ...run, status: "done", outputs: { lines } });
+    const outputs = html.slice(html.indexOf('<div id="outputs">'), html.indexOf("<h2>Steps</h2>"));
+    expect(outputs).toContain("Line number 99.");
+    expect(outputs).not.toContain("Line number 100.");
+    expect(outputs).toContain("150 more not shown; outputs.json and journal.jsonl have every one.");
+  });
+
   it("names an agent's calls as turns", () => {
     const run = failedRun("Three ideas.");
     const entries = [1, 2, 3].map(() => entry({ modelRequested: "alpha-sonnet-4-6", tags: { step: "ideas" } }));

@@ -3,7 +3,7 @@ import type { CostTotals } from "../../cost/summarize-entries.js";
 import type { ErrorSummary, RecordOf, ReusedFrom } from "../run/journal-records.js";
 import type { RunSummary } from "../run/run-summary.js";
 import { childSteps, isMapStep, type Step } from "../schema/step-schemas.js";
-import { compareStepKeys, workflowOrder } from "./step-order.js";
+import { sortByStepKey, workflowOrder } from "./step-order.js";
 
 /** How one step instance ended, as far as the journal knows. */
 export type StepRowStatus = "done" | "failed" | "skipped" | "not run";
@@ -85,7 +85,7 @@ export function collectStepRows(summary: RunSummary): StepRow[] {
     });
   }
   const order = workflowOrder(summary.workflow.definition.steps);
-  return rows.sort((left, right) => compareStepKeys(order, left.key, right.key));
+  return sortByStepKey(order, rows, (row) => row.key);
 }
 
 function toRow(

@@ -1,5 +1,6 @@
 import { isPlainObject } from "../plain-object.js";
 import { htmlText } from "./escape-html.js";
+import { formatCount } from "./format-report-values.js";
 import { findMedia, isMediaRef, renderChip, renderTile, type MediaIndex } from "./media-index.js";
 import { isProse, renderMarkdown } from "./render-markdown.js";
 
@@ -15,6 +16,16 @@ export interface ValueContext {
 // Deeper than this, a value is shown as JSON rather than as nested lists.
 const MAX_DEPTH = 3;
 const MAX_TABLE_COLUMNS = 8;
+/** Elements of one list the page shows; a long map's outputs are in outputs.json and the journal, not all on the page. */
+export const MAX_LIST_ITEMS = 100;
+
+// Below a list cut to MAX_LIST_ITEMS: how many it left out, and where they are.
+function rest(list: readonly unknown[]): string {
+  const hidden = list.length - MAX_LIST_ITEMS;
+  return hidden <= 0
+    ? ""
+    : `<p class="muted">${formatCount(hidden)} more not shown; outputs.json and journal.jsonl have every one.</p>`;
+}
 
 /** A value as JSON, pretty-printed and escaped. */
 export function renderJson(value: unknown): string {
@@ -55,24 +66,25 @@ function render(value: unknown, context: ValueContext, depth: number): string {
   }
   if (Array.isArray(value)) {
     if (value.length === 0) return `<span class="muted">(empty list)</span>`;
-    const columns = tableColumns(value);
+    const shown = value.slice(0, MAX_LIST_ITEMS);
+    const columns = tableColumns(shown);
     if (columns !== undefined) {
       const head = `<tr><th scope="col" class="num">#</th>${columns.map((column) => `<th scope="col">${htmlText(column)}</th>`).join("")}</tr>`;
-      const rows = value.map((element, index) => {
+      const rows = shown.map((element, index) => {
         const record = element as Record<string, unknown>;
         return `<tr><td class="num muted">${index + 1}</td>${columns.map((column) => `<td>${render(record[column], context, depth + 1)}</td>`).join("")}</tr>`;
       });
-      return `<table class="grid values-table"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
+      return `<table class="grid values-table"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>${rest(value)}`;
     }
     if (
-      value.every(
+      shown.every(
         (element) => typeof element === "string" && element.length <= 24 && context.media.alias(element) === undefined,
       ) ||
-      value.every((element) => typeof element === "number")
+      shown.every((element) => typeof element === "number")
     ) {
-      return `<ul class="tags">${value.map((element) => `<li>${htmlText(String(element))}</li>`).join("")}</ul>`;
+      return `<ul class="tags">${shown.map((element) => `<li>${htmlText(String(element))}</li>`).join("")}</ul>${rest(value)}`;
     }
-    return `<ol class="values-list">${value.map((element) => `<li>${render(element, context, depth + 1)}</li>`).join("")}</ol>`;
+    return `<ol class="values-list">${shown.map((element) => `<li>${render(element, context, depth + 1)}</li>`).join("")}</ol>${rest(value)}`;
   }
   const record = value as Record<string, unknown>;
   // A chat reply ({ text, model, toolCalls }): its text is what a person wants to read.

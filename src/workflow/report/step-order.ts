@@ -30,10 +30,26 @@ export function workflowOrder(steps: readonly Step[]): Map<string, number> {
   return order;
 }
 
-/** Compares two step keys by the file's order, then by map item (a batch's `items[N]` first, by row). */
-export function compareStepKeys(order: ReadonlyMap<string, number>, left: string, right: string): number {
-  const a = parseStepKey(left);
-  const b = parseStepKey(right);
+/**
+ * Sorts values by their step keys: by the file's order, then by map item (a batch's `items[N]` first, by row).
+ * Each key is parsed once, not at every comparison.
+ */
+export function sortByStepKey<T>(
+  order: ReadonlyMap<string, number>,
+  values: readonly T[],
+  keyOf: (value: T) => string,
+): T[] {
+  return values
+    .map((value) => ({ value, segments: parseStepKey(keyOf(value)) }))
+    .sort((left, right) => compareSegments(order, left.segments, right.segments))
+    .map(({ value }) => value);
+}
+
+function compareSegments(
+  order: ReadonlyMap<string, number>,
+  a: readonly KeySegment[],
+  b: readonly KeySegment[],
+): number {
   for (let position = 0; position < Math.max(a.length, b.length); position++) {
     const x = a[position];
     const y = b[position];

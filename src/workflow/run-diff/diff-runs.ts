@@ -1,6 +1,6 @@
 import type { CostTotals } from "../../cost/summarize-entries.js";
 import type { Workflow } from "../load/load-workflow.js";
-import { compareStepKeys, workflowOrder } from "../report/step-order.js";
+import { sortByStepKey, workflowOrder } from "../report/step-order.js";
 import type { ErrorSummary } from "../run/journal-records.js";
 import { stepReads } from "../run/step-key.js";
 import { childSteps, type Step } from "../schema/step-schemas.js";
@@ -78,9 +78,8 @@ export interface RunDiff {
 
 /** Compares two runs read with readRunDir: inputs, defaults, and each leaf step instance's definition, outcome, output and cost. */
 export function diffRuns(a: RunDirContents, b: RunDirContents): RunDiff {
-  const keys = [...new Set([...a.steps.keys(), ...b.steps.keys()])];
   const order = stepOrder(b.workflow, a.workflow);
-  keys.sort((left, right) => compareStepKeys(order, left, right));
+  const keys = sortByStepKey(order, [...new Set([...a.steps.keys(), ...b.steps.keys()])], (key) => key);
   const steps = keys.map((key) => diffStep(key, { a, b }));
   const counts = { added: 0, removed: 0, changed: 0, same: 0 };
   for (const step of steps) counts[step.status] += 1;
