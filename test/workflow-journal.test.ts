@@ -48,6 +48,25 @@ describe("run journal", () => {
     );
   });
 
+  it("resolves written() once the line is in the file, without waiting for its fsync", async () => {
+    const file = path.join(await tempDir(), "journal.jsonl");
+    let releaseSync: () => void = () => {};
+    const sync = vi
+      .spyOn(await fileHandlePrototype(file), "sync")
+      .mockImplementationOnce(() => new Promise<void>((resolve) => (releaseSync = resolve)));
+    const journal = await RunJournal.open(file);
+    let durable = false;
+    const appended = journal.append(skipped(1)).then(() => (durable = true));
+    await journal.written(skipped(2));
+    expect(await readFile(file, "utf8")).toContain(`"key":"s2"`);
+    expect(sync).toHaveBeenCalledTimes(1);
+    expect(durable).toBe(false);
+    releaseSync();
+    await appended;
+    expect(durable).toBe(true);
+    await journal.close();
+  });
+
   it("rejects the lines of a failed write and every append after it", async () => {
     const file = path.join(await tempDir(), "journal.jsonl");
     const failure = new Error("disk full");
@@ -58,6 +77,7 @@ describe("run journal", () => {
     await expect(first).rejects.toBe(failure);
     await expect(second).rejects.toBe(failure);
     await expect(journal.append(skipped(3))).rejects.toBe(failure);
+    await expect(journal.written(skipped(4))).rejects.toBe(failure);
     await journal.close();
   });
 });

@@ -60,17 +60,22 @@ export class CallIntents {
     this.#doubles = [...earlier.doubles];
   }
 
-  /** Journals the intent of a call `step` is about to send; resolves, once it is durable, with the send. */
+  /**
+   * Journals the intent of a call `step` is about to send; resolves with the send once the line is
+   * in the journal, where a kill of the process cannot lose it (its fsync follows with the step's
+   * other lines, so the send does not wait for the disk).
+   */
   async sending(step: string, idempotencyKey: string, path: string, body: string): Promise<Send> {
     const resent = this.#open.has(idempotencyKey);
     this.#open.set(idempotencyKey, step);
-    await this.#journal.append({
-      type: "call-intent",
+    const record = {
+      type: "call-intent" as const,
       key: step,
       idempotencyKey,
       ...this.#describe(path, body),
       at: new Date().toISOString(),
-    });
+    };
+    await (this.#journal.written?.(record) ?? this.#journal.append(record));
     return { idempotencyKey, resent };
   }
 
