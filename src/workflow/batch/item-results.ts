@@ -3,6 +3,7 @@ import { open, stat, truncate, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
+import { RowStates } from "./row-states.js";
 
 /** The file of a batch run that holds one line per finished item, in finishing order. */
 export const ITEM_RESULTS_FILE = "outputs.jsonl";
@@ -20,43 +21,41 @@ export type ItemResult = z.infer<typeof itemResultSchema>;
 /**
  * A batch run's results file, appended one line per item as each finishes, so outputs never pile
  * up in memory. Opening an existing file (a resumed run) reads back which items are done, keeping
- * only their indexes; a line torn by a crash is cut off. Failed items are tried again on resume.
+ * only their states (a byte a row); a line torn by a crash is cut off. Failed items are tried again on resume.
  */
 export class ItemResults {
   readonly file: string;
-  readonly #done: Set<number>;
-  readonly #failed: Set<number>;
+  readonly #states: RowStates;
   readonly #handle: FileHandle;
   #writing: Promise<void> = Promise.resolve();
 
-  private constructor(file: string, handle: FileHandle, done: Set<number>, failed: Set<number>) {
+  private constructor(file: string, handle: FileHandle, states: RowStates) {
     this.file = file;
     this.#handle = handle;
-    this.#done = done;
-    this.#failed = failed;
+    this.#states = states;
   }
 
   /** Opens (or creates) `outputs.jsonl` in `runDir`. */
   static async open(runDir: string): Promise<ItemResults> {
     const file = join(runDir, ITEM_RESULTS_FILE);
-    const { done, failed, goodBytes, sizeBytes } = await readResults(file);
+    const { states, goodBytes, sizeBytes } = await readResults(file);
     if (goodBytes < sizeBytes) await truncate(file, goodBytes);
-    return new ItemResults(file, await open(file, "a"), done, failed);
+    return new ItemResults(file, await open(file, "a"), states);
   }
 
   /** Whether item `index` finished successfully (in this run or an earlier attempt). */
   isDone(index: number): boolean {
-    return this.#done.has(index);
+    return this.#states.isDone(index);
   }
 
   /** Items done so far. */
   get doneCount(): number {
-    return this.#done.size;
+    return this.#states.doneCount;
   }
 
   /** Items whose latest attempt failed. */
   get failedCount(): number {
-    return this.#failed.size;
+    return this.#states.failedCount;
   }
 
   /** Appends a result; resolves once its line is written (the item then counts as finished). */
@@ -64,14 +63,7 @@ export class ItemResults {
     const text = `${JSON.stringify(result)}\n`;
     const written = this.#writing.then(() => this.#handle.appendFile(text, "utf8"));
     this.#writing = written.catch(() => undefined);
-    return written.then(() => {
-      if (result.state === "done") {
-        this.#done.add(result.index);
-        this.#failed.delete(result.index);
-      } else {
-        this.#failed.add(result.index);
-      }
-    });
+    return written.then(() => this.#states.set(result.index, result.state));
   }
 
   /** Waits for pending writes and closes the file. */
@@ -81,16 +73,13 @@ export class ItemResults {
   }
 }
 
-async function readResults(
-  file: string,
-): Promise<{ done: Set<number>; failed: Set<number>; goodBytes: number; sizeBytes: number }> {
-  const done = new Set<number>();
-  const failed = new Set<number>();
+async function readResults(file: string): Promise<{ states: RowStates; goodBytes: number; sizeBytes: number }> {
+  const states = new RowStates();
   let sizeBytes: number;
   try {
     sizeBytes = (await stat(file)).size;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { done, failed, goodBytes: 0, sizeBytes: 0 };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { states, goodBytes: 0, sizeBytes: 0 };
     throw error;
   }
   let goodBytes = 0;
@@ -102,17 +91,12 @@ async function readResults(
       // The first unreadable or unterminated line is where a crash cut the file; nothing after it is trusted.
       if (!parsed.success || end > sizeBytes) break;
       goodBytes = end;
-      if (parsed.data.state === "done") {
-        done.add(parsed.data.index);
-        failed.delete(parsed.data.index);
-      } else if (!done.has(parsed.data.index)) {
-        failed.add(parsed.data.index);
-      }
+      states.set(parsed.data.index, parsed.data.state);
     }
   } finally {
     stream.destroy();
   }
-  return { done, failed, goodBytes, sizeBytes };
+  return { states, goodBytes, sizeBytes };
 }
 
 function parseJson(text: string): unknown {
