@@ -1,4 +1,4 @@
-import { referencedStepIds, type Reference, type ValuePath } from "./expression/index.js";
+import { referencedStepId, type Reference, type ValuePath } from "./expression/index.js";
 import { exposedIds } from "./load/walk-steps.js";
 import { childSteps, isMapStep, isParallelStep, type Step } from "./schema/step-schemas.js";
 import { ownReferences } from "./step-references.js";
@@ -30,22 +30,28 @@ export function buildStepGraph(
   return steps.map((step, index) => {
     const stepPath = [...path, index];
     const after = new Set<string>();
-    for (const id of subtreeReads(step, references)) {
+    addSubtreeReads(step, references, (id) => {
       const sibling = owner.get(id);
       if (sibling !== undefined && sibling !== step.id) after.add(sibling);
-    }
-    const childPath = [...stepPath, isMapStep(step) ? "steps" : "parallel"];
+    });
     const children =
-      isMapStep(step) || isParallelStep(step) ? buildStepGraph(childSteps(step), childPath, references) : [];
+      isMapStep(step) || isParallelStep(step)
+        ? buildStepGraph(childSteps(step), [...stepPath, isMapStep(step) ? "steps" : "parallel"], references)
+        : [];
     return { step, path: stepPath, after: [...after], children };
   });
 }
 
-// The step ids a step and its children read or name in needs:.
-function subtreeReads(step: Step, references: (step: Step) => readonly Reference[]): string[] {
-  return [
-    ...referencedStepIds(references(step)),
-    ...(step.needs ?? []),
-    ...childSteps(step).flatMap((child) => subtreeReads(child, references)),
-  ];
+// Gives `add` each step id a step and its children read or name in needs:.
+function addSubtreeReads(
+  step: Step,
+  references: (step: Step) => readonly Reference[],
+  add: (id: string) => void,
+): void {
+  for (const reference of references(step)) {
+    const id = referencedStepId(reference);
+    if (id !== undefined) add(id);
+  }
+  for (const id of step.needs ?? []) add(id);
+  for (const child of childSteps(step)) addSubtreeReads(child, references, add);
 }

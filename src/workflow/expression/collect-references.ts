@@ -37,10 +37,16 @@ export function referencesOf(expression: ParsedExpression, location: ValuePath =
 export function referencedStepIds(references: Iterable<Reference>): string[] {
   const ids = new Set<string>();
   for (const reference of references) {
-    const id = reference.path[0];
-    if (reference.root === "steps" && typeof id === "string") ids.add(id);
+    const id = referencedStepId(reference);
+    if (id !== undefined) ids.add(id);
   }
   return [...ids];
+}
+
+/** The step id a reference names literally (`steps.<id>`), if it names one. */
+export function referencedStepId(reference: Reference): string | undefined {
+  const id = reference.path[0];
+  return reference.root === "steps" && typeof id === "string" ? id : undefined;
 }
 
 function walk(value: unknown, location: ValuePath, references: Reference[]): void {

@@ -14,7 +14,7 @@ export type {
 } from "./ast.js";
 export { checkReferences } from "./check-references.js";
 export type { ReferenceContext } from "./check-references.js";
-export { collectReferences, referencedStepIds, referencesOf } from "./collect-references.js";
+export { collectReferences, referencedStepId, referencedStepIds, referencesOf } from "./collect-references.js";
 export type { Reference } from "./collect-references.js";
 export { evaluateExpression } from "./evaluate-expression.js";
 export type { ExpressionScope } from "./evaluate-expression.js";

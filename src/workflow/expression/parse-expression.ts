@@ -29,8 +29,10 @@ const LEVELS: ReadonlyArray<{ operators: readonly BinaryOperator[]; chainable: b
 export function parseExpression(source: string, range?: ExpressionRange): ParsedExpression {
   const start = range?.start ?? 0;
   const end = range?.end ?? source.length;
-  const root = new Parser(source, tokenize(source, start, end)).parseAll();
-  if (treeDepth(root) > MAX_TREE_DEPTH) {
+  const tokens = tokenize(source, start, end);
+  const root = new Parser(source, tokens).parseAll();
+  // Each node takes a token of its own, so only an expression of more tokens than the limit can be too deep.
+  if (tokens.length > MAX_TREE_DEPTH && treeDepth(root) > MAX_TREE_DEPTH) {
     throw expressionErrorAt(
       "invalid_expression",
       source,

@@ -43,11 +43,11 @@ export function checkStepReferences(definition: WorkflowDefinition): ReferenceCh
     };
     const own: Reference[] = [];
     references.set(step, own);
-    check(step.if, [...path, "if"], context, issues, own);
+    check(step.if, path, "if", context, issues, own);
     checkNeeds(step, place, allSteps, issues);
-    if ("with" in step) check(step.with, [...path, "with"], context, issues, own);
+    if ("with" in step) check(step.with, path, "with", context, issues, own);
     if (isMapStep(step)) {
-      check(step.map, [...path, "map"], context, issues, own);
+      check(step.map, path, "map", context, issues, own);
       const variable = step.as ?? "item";
       if (ROOTS.includes(variable) || place.mapVariables.includes(variable)) {
         issues.push({
@@ -56,32 +56,28 @@ export function checkStepReferences(definition: WorkflowDefinition): ReferenceCh
         });
       }
       const inside = place.earlier.with(step.steps.flatMap(exposedIds));
-      check(
-        step.output,
-        [...path, "output"],
-        { ...context, roots: [...context.roots, variable], steps: inside },
-        issues,
-        own,
-      );
+      const outputContext = { ...context, roots: [...context.roots, variable], steps: inside };
+      check(step.output, path, "output", outputContext, issues, own);
     }
   });
   const topLevel = EarlierSteps.none.with(definition.steps.flatMap(exposedIds));
   const outputsContext = { inputs, allSteps, runFields: RUN_FIELDS, roots: ROOTS, steps: topLevel };
-  check(definition.outputs, ["outputs"], outputsContext, issues, []);
+  check(definition.outputs, [], "outputs", outputsContext, issues, []);
   return { issues, references };
 }
 
-// Checks the references in one field and adds them to `found`.
+// Checks the references in one field (`field` of the value at `path`) and adds them to `found`.
 function check(
   value: unknown,
-  location: ValuePath,
+  path: ValuePath,
+  field: string,
   context: ReferenceContext,
   issues: RawIssue[],
   found: Reference[],
 ): void {
   if (value === undefined) return;
   try {
-    const references = collectReferences(value, location);
+    const references = collectReferences(value, [...path, field]);
     found.push(...references);
     issues.push(...checkReferences(references, context).map(toIssue));
   } catch (error) {
