@@ -288,3 +288,45 @@ describe("CostLedger budgets", () => {
     );
   });
 });
+
+describe("CostLedger.endStep", () => {
+  const bill = (ledger: CostLedger, step: string, replayed = false) =>
+    ledger
+      .tagged({ step })
+      .reserve(chat("alpha-sonnet-4-6", 100))
+      .settle({ status: "ok", usage: usage(100, 20), requestId: `req-${step}`, ...(replayed ? { replayed } : {}) });
+
+  it("counts a replayed bill of a step still going once, at 0", () => {
+    const ledger = new CostLedger();
+    bill(ledger, "a");
+    bill(ledger, "a", true);
+    expect(ledger.entries().map((entry) => entry.alreadyRecorded ?? false)).toEqual([false, true]);
+    expect(ledger.summary().byTag.step!.a).toMatchObject({ calls: 2, promptTokens: 100 });
+  });
+
+  it("forgets an ended step's request ids, leaving every other step's replays counted once", () => {
+    const ledger = new CostLedger();
+    bill(ledger, "a");
+    bill(ledger, "b");
+    ledger.endStep("a");
+    bill(ledger, "b", true);
+    expect(ledger.entries().at(-1)!.alreadyRecorded).toBe(true);
+    // No call of an ended step can replay its bill; were one to, it would be the only record left of it.
+    bill(ledger, "a", true);
+    expect(ledger.entries().at(-1)!.alreadyRecorded).toBeUndefined();
+  });
+
+  it("releases an ended step's totals from the summary when asked, returning them, while the run's totals stay", () => {
+    const ledger = new CostLedger();
+    bill(ledger, "a");
+    bill(ledger, "b");
+    const before = ledger.summary();
+    expect(ledger.endStep("b")).toBeUndefined();
+    expect(ledger.summary().byTag.step!.b).toEqual(before.byTag.step!.b);
+    const released = ledger.endStep("a", { release: true });
+    expect(released).toEqual(before.byTag.step!.a);
+    const after = ledger.summary();
+    expect(Object.keys(after.byTag.step!)).toEqual(["b"]);
+    expect([after.totalYuan, after.entries]).toEqual([before.totalYuan, 2]);
+  });
+});

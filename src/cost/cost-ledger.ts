@@ -8,7 +8,7 @@ import { parseCostLedgerOptions, type CostLedgerOptions } from "./cost-ledger-op
 import type { CostEntry } from "./cost-entry.js";
 import { estimateOperation, estimatePlan, type OperationEstimate, type PlanEstimate } from "./estimate-operation.js";
 import { formatSummaryTable } from "./format-summary-table.js";
-import { RunningTotals, type CostSummary } from "./summarize-entries.js";
+import { RunningTotals, type CostSummary, type CostTotals } from "./summarize-entries.js";
 
 export type { CostLedgerOptions } from "./cost-ledger-options.js";
 
@@ -35,8 +35,10 @@ export class CostLedger implements UsageRecorder {
   /** Paid music calls by request id (the first of each), which a refund takes back. */
   readonly #paidMusic = new Map<string, CostEntry>();
   readonly #refunded = new Set<string>();
-  /** Request ids of the gateway bills this ledger has counted (restored entries included). */
+  /** Request ids of the gateway bills this ledger has counted (restored entries included), until their step ends. */
   readonly #countedRequests = new Set<string>();
+  /** The request ids above (and in the music maps) of each step instance still going, to forget when it ends. */
+  readonly #stepRequests = new Map<string, string[]>();
   #spentYuan = 0;
   #heldYuan = 0;
 
@@ -147,6 +149,22 @@ export class CostLedger implements UsageRecorder {
     return entry;
   }
 
+  /**
+   * Ends step instance `key` (the `step` tag): nothing more will be recorded for it. The request ids of its bills
+   * are forgotten, since a replay can only name a bill of its own step (its idempotency key carries the step's
+   * key); with `release`, its totals leave `summary().byTag.step` and are returned, for the caller to keep
+   * elsewhere (a long batch writes its rows' totals to a file). Keeps a run's memory flat however many steps end.
+   */
+  endStep(key: string, options: { readonly release?: boolean } = {}): CostTotals | undefined {
+    for (const requestId of this.#stepRequests.get(key) ?? []) {
+      this.#countedRequests.delete(requestId);
+      this.#paidMusic.delete(requestId);
+      this.#refunded.delete(requestId);
+    }
+    this.#stepRequests.delete(key);
+    return options.release === true ? this.#totals.take("step", key) : undefined;
+  }
+
   /** Every entry so far that `keep` kept (by default all), oldest first; the totals count every entry. */
   entries(): readonly CostEntry[] {
     return this.#entries;
@@ -189,6 +207,12 @@ export class CostLedger implements UsageRecorder {
     if (this.#keep(entry)) this.#entries.push(entry);
     this.#totals.add(entry);
     if (entry.status === "ok" && entry.requestId !== undefined) this.#countedRequests.add(entry.requestId);
+    const step = entry.tags.step;
+    if (entry.requestId !== undefined && step !== undefined) {
+      const requests = this.#stepRequests.get(step);
+      if (requests === undefined) this.#stepRequests.set(step, [entry.requestId]);
+      else requests.push(entry.requestId);
+    }
     if (entry.requestId !== undefined && entry.kind === "music") {
       if (entry.status === "refunded") this.#refunded.add(entry.requestId);
       else if (entry.status === "ok" && !this.#paidMusic.has(entry.requestId))

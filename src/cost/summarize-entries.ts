@@ -47,6 +47,22 @@ export interface CostSummary {
   readonly budget?: { maxYuan: number; spentYuan: number; heldYuan: number; remainingYuan: number };
 }
 
+/** Two groups' totals as one (a step's totals handed over, and entries that came after). */
+export function mergeTotals(left: CostTotals, right: CostTotals): CostTotals {
+  return {
+    calls: left.calls + right.calls,
+    failed: left.failed + right.failed,
+    promptTokens: left.promptTokens + right.promptTokens,
+    completionTokens: left.completionTokens + right.completionTokens,
+    reasoningTokens: left.reasoningTokens + right.reasoningTokens,
+    images: left.images + right.images,
+    yuan: left.yuan === null && right.yuan === null ? null : roundYuan((left.yuan ?? 0) + (right.yuan ?? 0)),
+    unpricedCalls: left.unpricedCalls + right.unpricedCalls,
+    unpricedTokens: left.unpricedTokens + right.unpricedTokens,
+    refunds: left.refunds + right.refunds,
+  };
+}
+
 /** Empty totals. */
 export function emptyTotals(): CostTotals {
   return {
@@ -124,6 +140,14 @@ export class RunningTotals {
       this.#unpricedPrompt += entry.promptTokens;
       this.#unpricedCompletion += entry.completionTokens;
     }
+  }
+
+  /** Removes the totals of one tag value and returns them (undefined when it has none): later entries start anew. */
+  take(name: string, value: string): CostTotals | undefined {
+    const groups = this.#byTag[name];
+    const totals = groups?.[value];
+    if (totals !== undefined) delete groups![value];
+    return totals;
   }
 
   /** The totals so far, as a summary of its own (later entries do not change it). */
