@@ -1,7 +1,9 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CostEntry } from "../src/cost/cost-entry.js";
+import { CostCallsFile } from "../src/workflow/run/cost-calls-file.js";
 import { writeJsonFile } from "../src/workflow/run/write-run-files.js";
 
 let dir: string;
@@ -48,5 +50,34 @@ describe("writeJsonFile", () => {
     const file = join(dir, "cost.json");
     await writeJsonFile(file, { calls: [{ note: "echoed sk-live-0123456789abcdefghijklmnop" }] });
     expect(await readFile(file, "utf8")).not.toContain("sk-live-0123456789abcdefghijklmnop");
+  });
+
+  it("writes a calls file's entries as JSON.stringify would, each serialized once when it was added", async () => {
+    const entry = (index: number): CostEntry => ({
+      time: "2026-01-02T03:04:05.000Z",
+      kind: "chat",
+      modelRequested: "beta-4o-mini",
+      promptTokens: index,
+      completionTokens: 5,
+      reasoningTokens: 0,
+      images: 0,
+      yuan: 0.0001,
+      priceSource: "published",
+      status: "ok",
+      tags: { step: `lines[${index}].line` },
+    });
+    const earlier = [entry(0)];
+    const calls = new CostCallsFile(dir, earlier);
+    const added = Array.from({ length: 3_000 }, (_, index) => entry(index + 1));
+    for (const each of added) calls.append(each);
+    const file = join(dir, "cost.json");
+    await writeJsonFile(file, { totalYuan: 1, calls: calls.calls(), after: { n: 1 } });
+    const expected = { totalYuan: 1, calls: [...earlier, ...added], after: { n: 1 } };
+    expect(await readFile(file, "utf8")).toBe(`${JSON.stringify(expected, null, 2)}\n`);
+    await mkdir(join(dir, "none"));
+    const none = new CostCallsFile(join(dir, "none"), []);
+    const empty = join(dir, "empty.json");
+    await writeJsonFile(empty, { calls: none.calls() });
+    expect(await readFile(empty, "utf8")).toBe(`${JSON.stringify({ calls: [] }, null, 2)}\n`);
   });
 });

@@ -196,7 +196,7 @@ async function writeRunFiles(
     await journal.sync();
     const cost = totals.summary();
     const doubleBills = summarizeDoubleBills(doubles);
-    await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(cost, doubleBills, calls.entries()));
+    await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(cost, doubleBills, calls.calls()));
     const items = { file: ITEM_RESULTS_FILE, total: spec.total, done, failed };
     await writeJsonFile(path.join(runDir, "outputs.json"), { items, runId });
     // batch.json as a one-machine batch leaves it: `runs` counts the items, the report pages the rows.

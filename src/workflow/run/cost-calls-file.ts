@@ -2,20 +2,24 @@ import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import type { CostEntry } from "../../cost/cost-entry.js";
+import { redactSecrets } from "../../errors.js";
+import { JsonTextList } from "./write-run-files.js";
 
 /** The run-directory file that holds an attempt's cost entries until cost.json is written from it. */
 export const COST_CALLS_FILE = ".cost-calls.jsonl";
 
 const BLOCK_CHARS = 64 * 1024;
+/** Where cost.json's `calls` elements sit: the list is a top-level field. */
+const CALL_INDENT = "    ";
 
 /**
- * Every cost entry of a run attempt, one JSON line each in the ledger's order (a resumed run's
- * restored entries first), so that cost.json's `calls` are streamed from disk and the ledger keeps
- * none of them: a 100,000-row batch holds no entry per row. Lines go to the file a block at a time
- * (a write per entry would cost a map of short calls more than the entry itself). Each attempt
- * rewrites it; it is removed once cost.json has its calls.
+ * Every cost entry of a run attempt in the ledger's order (a resumed run's restored entries first),
+ * so that cost.json's `calls` are streamed from disk and the ledger keeps none of them: a 100,000-row
+ * batch holds no entry per row. Each entry is written as the text cost.json shows it (indented,
+ * redacted), once: the end of the run copies that text, rather than reading each entry back and
+ * serializing it again. Text goes to the file a block at a time (a write per entry would cost a map of
+ * short calls more than the entry itself). Each attempt rewrites it; it is removed once cost.json has its calls.
  */
 export class CostCallsFile {
   readonly file: string;
@@ -25,6 +29,7 @@ export class CostCallsFile {
   /** Lines not yet handed to the stream, and their length. */
   #pending: string[] = [];
   #pendingChars = 0;
+  #count = 0;
 
   constructor(runDir: string, earlier: readonly CostEntry[]) {
     this.file = path.join(runDir, COST_CALLS_FILE);
@@ -39,7 +44,9 @@ export class CostCallsFile {
   /** Adds an entry (the ledger's onEntry). */
   append(entry: CostEntry): void {
     if (this.#failure !== undefined) return;
-    const line = `${JSON.stringify(entry)}\n`;
+    const text = redactSecrets(JSON.stringify(entry, null, 2)).replaceAll("\n", `\n${CALL_INDENT}`);
+    const line = `${this.#count === 0 ? "" : ",\n"}${CALL_INDENT}${text}`;
+    this.#count++;
     this.#pending.push(line);
     this.#pendingChars += line.length;
     if (this.#pendingChars >= BLOCK_CHARS) this.#writePending();
@@ -51,15 +58,17 @@ export class CostCallsFile {
     this.#pendingChars = 0;
   }
 
-  /** Finishes writing, then reads the entries back, oldest first. */
-  async *entries(): AsyncGenerator<CostEntry> {
+  /** cost.json's `calls`, oldest first: read from the file once writing it is finished. */
+  calls(): JsonTextList {
+    return new JsonTextList(CALL_INDENT, this.#count, () => this.#read());
+  }
+
+  async *#read(): AsyncGenerator<string> {
     await this.#close();
     if (this.#failure !== undefined) throw this.#failure;
     const stream = createReadStream(this.file, { encoding: "utf8" });
     try {
-      for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-        if (line !== "") yield JSON.parse(line) as CostEntry;
-      }
+      for await (const chunk of stream) yield chunk as string;
     } finally {
       stream.destroy();
     }

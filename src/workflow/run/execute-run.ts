@@ -244,7 +244,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   const doubleBills = intents.summary();
   // One summary for cost.json, the report and the result: a long batch's byTag.step is one key a row.
   const cost = ledger.summary();
-  await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(cost, doubleBills, calls.entries()));
+  await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(cost, doubleBills, calls.calls()));
   await calls.remove();
   const items = [...state.tallies.values()];
   const tallied = items.length === 0 ? {} : { items };

@@ -36,10 +36,28 @@ export async function writeJsonFile(file: string, value: unknown): Promise<void>
 
 const WRITE_CHARS = 1 << 16;
 
+/**
+ * A list whose elements are JSON text already (CostCallsFile): each element `JSON.stringify(element, null, 2)`'s
+ * text with its lines at `indent`, redacted, the elements joined by ",\n". Its text is copied as it comes, in
+ * pieces of any size, so it is never parsed and serialized again.
+ */
+export class JsonTextList {
+  constructor(
+    /** The indentation the elements were written at: the list's own place in the file plus two spaces. */
+    readonly indent: string,
+    readonly count: number,
+    readonly text: () => AsyncIterable<string>,
+  ) {}
+}
+
 // The pieces of JSON.stringify(value, null, 2), at `indent`: an object that holds objects key by key (so cost.json's
 // byTag.step, one key per batch row, never becomes one string), a list (an array or an async iterable, such as
 // entries read back from a file) element by element, anything else whole.
 async function* jsonPieces(value: unknown, indent = ""): AsyncGenerator<string> {
+  if (value instanceof JsonTextList) {
+    yield* textListPieces(value, indent);
+    return;
+  }
   if (Array.isArray(value) || isAsyncIterable(value)) {
     yield* listPieces(value, indent);
     return;
@@ -68,6 +86,18 @@ async function* listPieces(list: Iterable<unknown> | AsyncIterable<unknown>, ind
   yield first ? "[]" : `\n${indent}]`;
 }
 
+async function* textListPieces(list: JsonTextList, indent: string): AsyncGenerator<string> {
+  if (list.indent !== `${indent}  `)
+    throw new Error(`A JSON text list written at indent ${list.indent.length} was placed at ${indent.length + 2}.`);
+  if (list.count === 0) {
+    yield "[]";
+    return;
+  }
+  yield "[\n";
+  yield* list.text();
+  yield `\n${indent}]`;
+}
+
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !("toJSON" in value);
 }
@@ -81,12 +111,12 @@ function indented(text: string, indent: string): string {
 }
 
 /** cost.json: the ledger's totals (by model, by step under byTag.step, budget), the calls that may have been
- * billed twice (`possibleDoubleBills`, see CallIntents) and every entry under `calls` (a run streams them from its
+ * billed twice (`possibleDoubleBills`, see CallIntents) and every entry under `calls` (a run copies them from its
  * CostCallsFile). */
 export function costFileContent(
   summary: CostSummary,
   possibleDoubleBills: PossibleDoubleBills,
-  calls: readonly CostEntry[] | AsyncIterable<CostEntry>,
+  calls: readonly CostEntry[] | JsonTextList,
 ): Record<string, unknown> {
   return { ...summary, possibleDoubleBills, calls };
 }
