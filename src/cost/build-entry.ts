@@ -9,7 +9,7 @@ export function buildEntry(
   operation: PlannedOperation,
   estimate: OperationEstimate,
   outcome: OperationOutcome,
-  context: { prices: PriceTable; tags: Record<string, string>; time: Date },
+  context: { prices: PriceTable; tags: Readonly<Record<string, string>>; time: Date },
 ): CostEntry {
   const common = {
     time: context.time.toISOString(),
@@ -81,10 +81,11 @@ export function alreadyRecordedEntry(entry: CostEntry): CostEntry {
 // The entry is `{ ...common, ...fields }` without its undefined fields.
 function withFlags(common: Partial<CostEntry>, fields: Partial<CostEntry>): CostEntry {
   const entry: Record<string, unknown> = {};
-  for (const source of [common, fields]) {
-    for (const [key, value] of Object.entries(source)) {
+  for (const source of [common, fields] as Record<string, unknown>[]) {
+    for (const key in source) {
+      const value = source[key];
       if (value !== undefined) entry[key] = value;
-      else if (key in entry) delete entry[key];
+      else delete entry[key];
     }
   }
   const { yuan, estimateYuan } = entry as Partial<CostEntry>;

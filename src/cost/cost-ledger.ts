@@ -48,7 +48,7 @@ export class CostLedger implements UsageRecorder {
     this.maxYuan = parsed.maxYuan;
     this.#allowUnpriced = options.allowUnpriced ?? false;
     this.#defaultOutputTokens = parsed.defaultOutputTokens;
-    this.#tags = { ...parsed.tags };
+    this.#tags = Object.freeze({ ...parsed.tags });
     this.#onEntry = options.onEntry;
     this.#account = options.account;
     this.#keep = options.keep ?? (() => true);
@@ -84,9 +84,17 @@ export class CostLedger implements UsageRecorder {
   /** Reserves an operation's upper bound; a BudgetExceededError, before anything is sent, when the
    * cap cannot take it. Synchronous, so concurrent callers can never overdraw the cap together.
    * With an account, the shared cap answers through the reservation's `ready`. */
-  reserve(operation: PlannedOperation, scopeTags: Readonly<Record<string, string>> = {}): CostReservation {
+  reserve(operation: PlannedOperation, scopeTags?: Readonly<Record<string, string>>): CostReservation {
+    return this.#reserve(
+      operation,
+      scopeTags === undefined ? this.#tags : Object.freeze({ ...this.#tags, ...scopeTags }),
+    );
+  }
+
+  // `baseTags` (frozen) are shared by the entries of every operation that adds no tags of its own.
+  #reserve(operation: PlannedOperation, baseTags: Readonly<Record<string, string>>): CostReservation {
     const estimate = this.estimate(operation);
-    const tags = { ...this.#tags, ...scopeTags, ...operation.tags };
+    const tags = operation.tags === undefined ? baseTags : { ...baseTags, ...operation.tags };
     if (this.maxYuan !== undefined || this.#account !== undefined) this.#checkBudget(estimate);
     const hold = estimate.yuan ?? 0;
     const shared =
@@ -124,7 +132,8 @@ export class CostLedger implements UsageRecorder {
 
   /** A recorder that adds tags (e.g. `{ step: "ideas" }`) to its entries and shares this cap. */
   tagged(tags: Readonly<Record<string, string>>): UsageRecorder {
-    return { reserve: (operation) => this.reserve(operation, tags) };
+    const merged = Object.freeze({ ...this.#tags, ...tags });
+    return { reserve: (operation) => this.#reserve(operation, merged) };
   }
 
   /** Records that the gateway refunded a music call whose job failed after it was accepted (a

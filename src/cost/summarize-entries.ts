@@ -129,8 +129,9 @@ export class RunningTotals {
   add(entry: CostEntry): void {
     addToTotals(this.#total, entry);
     addToTotals((this.#byModel[modelKey(entry)] ??= emptyTotals()), entry);
-    for (const [name, value] of Object.entries(entry.tags)) {
-      addToTotals(((this.#byTag[name] ??= {})[value] ??= emptyTotals()), entry);
+    const tags = entry.tags;
+    for (const name in tags) {
+      addToTotals(((this.#byTag[name] ??= {})[tags[name]!] ??= emptyTotals()), entry);
     }
     if (entry.exceededEstimate) this.#exceededEstimates += 1;
     if (entry.usageMissing) this.#usageMissing += 1;
