@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { TOOL_CALL_EXTRAS_KEY, toWireMessages } from "../src/langchain/convert-messages.js";
 import { decodeImageReply } from "../src/chat/decode-image-reply.js";
 import { imagesFromMessage, toAIMessage } from "../src/langchain/build-reply-message.js";
-import { ReplyCollector } from "../src/chat/collect-reply.js";
+import { replyFromResponse } from "../src/chat/collect-reply.js";
 import { getModel } from "../src/catalog/models.js";
 import { ParameterError } from "../src/errors.js";
 import { makePng, makeWav } from "./chat-media.js";
@@ -147,16 +147,19 @@ describe("image replies", () => {
 
   it("puts the PNG bytes on the AIMessage of an image model", () => {
     const model = getModel("gamma-2.5-flash-image");
-    const collector = new ReplyCollector(model);
-    collector.takeResponse({
-      id: "r1",
-      object: "chat.completion",
-      created: 1,
-      model: model.servedAs,
-      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: markdown } }],
-      usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
-    });
-    const reply = collector.finish({ requestId: "req" }, false);
+    const reply = replyFromResponse(
+      {
+        id: "r1",
+        object: "chat.completion",
+        created: 1,
+        model: model.servedAs,
+        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: markdown } }],
+        usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+      },
+      model,
+      { requestId: "req" },
+      false,
+    );
     const message = toAIMessage({
       ...reply,
       toolCalls: [],

@@ -36,18 +36,17 @@ export interface RuleOutcome {
 
 /** Refuses settings no model accepts (temperature outside 0..1 and the like) before any request. */
 export function validateSettings(settings: SamplingSettings): void {
-  for (const [name, value] of [
-    ["temperature", settings.temperature],
-    ["topP", settings.topP],
-  ] as const) {
-    if (value === undefined) continue;
-    if (!Number.isFinite(value) || value < 0 || value > 1) {
-      throw new ParameterError(`Expected ${name} to be between 0 and 1 (the gateway's range), got ${value}.`);
-    }
-  }
+  checkUnitRange("temperature", settings.temperature);
+  checkUnitRange("topP", settings.topP);
   const { maxTokens } = settings;
   if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
     throw new ParameterError(`Expected maxTokens to be a positive integer, got ${maxTokens}.`);
+  }
+}
+
+function checkUnitRange(name: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > 1)) {
+    throw new ParameterError(`Expected ${name} to be between 0 and 1 (the gateway's range), got ${value}.`);
   }
 }
 
@@ -108,7 +107,7 @@ export function applyModelRules(model: ModelInfo, settings: SamplingSettings): R
     const stop = typeof settings.stop === "string" ? [settings.stop] : [...settings.stop];
     if (stop.length > 0) parameters.stop = stop;
   }
-  return { parameters, warnings, ...(outputLimit === undefined ? {} : { outputLimit }) };
+  return { parameters, warnings, outputLimit };
 }
 
 /** Refuses input the model cannot take (audio, video, images, tools), naming models that can. */

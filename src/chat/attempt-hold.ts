@@ -21,7 +21,8 @@ export interface SlotSource {
 /** What one attempt needs besides its plan. */
 export interface AttemptContext {
   readonly client: GatewayClient;
-  readonly slots: SlotSource;
+  /** Default: no limit, no slot to wait for. */
+  readonly slots?: SlotSource;
   readonly ledger?: UsageRecorder;
   readonly usageTags?: Readonly<Record<string, string>>;
   readonly onWarning: (warning: ChatWarning) => void;
@@ -29,6 +30,8 @@ export interface AttemptContext {
   /** The caller's idempotency key for the call; each model's attempts send a key derived from it. */
   readonly idempotencyKey?: string;
 }
+
+const FREE_SLOT: Slot = { release() {} };
 
 /** The budget reservation and the slot of one attempt; ends exactly once. */
 export class AttemptHold {
@@ -60,7 +63,8 @@ export class AttemptHold {
     });
     try {
       if (reservation?.ready !== undefined) await reservation.ready;
-      const slot = await context.slots.acquire(plan.model.id, signalOf(context));
+      const slot =
+        context.slots === undefined ? FREE_SLOT : await context.slots.acquire(plan.model.id, signalOf(context));
       return new AttemptHold(plan, context, reservation, slot);
     } catch (error) {
       reservation?.release();

@@ -14,7 +14,7 @@ import type { CompletedReply } from "./collect-reply.js";
 import { countReplyImages, imageLinksFromReply } from "./decode-image-reply.js";
 import { ChatWarning, WarningOnce, type WarningHandler } from "./parameter-warning.js";
 import { planChain } from "./plan-request.js";
-import { runAttempt, type OpenReply } from "./run-attempt.js";
+import { completed, isOpenReply, runAttempt, type OpenReply } from "./run-attempt.js";
 
 /** A chat call in wire terms, for a model of the catalogue and its fallbacks. Sampling and the
  * output limit are re-mapped per model by the catalogue's rules (renamed, dropped or raised, each
@@ -76,7 +76,8 @@ export interface ChatRetry {
   readonly error: SvcFlowError;
 }
 
-const UNLIMITED: SlotSource = { acquire: async () => ({ release() {} }) };
+// Resolved once: most calls take the default policy.
+const DEFAULT_RETRY = resolvePolicy({});
 
 /**
  * Sends a chat call: plans each model of the chain by its rules, holds budget and a concurrency
@@ -96,14 +97,17 @@ export async function callChat(call: ChatCall, options: ChatCallOptions): Promis
     throw new ConfigError(`Expected timeoutMs to be > 0, got ${options.timeoutMs}.`);
   }
   const deadline = callDeadline(call.model, options.signal, options.timeoutMs);
-  let opened: { open: OpenReply; origin: ReplyOrigin };
+  let opened: { attempt: OpenReply | CompletedReply; origin: ReplyOrigin };
   try {
     opened = await openCall(chain, call, options, deadline);
   } catch (error) {
     throw deadline.explain(error);
   }
-  const { open, origin } = opened;
-  if (call.stream === true) return eventStream(open, origin, deadline);
+  const { attempt, origin } = opened;
+  if (call.stream === true) return eventStream(isOpenReply(attempt) ? attempt : completed(attempt), origin, deadline);
+  if (!isOpenReply(attempt)) return chatReply(attempt, origin);
+  // An output budget above the stream threshold went as a stream: read it to the end.
+  const open = attempt;
   try {
     for (;;) {
       const next = await open.events.next();
@@ -139,31 +143,26 @@ async function openCall(
   call: ChatCall,
   options: ChatCallOptions,
   deadline: CallDeadline,
-): Promise<{ open: OpenReply; origin: ReplyOrigin }> {
+): Promise<{ attempt: OpenReply | CompletedReply; origin: ReplyOrigin }> {
   if (options.idempotencyKey !== undefined) checkIdempotencyKey(options.idempotencyKey);
   const { plans, skipped } = planChain(chain, {
     messages: call.messages,
-    ...(call.tools?.length ? { tools: call.tools } : {}),
-    ...(call.tool_choice === undefined ? {} : { toolChoice: call.tool_choice }),
-    ...(call.parallel_tool_calls === undefined ? {} : { parallelToolCalls: call.parallel_tool_calls }),
-    ...(call.response_format === undefined ? {} : { responseFormat: call.response_format }),
-    settings: {
-      ...(call.temperature === undefined ? {} : { temperature: call.temperature }),
-      ...(call.top_p === undefined ? {} : { topP: call.top_p }),
-      ...(call.max_tokens === undefined ? {} : { maxTokens: call.max_tokens }),
-      ...(call.stop === undefined ? {} : { stop: call.stop }),
-    },
+    tools: call.tools?.length ? call.tools : undefined,
+    toolChoice: call.tool_choice,
+    parallelToolCalls: call.parallel_tool_calls,
+    responseFormat: call.response_format,
+    settings: { temperature: call.temperature, topP: call.top_p, maxTokens: call.max_tokens, stop: call.stop },
     stream: call.stream === true,
   });
   const warnings = new WarningOnce(options.onWarning);
   const context: AttemptContext = {
     client: options.client,
-    slots: options.scheduler ?? UNLIMITED,
-    ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
-    ...(options.usageTags === undefined ? {} : { usageTags: options.usageTags }),
+    slots: options.scheduler,
+    ledger: options.ledger,
+    usageTags: options.usageTags,
     onWarning: (warning) => warnings.emit(warning),
-    ...(deadline.signal === undefined ? {} : { signal: deadline.signal }),
-    ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+    signal: deadline.signal,
+    idempotencyKey: options.idempotencyKey,
   };
   const result = await callWithFallback(
     plans,
@@ -172,7 +171,7 @@ async function openCall(
       return runAttempt(plan, context, (error, partial) => brokenStreamError(deadline.explain(error), partial));
     },
     {
-      retry: resolvePolicy(options.retry ?? {}),
+      retry: options.retry === undefined ? DEFAULT_RETRY : resolvePolicy(options.retry),
       ...(deadline.signal === undefined ? {} : { signal: deadline.signal }),
       onRetry: (plan, error, attempt, delayMs) => options.onRetry?.({ model: plan.model.id, attempt, delayMs, error }),
       onFallback(from, to, error: SvcFlowError) {
@@ -190,7 +189,7 @@ async function openCall(
   // A prompt too long for the first model's window moved the call on before anything was sent.
   const movedFrom = skipped.some((entry) => entry.model === requested) ? [requested] : [];
   return {
-    open: result.value,
+    attempt: result.value,
     origin: {
       requestedModel: requested,
       model: result.plan.model,

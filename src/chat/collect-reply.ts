@@ -1,6 +1,6 @@
 import type { ModelInfo } from "../catalog/models.js";
 import type { GatewayIds } from "../errors.js";
-import type { ChatChunk, ChatResponse, Usage } from "../gateway/wire.js";
+import type { ChatChunk, ChatResponse, ToolCall, Usage } from "../gateway/wire.js";
 import { ToolCallAssembler, type AssembledToolCalls, type ToolCallFragment } from "./assemble-tool-calls.js";
 
 /** A reply once it is complete, from a stream or a single response. */
@@ -34,7 +34,7 @@ export interface PartialReply {
   readonly toolCalls: AssembledToolCalls;
 }
 
-/** Gathers one reply from stream chunks (or one response) and says what to show as it comes. */
+/** Gathers one reply from stream chunks and says what to show as it comes. */
 export class ReplyCollector {
   readonly #model: ModelInfo;
   readonly #assembler = new ToolCallAssembler();
@@ -96,20 +96,6 @@ export class ReplyCollector {
     }
   }
 
-  /** Takes a complete non-streamed response. */
-  takeResponse(response: ChatResponse): void {
-    this.#servedModel = response.model || this.#servedModel;
-    this.#responseId = response.id;
-    this.#usage = response.usage;
-    const choice = response.choices.find((candidate) => candidate.index === 0) ?? response.choices[0];
-    if (!choice) return;
-    this.#finishReason = choice.finish_reason;
-    this.#content = choice.message.content ?? "";
-    const reasoning = (choice.message as { reasoning_content?: unknown }).reasoning_content;
-    if (typeof reasoning === "string") this.#reasoning = reasoning;
-    if (choice.message.tool_calls?.length) this.#assembler.addComplete(choice.message.tool_calls);
-  }
-
   /** What arrived so far, for an error after the stream broke. */
   partial(): PartialReply {
     return { model: this.#servedModel, content: this.#content, toolCalls: this.#assembler.finish() };
@@ -129,4 +115,35 @@ export class ReplyCollector {
       replayed,
     };
   }
+}
+
+/** The complete reply of a non-streamed response (its first choice). */
+export function replyFromResponse(
+  response: ChatResponse,
+  model: ModelInfo,
+  ids: GatewayIds,
+  replayed: boolean,
+): CompletedReply {
+  const choice = response.choices.find((candidate) => candidate.index === 0) ?? response.choices[0];
+  const message = choice?.message;
+  const reasoning = (message as { reasoning_content?: unknown } | undefined)?.reasoning_content;
+  return {
+    content: message?.content ?? "",
+    reasoning: typeof reasoning === "string" ? reasoning : "",
+    toolCalls: completeToolCalls(message?.tool_calls),
+    finishReason: choice === undefined ? null : choice.finish_reason,
+    ...(response.usage === undefined ? {} : { usage: response.usage }),
+    servedModel: response.model || model.id,
+    ...(response.id === undefined ? {} : { responseId: response.id }),
+    ids,
+    replayed,
+  };
+}
+
+function completeToolCalls(calls: readonly ToolCall[] | undefined): AssembledToolCalls {
+  // Most replies carry no tool calls: no assembler to build for them.
+  if (!calls?.length) return { toolCalls: [], invalidToolCalls: [], extras: {} };
+  const assembler = new ToolCallAssembler();
+  assembler.addComplete(calls);
+  return assembler.finish();
 }

@@ -70,19 +70,16 @@ export function planRequest(model: ModelInfo, input: ChatInput, size?: PromptSiz
   const rules = applyModelRules(model, input.settings);
   const tools = input.tools?.length ? input.tools : undefined;
   const stream = input.stream || (rules.outputLimit ?? 0) > STREAM_OUTPUT_THRESHOLD;
-  const request: ChatRequest = {
-    model: model.id,
-    messages: input.messages,
-    ...rules.parameters,
-    ...(tools === undefined ? {} : { tools }),
-    ...(tools === undefined || input.toolChoice === undefined ? {} : { tool_choice: input.toolChoice }),
-    ...(tools === undefined || input.parallelToolCalls === undefined
-      ? {}
-      : { parallel_tool_calls: input.parallelToolCalls }),
-    ...(input.responseFormat === undefined ? {} : { response_format: input.responseFormat }),
-    // The client sends exactly this; usage comes only in a final chunk, and only when asked for.
-    ...(stream ? { stream: true, stream_options: { include_usage: true } } : { stream: false }),
-  };
+  const request: ChatRequest = { model: model.id, messages: input.messages, ...rules.parameters };
+  if (tools !== undefined) {
+    request.tools = tools;
+    if (input.toolChoice !== undefined) request.tool_choice = input.toolChoice;
+    if (input.parallelToolCalls !== undefined) request.parallel_tool_calls = input.parallelToolCalls;
+  }
+  if (input.responseFormat !== undefined) request.response_format = input.responseFormat;
+  // The client sends exactly this; usage comes only in a final chunk, and only when asked for.
+  request.stream = stream;
+  if (stream) request.stream_options = { include_usage: true };
   checkInputForModel(model, request);
   const prompt = size ?? promptSize(input);
   const output = rules.outputLimit ?? 0;
@@ -107,7 +104,7 @@ export function planRequest(model: ModelInfo, input: ChatInput, size?: PromptSiz
     promptTokens() {
       return prompt.exact();
     },
-    ...(rules.outputLimit === undefined ? {} : { outputLimit: rules.outputLimit }),
+    outputLimit: rules.outputLimit,
     warnings: rules.warnings,
   };
 }

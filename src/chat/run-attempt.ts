@@ -4,7 +4,13 @@ import { onAbort } from "../gateway/on-abort.js";
 import { toAbortedError } from "../gateway/to-aborted-error.js";
 import type { ChatChunk } from "../gateway/wire.js";
 import { AttemptHold, attemptCallOptions, type AttemptContext } from "./attempt-hold.js";
-import { ReplyCollector, type CompletedReply, type PartialReply, type ReplyEvent } from "./collect-reply.js";
+import {
+  ReplyCollector,
+  replyFromResponse,
+  type CompletedReply,
+  type PartialReply,
+  type ReplyEvent,
+} from "./collect-reply.js";
 import type { RequestPlan } from "./plan-request.js";
 
 /** An attempt that has shown its first output, or ended: from here it may not fall back. */
@@ -23,7 +29,7 @@ export interface OpenReply {
 export type BrokenStream = (error: unknown, partial: PartialReply) => SvcFlowError;
 
 /** An attempt that is already complete, as an OpenReply. */
-function completed(reply: CompletedReply): OpenReply {
+export function completed(reply: CompletedReply): OpenReply {
   async function* events(): AsyncGenerator<ReplyEvent, CompletedReply, undefined> {
     return reply;
   }
@@ -36,13 +42,11 @@ function completed(reply: CompletedReply): OpenReply {
 }
 
 /** One non-streamed attempt: budget held, slot held, request sent, reply checked. */
-async function completeOnce(plan: RequestPlan, context: AttemptContext): Promise<OpenReply> {
+async function completeOnce(plan: RequestPlan, context: AttemptContext): Promise<CompletedReply> {
   const hold = await AttemptHold.take(plan, context);
   try {
     const { response, ids, replayed } = await context.client.chat(plan.request, attemptCallOptions(context, plan));
-    const collector = new ReplyCollector(plan.model);
-    collector.takeResponse(response);
-    return completed(hold.complete(collector.finish(ids, replayed)));
+    return hold.complete(replyFromResponse(response, plan.model, ids, replayed));
   } catch (error) {
     hold.fail(error);
     throw error;
@@ -121,7 +125,17 @@ async function openOnce(plan: RequestPlan, context: AttemptContext, broken: Brok
   };
 }
 
-/** One attempt of a plan: streamed when the plan streams, a single response otherwise. */
-export function runAttempt(plan: RequestPlan, context: AttemptContext, broken: BrokenStream): Promise<OpenReply> {
+/** One attempt of a plan: streamed when the plan streams (open at its first output), the complete
+ * reply of a single response otherwise. */
+export function runAttempt(
+  plan: RequestPlan,
+  context: AttemptContext,
+  broken: BrokenStream,
+): Promise<OpenReply | CompletedReply> {
   return plan.stream ? openOnce(plan, context, broken) : completeOnce(plan, context);
+}
+
+/** True for an attempt that is open (a stream), false for a complete reply. */
+export function isOpenReply(attempt: OpenReply | CompletedReply): attempt is OpenReply {
+  return "events" in attempt;
 }

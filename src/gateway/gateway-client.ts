@@ -114,7 +114,7 @@ export class GatewayClient {
     request: ChatRequest,
     options: CallOptions = {},
   ): Promise<{ response: ChatResponse; ids: GatewayIds; replayed: boolean }> {
-    const body = checkRequest({ ...request, stream: false });
+    const body = checkRequest(request.stream === false ? request : { ...request, stream: false });
     const opened = await this.#transport.open({
       method: "POST",
       url: this.#chatURL,
