@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import type { Dispatcher } from "undici";
+import { Dispatcher } from "undici";
 import { ID_HEADERS, IDEMPOTENCY_HEADERS } from "../../gateway/wire.js";
 import type { CallIntents } from "./call-intents.js";
 
@@ -27,52 +27,137 @@ export interface CallScope {
  * the step through async context on every promise of the run.
  */
 export function keyedDispatcher(inner: Dispatcher, call: CallScope): Dispatcher {
-  const base = headerSafe(call.base);
-  return inner.compose((dispatch) => (options, handler) => {
-    if (options.method !== "POST") return dispatch(options, handler);
+  return new KeyedDispatcher(inner, call);
+}
+
+// A Dispatcher of its own rather than `inner.compose(...)`: compose hands an interceptor undici's current handler
+// API, so every response's headers were parsed into an object for this one look and turned back into buffers for
+// the request's own (older API) handler. Here a handler keeps the API it came with and is looked at in it.
+class KeyedDispatcher extends Dispatcher {
+  readonly #inner: Dispatcher;
+  readonly #call: CallScope;
+  readonly #base: string;
+
+  constructor(inner: Dispatcher, call: CallScope) {
+    super();
+    this.#inner = inner;
+    this.#call = call;
+    this.#base = headerSafe(call.base);
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (options.method !== "POST") return this.#inner.dispatch(options, handler);
     const body = typeof options.body === "string" ? options.body : "";
     const digest = createHash("sha256").update(`${options.path}\n${body}`).digest("hex").slice(0, 16);
-    const key = `${base}:${digest}`;
+    const key = `${this.#base}:${digest}`;
     const keyed = { ...options, headers: withHeader(options.headers, key) };
-    const intents = call.intents;
-    if (intents === undefined) return dispatch(keyed, handler);
+    const intents = this.#call.intents;
+    if (intents === undefined) return this.#inner.dispatch(keyed, handler);
     intents
-      .sending(call.step, key, options.path, body)
+      .sending(this.#call.step, key, options.path, body)
       .then((send) =>
-        dispatch(
+        this.#inner.dispatch(
           keyed,
-          onAnswer(handler, (headers) =>
-            intents.answered(
-              send,
-              readHeader(headers, ID_HEADERS.requestId),
-              headers[IDEMPOTENCY_HEADERS.replayed] !== undefined,
-            ),
-          ),
+          onAnswer(handler, (requestId, honoured) => intents.answered(send, requestId, honoured)),
         ),
       )
       // The intent could not be journaled (or the dispatcher refused the request): it fails as a write error would.
-      .catch((error: unknown) => handler.onResponseError?.(null as never, error as Error));
+      .catch((error: unknown) => failed(handler, error as Error));
     return true;
-  });
+  }
+
+  // The step's view owns nothing: the run's dispatcher is closed by the run.
+  override close(): Promise<void>;
+  override close(callback: () => void): void;
+  override close(callback?: () => void): Promise<void> | void {
+    if (callback === undefined) return Promise.resolve();
+    callback();
+  }
+
+  override destroy(): Promise<void>;
+  override destroy(error: Error | null): Promise<void>;
+  override destroy(callback: () => void): void;
+  override destroy(error: Error | null, callback: () => void): void;
+  override destroy(first?: Error | null | (() => void), second?: () => void): Promise<void> | void {
+    const callback = typeof first === "function" ? first : second;
+    if (callback === undefined) return Promise.resolve();
+    callback();
+  }
 }
 
-// The handler undici gives an interceptor speaks its current API; this one only looks at the head.
-function onAnswer(
-  handler: Dispatcher.DispatchHandler,
-  look: (headers: IncomingHttpHeaders) => void,
-): Dispatcher.DispatchHandler {
+type Look = (requestId: string | undefined, honoured: boolean) => void;
+
+// `handler` as it came, with its response head looked at: the request id, and whether the gateway said it honours
+// the key (the replay header, whatever its value).
+function onAnswer(handler: Dispatcher.DispatchHandler, look: Look): Dispatcher.DispatchHandler {
+  if (handler.onResponseStart === undefined) {
+    // Undici's request() speaks the older API: raw header names and values, as buffers.
+    return {
+      ...forwardOlder(handler),
+      onHeaders: (statusCode, headers, resume, statusText) => {
+        lookRaw(headers, look);
+        return handler.onHeaders?.(statusCode, headers, resume, statusText) ?? true;
+      },
+    };
+  }
   return {
     onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
     onRequestUpgrade: (controller, statusCode, headers, socket) =>
       handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
     onResponseStart: (controller, statusCode, headers, statusMessage) => {
-      look(headers);
+      look(readHeader(headers, ID_HEADERS.requestId), headers[IDEMPOTENCY_HEADERS.replayed] !== undefined);
       return handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
     },
     onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
     onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
     onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
   };
+}
+
+// The older API's onConnect as undici calls it: its types leave out the request context it passes on.
+type OnConnect = (abort: (error?: Error) => void, context?: unknown) => void;
+
+// Every method of the older API, passed on.
+function forwardOlder(handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
+  const onConnect = handler.onConnect as OnConnect | undefined;
+  return {
+    onConnect: ((abort, context) => onConnect?.call(handler, abort, context)) as OnConnect,
+    onError: (error) => handler.onError?.(error),
+    onUpgrade: (statusCode, headers, socket) => handler.onUpgrade?.(statusCode, headers, socket),
+    onResponseStarted: () => handler.onResponseStarted?.(),
+    onData: (chunk) => handler.onData?.(chunk) ?? true,
+    onComplete: (trailers) => handler.onComplete?.(trailers),
+    onBodySent: (chunk, totalBytesSent) => handler.onBodySent?.(chunk, totalBytesSent),
+  };
+}
+
+const REQUEST_ID = ID_HEADERS.requestId.toLowerCase();
+const REPLAYED = IDEMPOTENCY_HEADERS.replayed.toLowerCase();
+
+// Raw headers alternate name and value (buffers from undici's own clients); only names of the right length are read.
+function lookRaw(headers: ReadonlyArray<Buffer | string>, look: Look): void {
+  let requestId: string | undefined;
+  let honoured = false;
+  for (let index = 0; index + 1 < headers.length; index += 2) {
+    const name = headers[index]!;
+    if (name.length === REQUEST_ID.length && requestId === undefined && lower(name) === REQUEST_ID)
+      requestId = text(headers[index + 1]!);
+    else if (name.length === REPLAYED.length && lower(name) === REPLAYED) honoured = true;
+  }
+  look(requestId, honoured);
+}
+
+function lower(name: Buffer | string): string {
+  return text(name).toLowerCase();
+}
+
+function text(value: Buffer | string): string {
+  return typeof value === "string" ? value : value.toString("latin1");
+}
+
+function failed(handler: Dispatcher.DispatchHandler, error: Error): void {
+  if (handler.onResponseError !== undefined) handler.onResponseError(null as never, error);
+  else handler.onError?.(error);
 }
 
 function readHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
