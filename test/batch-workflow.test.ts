@@ -2,6 +2,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CostEntry } from "../src/cost/cost-entry.js";
+import { summarizeEntries, type CostSummary } from "../src/cost/summarize-entries.js";
 import { startLocalGateway, type LocalGateway } from "../src/server/start-local-gateway.js";
 import type { ItemResult } from "../src/workflow/batch/item-results.js";
 import { ItemsError } from "../src/workflow/batch/items-error.js";
@@ -30,6 +32,10 @@ async function results(runDir: string): Promise<ItemResult[]> {
     .trim()
     .split("\n")
     .map((line) => JSON.parse(line) as ItemResult);
+}
+
+async function costFile(runDir: string): Promise<CostSummary & { calls: CostEntry[] }> {
+  return JSON.parse(await readFile(join(runDir, "cost.json"), "utf8")) as CostSummary & { calls: CostEntry[] };
 }
 
 const connection = () => ({ gateway: { baseURL: gateway.baseURL, apiKey: "sk-local-demo" }, notice: () => undefined });
@@ -100,6 +106,77 @@ steps:
     expect(Object.keys(cost.byTag.step)).toHaveLength(rows);
     expect(reportEntries).toBe(100);
     expect(await readdir(runDir)).not.toContain(".cost-calls.jsonl");
+  });
+
+  it("writes every row's step totals to cost.json while the run's result keeps only the first page's", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    const rows = 130;
+    await writeFile(
+      join(dir, "rows.jsonl"),
+      Array.from({ length: rows }, (_, index) => JSON.stringify({ title: `lamp ${index}` })).join("\n"),
+    );
+    const workflow = load(`version: 1
+name: blurbs
+inputs:
+  product: { type: items, default: rows.jsonl }
+steps:
+  - id: blurb
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "One line for \${{ inputs.product.title }}", maxTokens: 8 }
+`);
+    let lastRowYuan: number | undefined;
+    const runDir = join(dir, "run");
+    const result = await runWorkflow(workflow, {
+      outDir: runDir,
+      ...connection(),
+      report: async (summary) => {
+        lastRowYuan = summary.rowYuan?.(rows - 1);
+      },
+    });
+    expect(result.status).toBe("done");
+    const cost = await costFile(runDir);
+    expect(cost.byTag.step).toEqual(summarizeEntries(cost.calls).byTag.step);
+    expect(Object.keys(result.cost.byTag.step!)).toHaveLength(100);
+    expect(result.cost.totalYuan).toBe(cost.totalYuan);
+    expect(lastRowYuan).toBe(cost.byTag.step![`items[${rows - 1}].blurb`]!.yuan);
+    expect(await readdir(runDir)).not.toContain(".cost-steps.jsonl");
+  });
+
+  it("a resumed batch of more than a page still writes each row's step totals to cost.json once", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    const rows = 130;
+    await writeFile(
+      join(dir, "rows.jsonl"),
+      Array.from({ length: rows }, (_, index) => JSON.stringify({ title: `lamp ${index}` })).join("\n"),
+    );
+    const workflow = load(`version: 1
+name: blurbs
+concurrency: 4
+inputs:
+  product: { type: items, default: rows.jsonl }
+steps:
+  - id: blurb
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "One line for \${{ inputs.product.title }}", maxTokens: 8 }
+`);
+    const controller = new AbortController();
+    const runDir = join(dir, "run");
+    const first = await runWorkflow(workflow, {
+      outDir: runDir,
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === "map-progress" && event.done >= 115) controller.abort();
+      },
+      ...connection(),
+    });
+    expect(first.status).toBe("stopped");
+    const second = await resumeWorkflow(runDir, connection());
+    expect(second.status).toBe("done");
+    const cost = await costFile(runDir);
+    expect(cost.byTag.step).toEqual(summarizeEntries(cost.calls).byTag.step);
+    // Parsing keeps one of two equal keys: the text shows each row's once.
+    const text = await readFile(join(runDir, "cost.json"), "utf8");
+    expect(text.match(/^ {6}"items\[\d+\]\.blurb": \{/gm)).toHaveLength(rows);
   });
 
   it("with `items` and no items input, each row gives input values, converted to their declared types", async () => {

@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatYuan } from "../src/cost/format-summary-table.js";
+import type { CostSummary } from "../src/cost/summarize-entries.js";
 import type { TestRun } from "./workflow-harness.js";
 import { runText, tempDir, useGateway } from "./workflow-harness.js";
 
@@ -309,9 +310,14 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("report.html in headless Chromium", ()
 
     const second = await open(batch.result.runDir, "report-items-2.html");
     const rest = (await second.evaluate(
-      `[...document.querySelectorAll("#items-table tbody tr")].map((row) => row.children[0].textContent.trim())`,
-    )) as string[];
-    expect(rest).toEqual(Array.from({ length: ROWS - 100 }, (_, index) => String(101 + index)));
+      `[...document.querySelectorAll("#items-table tbody tr")].map((row) => [row.children[0].textContent.trim(), row.lastElementChild.textContent.trim()])`,
+    )) as string[][];
+    expect(rest.map(([row]) => row)).toEqual(Array.from({ length: ROWS - 100 }, (_, index) => String(101 + index)));
+    // Rows past the first page leave the run's memory as they end; their cost comes from what it kept by row.
+    const { byTag } = JSON.parse(await readFile(path.join(batch.result.runDir, "cost.json"), "utf8")) as CostSummary;
+    expect(rest.map(([, cost]) => cost)).toEqual(
+      Array.from({ length: ROWS - 100 }, (_, index) => formatYuan(byTag.step![`items[${100 + index}].blurb`]!.yuan!)),
+    );
     await second.close();
   });
 });

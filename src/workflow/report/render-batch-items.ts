@@ -108,7 +108,7 @@ export function renderBatchItems(page: BatchPage, summary: RunSummary, media: Me
                   `<td>${row.output === undefined ? `<span class="muted">—</span>` : renderOutputValue((row.output as Record<string, unknown>)[column], { media })}</td>`,
               )
               .join("");
-    const yuan = stepCosts.get(row.index);
+    const yuan = addYuan(stepCosts.get(row.index), summary.rowYuan?.(row.index));
     const cost = yuan === undefined ? "—" : formatYuan(yuan);
     return `<tr id="row-${row.index + 1}"><td class="num muted">${row.index + 1}</td><td>${rowValue(row.value)}</td><td>${state}</td>${outputs}<td class="num">${htmlText(cost)}</td></tr>`;
   });
@@ -117,6 +117,12 @@ export function renderBatchItems(page: BatchPage, summary: RunSummary, media: Me
   const summaryLine = `<p>${formatCount(page.total)} rows from <code>${htmlText(page.itemsFile)}</code>: <strong>${formatCount(page.done)}</strong> done, <strong class="${page.failed > 0 ? "bad-text" : ""}">${formatCount(page.failed)}</strong> failed${page.total - page.done - page.failed > 0 ? `, ${formatCount(page.total - page.done - page.failed)} not run yet` : ""}.${page.pages > 1 ? ` Rows ${formatCount(first + 1)}–${formatCount(first + page.rows.length)} (page ${page.page} of ${page.pages}).` : ""}</p>`;
   const tiles = renderTiles(media.tiles());
   return `${summaryLine}${pager(page)}<table id="items-table" class="grid items"><thead>${head}</thead><tbody>${body.join("\n")}</tbody></table>${pager(page)}${tiles === "" ? "" : `<h3 class="sub">Images and audio of these rows</h3>${tiles}`}`;
+}
+
+// A row's steps still in byTag.step and those the run let go of (a long batch's later rows), which it kept by row.
+function addYuan(kept: number | undefined, released: number | undefined): number | undefined {
+  if (kept === undefined) return released;
+  return released === undefined ? kept : kept + released;
 }
 
 // Every page reads the same totals: summed by row once per run, not once per page (a batch has rows / 100 pages).

@@ -31,7 +31,8 @@ import { waitingApproval, type ExecuteOptions, type RunResult } from "./run-opti
 import type { RunState, Scope } from "./run-state.js";
 import type { Replay } from "./replay.js";
 import type { FinishedStep } from "./finished-steps.js";
-import { costFileContent, writeJsonFile } from "./write-run-files.js";
+import { ReleasedSteps } from "./released-steps.js";
+import { costFileContent, JsonFields, writeJsonFile } from "./write-run-files.js";
 
 /** Steps that call something, in flight at once, unless the file or caller says otherwise. */
 export const DEFAULT_CONCURRENCY = 8;
@@ -112,12 +113,18 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   const costs = new CostJournal(kept, intents);
   // cost.json's calls wait on disk: the ledger keeps only the entries the report reads.
   const calls = new CostCallsFile(runDir, replay.costs);
+  // So do the totals of the steps the report does not show (a batch's later rows), as each ends.
+  const released = new ReleasedSteps(runDir, plan.batchKey);
+  let releasedAny = false;
+  // An entry for a step that has ended (none is expected) may be counted twice over, once released.
+  let lateEntries = false;
   const onEntry = (entry: CostEntry) => {
     pendingCost = costs.append(entry).catch(() => undefined);
     calls.append(entry);
     if (isUnpricedCall(entry)) unpricedCalls++;
     const key = entry.tags.step;
     const report = key === undefined ? undefined : reports.get(key);
+    if (key !== undefined && report === undefined) lateEntries = true;
     // Chat calls say when they retry, and how long they wait, themselves (onRetry in the step's services);
     // a failed music call is tried again by its step unless the run was stopped.
     if (
@@ -150,6 +157,14 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     keep: (entry) => kept.showsCostsOf(entry.tags.step),
     onEntry,
   });
+  const stepEnded = (key: string) => {
+    const totals = ledger.endStep(key, { release: !kept.showsCostsOf(key) });
+    if (totals === undefined) return;
+    released.add(key, totals);
+    releasedAny = true;
+  };
+  // Steps finished in earlier attempts never run again.
+  for (const key of replay.steps.keys()) stepEnded(key);
   const waitingOn: RunState["waiting"] = [];
   const artifacts = new ArtifactStore(runDir);
   const agents = options.agents ?? listAgentDefinitions();
@@ -204,6 +219,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     },
     emit,
     services: (key, report, retry, span) => createStepServices(shared, key, report, retry, span),
+    stepEnded,
     ...(trace === undefined ? {} : { trace }),
   };
   const scope: Scope = { inputs, run: { id: runId, name, dir: runDir, startedAt }, steps: {}, variables: {} };
@@ -242,10 +258,12 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   const finishedAt = new Date().toISOString();
   if (outputs !== undefined) await writeJsonFile(path.join(runDir, "outputs.json"), outputs);
   const doubleBills = intents.summary();
-  // One summary for cost.json, the report and the result: a long batch's byTag.step is one key a row.
+  // One summary for the report and the result; cost.json's byTag.step adds the steps released to disk.
   const cost = ledger.summary();
-  await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(cost, doubleBills, calls.calls()));
+  const byStep = releasedAny ? new JsonFields(released.byStep(cost.byTag.step ?? {}, lateEntries)) : undefined;
+  await writeJsonFile(path.join(runDir, "cost.json"), costFileContent(cost, doubleBills, calls.calls(), byStep));
   await calls.remove();
+  await released.remove();
   const items = [...state.tallies.values()];
   const tallied = items.length === 0 ? {} : { items };
   await kept.append({
@@ -271,6 +289,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     ...(outputs === undefined ? {} : { outputs }),
     cost,
     entries: ledger.entries(),
+    ...(plan.batchKey === undefined ? {} : { rowYuan: (index: number) => released.rowYuan(index) }),
     journal: kept.records,
     startedAt,
     finishedAt,

@@ -88,6 +88,7 @@ export async function runLeaf(
       throw error;
     } finally {
       state.reports.delete(key);
+      state.stepEnded?.(key);
     }
     return { output, report, startedAt, finishedAt: new Date() };
   });

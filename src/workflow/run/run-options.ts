@@ -77,6 +77,8 @@ export interface RunResult {
   readonly reason?: "budget" | "interrupted";
   /** The rendered `outputs:` (also in outputs.json); only when the run is done. */
   readonly outputs?: Readonly<Record<string, unknown>>;
+  /** The ledger's totals. A batch's `byTag.step` holds its first page of rows (as the report shows them), not one
+   * key a row: cost.json has every row's. */
   readonly cost: CostSummary;
   /** Calls that may have been billed twice by a gateway that ignores Idempotency-Key (see cost.json); only when any. */
   readonly possibleDoubleBills?: PossibleDoubleBills;

@@ -44,6 +44,8 @@ export interface RunState {
   readonly tallies: Map<string, ItemTally>;
   /** How step keys are made, and the finished steps of earlier runs a step may take (`--reuse`). Default: keys only. */
   readonly keys?: StepKeys;
+  /** Told when a leaf step instance is over in this attempt (it records no more cost), so the run lets go of what it kept for it. */
+  stepEnded?(key: string): void;
   /** Set by the first error that stops the run; no new step or item starts after it. */
   halt?: Halt;
 }

@@ -16,8 +16,11 @@ export interface RunSummary {
   readonly inputs: Readonly<Record<string, unknown>>;
   /** The rendered `outputs:` (done runs only). */
   readonly outputs?: Readonly<Record<string, unknown>>;
+  /** The ledger's totals; for a batch, byTag.step leaves out the rows past the report's first page (cost.json has them). */
   readonly cost: CostSummary;
   readonly entries: readonly CostEntry[];
+  /** A batch's row yuan that `cost.byTag.step` leaves out, by row index (undefined: no priced call). */
+  readonly rowYuan?: (index: number) => number | undefined;
   /**
    * The journal's records as the run kept them, every attempt included (steps, items, music jobs,
    * approvals), without its cost lines (`entries` has them) and, for a batch, without the step

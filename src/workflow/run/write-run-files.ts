@@ -9,7 +9,7 @@ import type { PossibleDoubleBills } from "./call-intents.js";
  * Writes a JSON file whole (temp file, fsync, rename), so a reader never sees half of it. The text is
  * `JSON.stringify(value, null, 2)`'s, written a piece at a time: a list (cost.json's calls, a long map's
  * outputs) or an object of objects (byTag.step) never becomes one string, so writing it takes no memory in
- * proportion. A list may be an async iterable (entries read back from a file).
+ * proportion. A list may be an async iterable (entries read back from a file), an object a JsonFields.
  */
 export async function writeJsonFile(file: string, value: unknown): Promise<void> {
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
@@ -58,6 +58,10 @@ async function* jsonPieces(value: unknown, indent = ""): AsyncGenerator<string> 
     yield* textListPieces(value, indent);
     return;
   }
+  if (value instanceof JsonFields) {
+    yield* objectPieces(value.fields, indent);
+    return;
+  }
   if (Array.isArray(value) || isAsyncIterable(value)) {
     yield* listPieces(value, indent);
     return;
@@ -66,13 +70,30 @@ async function* jsonPieces(value: unknown, indent = ""): AsyncGenerator<string> 
     yield indented(JSON.stringify(value, null, 2), indent);
     return;
   }
-  const entries = Object.entries(value).filter(([, field]) => field !== undefined && typeof field !== "function");
+  yield* objectPieces(
+    Object.entries(value).filter(([, field]) => field !== undefined && typeof field !== "function"),
+    indent,
+  );
+}
+
+// An object's fields, each written as jsonPieces writes its value.
+async function* objectPieces(
+  fields: Iterable<readonly [string, unknown]> | AsyncIterable<readonly [string, unknown]>,
+  indent: string,
+): AsyncGenerator<string> {
   const inner = `${indent}  `;
-  for (const [index, [key, field]] of entries.entries()) {
-    yield `${index === 0 ? "{\n" : ",\n"}${inner}${JSON.stringify(key)}: `;
+  let first = true;
+  for await (const [key, field] of fields) {
+    yield `${first ? "{\n" : ",\n"}${inner}${JSON.stringify(key)}: `;
     yield* jsonPieces(field, inner);
+    first = false;
   }
-  yield `\n${indent}}`;
+  yield first ? "{}" : `\n${indent}}`;
+}
+
+/** An object writeJsonFile writes from fields read one at a time (a batch's step totals read back from a file). */
+export class JsonFields {
+  constructor(readonly fields: AsyncIterable<readonly [string, unknown]>) {}
 }
 
 // A list's elements are written whole, each its own piece.
@@ -112,11 +133,13 @@ function indented(text: string, indent: string): string {
 
 /** cost.json: the ledger's totals (by model, by step under byTag.step, budget), the calls that may have been
  * billed twice (`possibleDoubleBills`, see CallIntents) and every entry under `calls` (a run copies them from its
- * CostCallsFile). */
+ * CostCallsFile). `byStep`, when given, is byTag.step in full (a run's ReleasedSteps with the ledger's). */
 export function costFileContent(
   summary: CostSummary,
   possibleDoubleBills: PossibleDoubleBills,
   calls: readonly CostEntry[] | JsonTextList,
+  byStep?: JsonFields,
 ): Record<string, unknown> {
-  return { ...summary, possibleDoubleBills, calls };
+  const byTag = byStep === undefined ? summary.byTag : { ...summary.byTag, step: byStep };
+  return { ...summary, byTag, possibleDoubleBills, calls };
 }
