@@ -25,6 +25,16 @@ const LEVELS: ReadonlyArray<{ operators: readonly BinaryOperator[]; chainable: b
   { operators: ["*", "/", "%"], chainable: true },
 ];
 
+// The level of each binary operator (an index into LEVELS).
+const BINARY_LEVELS = new Map<BinaryOperator, number>(
+  LEVELS.flatMap(({ operators }, level) => operators.map((operator) => [operator, level] as const)),
+);
+
+function binaryOperator(token: Token): BinaryOperator | undefined {
+  const value = token.type === "punctuator" ? (token.value as BinaryOperator) : undefined;
+  return value !== undefined && BINARY_LEVELS.has(value) ? value : undefined;
+}
+
 /** Parses one expression (the text between `${{` and `}}`) into a tree; throws ExpressionError with the column. */
 export function parseExpression(source: string, range?: ExpressionRange): ParsedExpression {
   const start = range?.start ?? 0;
@@ -89,24 +99,25 @@ class Parser {
     return node;
   }
 
-  #parseBinary(level: number): ExpressionNode {
-    const spec = LEVELS[level];
-    if (spec === undefined) return this.#parseUnary();
-    let left = this.#parseBinary(level + 1);
-    for (let count = 0; ; count += 1) {
-      const token = this.#peek();
-      const operator = spec.operators.find((candidate) => isPunctuator(token, candidate));
-      if (operator === undefined) return left;
-      if (!spec.chainable && count > 0) {
-        throw this.#error(
-          token,
-          `Comparisons cannot be chained with "${operator}"`,
-          "Write a < b && b < c, or add parentheses.",
-        );
-      }
+  // Precedence climbing: one call per operand, whatever the number of levels. An operator binding
+  // at least as tight as `minLevel` joins the left side; its right side takes only tighter ones.
+  #parseBinary(minLevel: number): ExpressionNode {
+    let left = this.#parseUnary();
+    for (;;) {
+      const operator = binaryOperator(this.#peek());
+      const level = operator === undefined ? undefined : BINARY_LEVELS.get(operator);
+      if (operator === undefined || level === undefined || level < minLevel) return left;
       this.#index += 1;
       const right = this.#parseBinary(level + 1);
       left = { kind: "binary", operator, left, right, start: left.start, end: right.end };
+      const next = binaryOperator(this.#peek());
+      if (next !== undefined && BINARY_LEVELS.get(next) === level && !LEVELS[level]!.chainable) {
+        throw this.#error(
+          this.#peek(),
+          `Comparisons cannot be chained with "${next}"`,
+          "Write a < b && b < c, or add parentheses.",
+        );
+      }
     }
   }
 
