@@ -2,8 +2,8 @@ import {
   checkReferences,
   collectReferences,
   ExpressionError,
+  referencedStepId,
   formatPath,
-  type Reference,
   type ReferenceContext,
   type ValuePath,
 } from "../expression/index.js";
@@ -21,14 +21,17 @@ const ROOTS = ["inputs", "steps", "run"];
 /** What the reference check found. */
 export interface ReferenceCheck {
   readonly issues: RawIssue[];
-  /** Each step's own references (see ownReferences), parsed here once so the step graph need not parse them again. */
-  readonly references: ReadonlyMap<Step, readonly Reference[]>;
+  /**
+   * The step ids each step's own expressions name (see ownReferences), found here once so the step
+   * graph need not parse them again; only the ids are kept, not the references, as that is all it reads.
+   */
+  readonly stepReads: ReadonlyMap<Step, readonly string[]>;
 }
 
 /** Checks every `${{ }}` and `needs:`: syntax, and that each name exists and finishes before the reader. */
 export function checkStepReferences(definition: WorkflowDefinition): ReferenceCheck {
   const issues: RawIssue[] = [];
-  const references = new Map<Step, Reference[]>();
+  const stepReads = new Map<Step, string[]>();
   const allSteps = new Set(definition.steps.flatMap(subtreeIds));
   const inputs = Object.keys(definition.inputs ?? {});
   walkSteps(definition.steps, (place) => {
@@ -41,8 +44,8 @@ export function checkStepReferences(definition: WorkflowDefinition): ReferenceCh
       steps: place.earlier,
       currentStep: step.id,
     };
-    const own: Reference[] = [];
-    references.set(step, own);
+    const own: string[] = [];
+    stepReads.set(step, own);
     check(step.if, path, "if", context, issues, own);
     checkNeeds(step, place, allSteps, issues);
     if ("with" in step) check(step.with, path, "with", context, issues, own);
@@ -63,22 +66,25 @@ export function checkStepReferences(definition: WorkflowDefinition): ReferenceCh
   const topLevel = EarlierSteps.none.with(definition.steps.flatMap(exposedIds));
   const outputsContext = { inputs, allSteps, runFields: RUN_FIELDS, roots: ROOTS, steps: topLevel };
   check(definition.outputs, [], "outputs", outputsContext, issues, []);
-  return { issues, references };
+  return { issues, stepReads };
 }
 
-// Checks the references in one field (`field` of the value at `path`) and adds them to `found`.
+// Checks the references in one field (`field` of the value at `path`) and adds the step ids they name to `found`.
 function check(
   value: unknown,
   path: ValuePath,
   field: string,
   context: ReferenceContext,
   issues: RawIssue[],
-  found: Reference[],
+  found: string[],
 ): void {
   if (value === undefined) return;
   try {
     const references = collectReferences(value, [...path, field]);
-    found.push(...references);
+    for (const reference of references) {
+      const id = referencedStepId(reference);
+      if (id !== undefined) found.push(id);
+    }
     issues.push(...checkReferences(references, context).map(toIssue));
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;

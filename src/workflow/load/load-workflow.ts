@@ -129,7 +129,7 @@ export function parseWorkflow(text: string, options: LoadWorkflowOptions = {}): 
       return hash;
     },
     definition,
-    graph: buildStepGraph(definition.steps, ["steps"], (step) => references.references.get(step) ?? []),
+    graph: buildStepGraph(definition.steps, ["steps"], (step) => references.stepReads.get(step) ?? []),
   };
 }
 
