@@ -50,6 +50,32 @@ describe("map steps", () => {
     expect(last).toMatchObject({ done: 2, failed: 1, total: 3 });
   });
 
+  it("fails only the items whose rendered fields do not fit, and sends every item the fields written as they are", async () => {
+    const { result } = await runText(
+      gateway.current,
+      `version: 1
+steps:
+  - id: lines
+    map: [0.5, 7, 0.2]
+    as: warmth
+    onItemError: collect
+    steps:
+      - id: line
+        uses: chat
+        with: { model: beta-4o-mini, prompt: "Write a long story about a lantern", maxTokens: 5, temperature: "\${{ warmth }}" }
+`,
+    );
+    const outputs = result.outputs?.lines as Array<{ text?: string; error?: { code: string; message: string } }>;
+    expect(outputs[1]?.error?.code).toBe("invalid_step_input");
+    expect(outputs[1]?.error?.message).toContain('Step "lines[1].line"');
+    expect(outputs[1]?.error?.message).toContain("with.temperature");
+    expect(typeof outputs[0]?.text).toBe("string");
+    expect(typeof outputs[2]?.text).toBe("string");
+    const calls = billed(gateway.current);
+    expect(calls).toHaveLength(2);
+    for (const call of calls) expect(call.completionTokens).toBeLessThanOrEqual(5);
+  });
+
   it("finishes a map whose items all finished when a step beside it fails, and resume does not redo it", async () => {
     const { result, journal } = await runText(
       gateway.current,
