@@ -38,6 +38,36 @@ async function costFile(runDir: string): Promise<CostSummary & { calls: CostEntr
   return JSON.parse(await readFile(join(runDir, "cost.json"), "utf8")) as CostSummary & { calls: CostEntry[] };
 }
 
+// A one-step batch over `rows` rows of rows.jsonl, one priced call a row.
+async function rowsWorkflow(rows: number, settings = "") {
+  await writeFile(
+    join(dir, "rows.jsonl"),
+    Array.from({ length: rows }, (_, index) => JSON.stringify({ title: `lamp ${index}` })).join("\n"),
+  );
+  return load(`version: 1
+name: blurbs
+${settings}inputs:
+  product: { type: items, default: rows.jsonl }
+steps:
+  - id: blurb
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "One line for \${{ inputs.product.title }}", maxTokens: 8 }
+`);
+}
+
+// Runs a batch and interrupts it once `done` rows are done.
+function runStoppedAfter(workflow: ReturnType<typeof load>, runDir: string, done: number) {
+  const controller = new AbortController();
+  return runWorkflow(workflow, {
+    outDir: runDir,
+    signal: controller.signal,
+    onEvent: (event) => {
+      if (event.type === "map-progress" && event.done >= done) controller.abort();
+    },
+    ...connection(),
+  });
+}
+
 const connection = () => ({ gateway: { baseURL: gateway.baseURL, apiKey: "sk-local-demo" }, notice: () => undefined });
 
 describe("batch runs through the workflow engine", () => {
@@ -70,105 +100,42 @@ outputs:
     expect(journal).toContain('"key":"items[1].blurb"');
   });
 
-  it("lists every row's call in cost.json while the report reads only the first page's", async () => {
+  it("lists every row's call and step totals in cost.json while the report and the result hold the first page's", async () => {
     gateway = await startLocalGateway({ port: 0 });
     const rows = 130;
-    await writeFile(
-      join(dir, "rows.jsonl"),
-      Array.from({ length: rows }, (_, index) => JSON.stringify({ title: `lamp ${index}` })).join("\n"),
-    );
-    const workflow = load(`version: 1
-name: blurbs
-inputs:
-  product: { type: items, default: rows.jsonl }
-steps:
-  - id: blurb
-    uses: chat
-    with: { model: beta-4o-mini, prompt: "One line for \${{ inputs.product.title }}", maxTokens: 8 }
-`);
+    const workflow = await rowsWorkflow(rows);
     let reportEntries = -1;
-    const runDir = join(dir, "run");
-    const result = await runWorkflow(workflow, {
-      outDir: runDir,
-      ...connection(),
-      report: async (summary) => {
-        reportEntries = summary.entries.length;
-      },
-    });
-    expect(result.status).toBe("done");
-    const cost = JSON.parse(await readFile(join(runDir, "cost.json"), "utf8")) as {
-      entries: number;
-      calls: { tags: { step: string } }[];
-      byTag: { step: Record<string, unknown> };
-    };
-    expect(cost.entries).toBe(rows);
-    expect(new Set(cost.calls.map((call) => call.tags.step)).size).toBe(rows);
-    expect(Object.keys(cost.byTag.step)).toHaveLength(rows);
-    expect(reportEntries).toBe(100);
-    expect(await readdir(runDir)).not.toContain(".cost-calls.jsonl");
-  });
-
-  it("writes every row's step totals to cost.json while the run's result keeps only the first page's", async () => {
-    gateway = await startLocalGateway({ port: 0 });
-    const rows = 130;
-    await writeFile(
-      join(dir, "rows.jsonl"),
-      Array.from({ length: rows }, (_, index) => JSON.stringify({ title: `lamp ${index}` })).join("\n"),
-    );
-    const workflow = load(`version: 1
-name: blurbs
-inputs:
-  product: { type: items, default: rows.jsonl }
-steps:
-  - id: blurb
-    uses: chat
-    with: { model: alpha-sonnet-4-6, prompt: "One line for \${{ inputs.product.title }}", maxTokens: 8 }
-`);
     let lastRowYuan: number | undefined;
     const runDir = join(dir, "run");
     const result = await runWorkflow(workflow, {
       outDir: runDir,
       ...connection(),
       report: async (summary) => {
+        reportEntries = summary.entries.length;
         lastRowYuan = summary.rowYuan?.(rows - 1);
       },
     });
     expect(result.status).toBe("done");
     const cost = await costFile(runDir);
+    expect(cost.entries).toBe(rows);
+    expect(new Set(cost.calls.map((call) => call.tags.step)).size).toBe(rows);
+    expect(Object.keys(cost.byTag.step!)).toHaveLength(rows);
     expect(cost.byTag.step).toEqual(summarizeEntries(cost.calls).byTag.step);
+    expect(reportEntries).toBe(100);
     expect(Object.keys(result.cost.byTag.step!)).toHaveLength(100);
     expect(result.cost.totalYuan).toBe(cost.totalYuan);
     expect(lastRowYuan).toBe(cost.byTag.step![`items[${rows - 1}].blurb`]!.yuan);
-    expect(await readdir(runDir)).not.toContain(".cost-steps.jsonl");
+    const left = await readdir(runDir);
+    expect(left).not.toContain(".cost-calls.jsonl");
+    expect(left).not.toContain(".cost-steps.jsonl");
   });
 
   it("a resumed batch of more than a page still writes each row's step totals to cost.json once", async () => {
     gateway = await startLocalGateway({ port: 0 });
     const rows = 130;
-    await writeFile(
-      join(dir, "rows.jsonl"),
-      Array.from({ length: rows }, (_, index) => JSON.stringify({ title: `lamp ${index}` })).join("\n"),
-    );
-    const workflow = load(`version: 1
-name: blurbs
-concurrency: 4
-inputs:
-  product: { type: items, default: rows.jsonl }
-steps:
-  - id: blurb
-    uses: chat
-    with: { model: alpha-sonnet-4-6, prompt: "One line for \${{ inputs.product.title }}", maxTokens: 8 }
-`);
-    const controller = new AbortController();
+    const workflow = await rowsWorkflow(rows, "concurrency: 4\n");
     const runDir = join(dir, "run");
-    const first = await runWorkflow(workflow, {
-      outDir: runDir,
-      signal: controller.signal,
-      onEvent: (event) => {
-        if (event.type === "map-progress" && event.done >= 115) controller.abort();
-      },
-      ...connection(),
-    });
+    const first = await runStoppedAfter(workflow, runDir, 115);
     expect(first.status).toBe("stopped");
     const second = await resumeWorkflow(runDir, connection());
     expect(second.status).toBe("done");
@@ -247,16 +214,8 @@ steps:
 outputs:
   n: \${{ inputs.row.n }}
 `);
-    const controller = new AbortController();
     const runDir = join(dir, "run");
-    const first = await runWorkflow(workflow, {
-      outDir: runDir,
-      signal: controller.signal,
-      onEvent: (event) => {
-        if (event.type === "map-progress" && event.done >= 10) controller.abort();
-      },
-      ...connection(),
-    });
+    const first = await runStoppedAfter(workflow, runDir, 10);
     expect(first).toMatchObject({ status: "stopped", reason: "interrupted" });
     const [stopped] = await listRuns(dir);
     expect(stopped).toMatchObject({ state: "stopped" });

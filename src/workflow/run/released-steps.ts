@@ -1,7 +1,7 @@
 import path from "node:path";
 import { mergeTotals, type CostTotals } from "../../cost/summarize-entries.js";
 import { parseStepKey } from "../report/step-order.js";
-import { SpillFile } from "./spill-file.js";
+import { BlockFile } from "./block-file.js";
 
 /** The run-directory file that holds the totals of the steps a run let go of until cost.json is written from it. */
 export const STEP_TOTALS_FILE = ".cost-steps.jsonl";
@@ -13,20 +13,20 @@ export const STEP_TOTALS_FILE = ".cost-steps.jsonl";
  * in eight bytes a row.
  */
 export class ReleasedSteps {
-  readonly #file: SpillFile<readonly [string, CostTotals]>;
+  readonly #file: BlockFile;
   readonly #rowPrefix: string | undefined;
   /** Yuan by row index; NaN where no priced call of the row was let go. */
   #rowYuan = new Float64Array(0);
 
   /** With `batchKey`, the yuan of its rows (`items[N].…`) are kept for the report. */
   constructor(runDir: string, batchKey?: string) {
-    this.#file = new SpillFile(path.join(runDir, STEP_TOTALS_FILE));
+    this.#file = new BlockFile(path.join(runDir, STEP_TOTALS_FILE));
     this.#rowPrefix = batchKey === undefined ? undefined : `${batchKey}[`;
   }
 
   /** Takes an ended step's totals. Each step instance is released at most once in an attempt. */
   add(key: string, totals: CostTotals): void {
-    this.#file.append([key, totals]);
+    this.#file.write(`${JSON.stringify([key, totals])}\n`);
     const index =
       this.#rowPrefix !== undefined && key.startsWith(this.#rowPrefix) ? parseStepKey(key)[0]?.index : undefined;
     if (index === undefined || totals.yuan === null) return;
@@ -56,13 +56,17 @@ export class ReleasedSteps {
   ): AsyncGenerator<[string, CostTotals]> {
     const released = new Map<string, CostTotals>();
     if (lateEntries) {
-      for await (const [key, totals] of this.#file.values()) if (Object.hasOwn(kept, key)) released.set(key, totals);
+      for await (const [key, totals] of this.#released()) if (Object.hasOwn(kept, key)) released.set(key, totals);
     }
     for (const [key, totals] of Object.entries(kept)) {
       const earlier = released.get(key);
       yield [key, earlier === undefined ? totals : mergeTotals(earlier, totals)];
     }
-    for await (const [key, totals] of this.#file.values()) if (!released.has(key)) yield [key, totals];
+    for await (const [key, totals] of this.#released()) if (!released.has(key)) yield [key, totals];
+  }
+
+  async *#released(): AsyncGenerator<[string, CostTotals]> {
+    for await (const line of this.#file.lines()) if (line !== "") yield JSON.parse(line) as [string, CostTotals];
   }
 
   /** Closes and deletes the file. */

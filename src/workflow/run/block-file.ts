@@ -1,40 +1,40 @@
 import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
-import { finished } from "node:stream/promises";
 import { createInterface } from "node:readline";
+import { Readable } from "node:stream";
+import { finished } from "node:stream/promises";
 
 const BLOCK_CHARS = 64 * 1024;
 
 /**
- * A run-directory file that holds what a run would otherwise keep in memory until its end (cost
- * entries, finished steps' totals), one JSON line each in the order appended, read back once when
- * the end-of-run files are written. Lines go to the file a block at a time (a write per value would
- * cost a map of short calls more than the value itself). Each attempt rewrites it.
+ * A run-directory file that holds, until the end of an attempt, what the run would otherwise keep in
+ * memory (cost entries, finished steps' totals), read back once when the end-of-run files are
+ * written. Text goes to the file a block at a time (a write per entry would cost a map of short
+ * calls more than the entry itself). Each attempt rewrites it.
  */
-export class SpillFile<T> {
+export class BlockFile {
   readonly file: string;
   readonly #stream: WriteStream;
   #failure: Error | undefined;
   #closing: Promise<void> | undefined;
-  /** Lines not yet handed to the stream, and their length. */
+  /** Text not yet handed to the stream, and its length. */
   #pending: string[] = [];
   #pendingChars = 0;
 
   constructor(file: string) {
     this.file = file;
     this.#stream = createWriteStream(this.file, { flags: "w" });
-    // A write that fails is reported when the values are read back, not as an unhandled error mid-run.
+    // A write that fails is reported when the file is read back, not as an unhandled error mid-run.
     this.#stream.on("error", (error) => {
       this.#failure ??= error;
     });
   }
 
-  /** Adds a value. */
-  append(value: T): void {
+  /** Appends text (unless a write failed already: reading back reports that). */
+  write(text: string): void {
     if (this.#failure !== undefined) return;
-    const line = `${JSON.stringify(value)}\n`;
-    this.#pending.push(line);
-    this.#pendingChars += line.length;
+    this.#pending.push(text);
+    this.#pendingChars += text.length;
     if (this.#pendingChars >= BLOCK_CHARS) this.#writePending();
   }
 
@@ -44,18 +44,21 @@ export class SpillFile<T> {
     this.#pendingChars = 0;
   }
 
-  /** Finishes writing, then reads the values back in the order appended. */
-  async *values(): AsyncGenerator<T> {
+  /** Finishes writing, then reads the text back in pieces of any size. */
+  async *chunks(): AsyncGenerator<string> {
     await this.#close();
     if (this.#failure !== undefined) throw this.#failure;
     const stream = createReadStream(this.file, { encoding: "utf8" });
     try {
-      for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-        if (line !== "") yield JSON.parse(line) as T;
-      }
+      for await (const chunk of stream) yield chunk as string;
     } finally {
       stream.destroy();
     }
+  }
+
+  /** Finishes writing, then reads the text back a line at a time. */
+  async *lines(): AsyncGenerator<string> {
+    yield* createInterface({ input: Readable.from(this.chunks()), crlfDelay: Infinity });
   }
 
   /** Closes and deletes the file. */
