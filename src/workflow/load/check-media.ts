@@ -11,7 +11,7 @@ import {
 } from "../media/media-source.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
 import { mediaFields } from "./media-fields.js";
-import { walkSteps } from "./walk-steps.js";
+import { stepPlaces, type StepPlace } from "./walk-steps.js";
 import type { RawIssue } from "./zod-issues.js";
 
 // A media value that is exactly one input, e.g. "${{ inputs.photo }}": checked with the input's value.
@@ -26,6 +26,7 @@ export function checkMedia(
   definition: WorkflowDefinition,
   baseDir: string,
   inputs?: Readonly<Record<string, unknown>>,
+  places: readonly StepPlace[] = stepPlaces(definition.steps),
 ): RawIssue[] {
   const values =
     inputs ??
@@ -44,12 +45,12 @@ export function checkMedia(
     if (problem !== undefined)
       issues.push({ path, message: input === undefined ? problem : `Input "${input}": ${problem}` });
   };
-  walkSteps(definition.steps, ({ step, path }) => {
+  for (const { step, path } of places) {
     for (const { kind, field, value } of mediaFields(step)) {
       if (field === "source") check(value, kind, [...path, "with", field]);
       else if (Array.isArray(value)) value.forEach((item, index) => check(item, kind, [...path, "with", field, index]));
     }
-  });
+  }
   return issues;
 }
 

@@ -11,7 +11,7 @@ import {
   planModels,
   type NeededCapability,
 } from "../step-models.js";
-import { walkSteps } from "./walk-steps.js";
+import { stepPlaces, type StepPlace } from "./walk-steps.js";
 import type { RawIssue } from "./zod-issues.js";
 
 /** What the loader checks model ids against. */
@@ -37,7 +37,11 @@ const SENDS: Record<NeededCapability, string> = {
 };
 
 /** Checks model ids against the catalogue and that each model a step may reach can do what the step asks. */
-export function checkModels(definition: WorkflowDefinition, options: ModelCheckOptions = {}): RawIssue[] {
+export function checkModels(
+  definition: WorkflowDefinition,
+  options: ModelCheckOptions = {},
+  places: readonly StepPlace[] = stepPlaces(definition.steps),
+): RawIssue[] {
   const issues: RawIssue[] = [];
   const known = (model: string, path: ValuePath): boolean => {
     if (EXACT_EXPRESSION.test(model)) return false;
@@ -70,9 +74,9 @@ export function checkModels(definition: WorkflowDefinition, options: ModelCheckO
     if (model !== undefined) known(model, ["defaults", field]);
   }
   defaults.fallbacks?.forEach((model, index) => known(model, ["defaults", "fallbacks", index]));
-  walkSteps(definition.steps, ({ step, path }) => {
+  for (const { step, path } of places) {
     if ("uses" in step) checkStep(step, path, known, definition, issues);
-  });
+  }
   return issues;
 }
 

@@ -6,7 +6,7 @@ import { EXACT_EXPRESSION } from "../schema/common-schemas.js";
 import type { LeafStep } from "../schema/step-schemas.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
 import { planModels } from "../step-models.js";
-import { walkSteps } from "./walk-steps.js";
+import { stepPlaces, type StepPlace } from "./walk-steps.js";
 import type { RawIssue } from "./zod-issues.js";
 
 /** The run's money settings, laid over the file's `budget:` (as `run --budget --prices --allow-unpriced` does). */
@@ -24,7 +24,11 @@ export interface PricingCheckOptions {
  * bound a call it cannot price, so the run would stop at that call's first attempt. One issue per
  * step and model, naming the fix.
  */
-export function checkPricing(definition: WorkflowDefinition, options: PricingCheckOptions = {}): RawIssue[] {
+export function checkPricing(
+  definition: WorkflowDefinition,
+  options: PricingCheckOptions = {},
+  places: readonly StepPlace[] = stepPlaces(definition.steps),
+): RawIssue[] {
   const budgetYuan = options.budgetYuan ?? definition.budget?.maxYuan;
   const allowUnpriced = options.allowUnpriced ?? definition.budget?.allowUnpriced ?? false;
   if (budgetYuan === undefined || allowUnpriced) return [];
@@ -32,8 +36,8 @@ export function checkPricing(definition: WorkflowDefinition, options: PricingChe
   const cap =
     options.budgetYuan === undefined ? `budget.maxYuan of ¥${budgetYuan}` : `the budget of ¥${budgetYuan} (--budget)`;
   const issues: RawIssue[] = [];
-  walkSteps(definition.steps, ({ step, path }) => {
-    if (!("uses" in step)) return;
+  for (const { step, path } of places) {
+    if (!("uses" in step)) continue;
     for (const { model, at } of modelsOf(step, path, definition)) {
       if (EXACT_EXPRESSION.test(model) || findModel(model) === undefined || hasPrice(model, prices)) continue;
       issues.push({
@@ -43,7 +47,7 @@ export function checkPricing(definition: WorkflowDefinition, options: PricingChe
           `Give its price in a prices file (--prices FILE), or set budget.allowUnpriced: true (--allow-unpriced) to run it uncounted.`,
       });
     }
-  });
+  }
   return issues;
 }
 

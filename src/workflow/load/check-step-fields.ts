@@ -9,7 +9,7 @@ import type { MusicWith } from "../schema/with-schemas.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
 import { checkMcpExpressions } from "../mcp/resolve-mcp-env.js";
 import { jsonSchemaProblems } from "./json-schema-problems.js";
-import { walkSteps } from "./walk-steps.js";
+import { stepPlaces, type StepPlace } from "./walk-steps.js";
 import type { RawIssue } from "./zod-issues.js";
 
 /** Names the loader checks `agent:` against. */
@@ -28,11 +28,15 @@ const MUSIC_NEEDS: Record<NonNullable<MusicWith["operation"]>, ReadonlyArray<key
 };
 
 /** Checks what the schema cannot: unique ids, tool and agent names, music fields, answer schemas, input defaults. */
-export function checkStepFields(definition: WorkflowDefinition, options: StepFieldCheckOptions = {}): RawIssue[] {
+export function checkStepFields(
+  definition: WorkflowDefinition,
+  options: StepFieldCheckOptions = {},
+  places: readonly StepPlace[] = stepPlaces(definition.steps),
+): RawIssue[] {
   const issues: RawIssue[] = [];
   const mcpServers = Object.keys(definition.mcp ?? {});
   const seen = new Map<string, ValuePath>();
-  walkSteps(definition.steps, ({ step, path }) => {
+  for (const { step, path } of places) {
     const first = seen.get(step.id);
     if (first !== undefined) {
       issues.push({
@@ -43,7 +47,7 @@ export function checkStepFields(definition: WorkflowDefinition, options: StepFie
       seen.set(step.id, path);
     }
     if ("uses" in step) checkLeaf(step, [...path, "with"], options, issues, mcpServers);
-  });
+  }
   if (definition.mcp !== undefined) issues.push(...checkMcpExpressions(definition.mcp));
   for (const [name, spec] of Object.entries(definition.inputs ?? {})) {
     const problem = spec.default === undefined ? undefined : inputProblem(spec, spec.default);

@@ -11,7 +11,7 @@ import { isMapStep, type Step } from "../schema/step-schemas.js";
 import type { WorkflowDefinition } from "../schema/workflow-schema.js";
 import type { RawIssue } from "./zod-issues.js";
 import { EarlierSteps } from "./earlier-steps.js";
-import { exposedIds, subtreeIds, walkSteps, type StepPlace } from "./walk-steps.js";
+import { exposedIds, stepPlaces, type StepPlace } from "./walk-steps.js";
 
 /** Fields of `run` that expressions may read. */
 export const RUN_FIELDS = ["id", "name", "dir", "startedAt"] as const;
@@ -29,12 +29,15 @@ export interface ReferenceCheck {
 }
 
 /** Checks every `${{ }}` and `needs:`: syntax, and that each name exists and finishes before the reader. */
-export function checkStepReferences(definition: WorkflowDefinition): ReferenceCheck {
+export function checkStepReferences(
+  definition: WorkflowDefinition,
+  places: readonly StepPlace[] = stepPlaces(definition.steps),
+): ReferenceCheck {
   const issues: RawIssue[] = [];
   const stepReads = new Map<Step, string[]>();
-  const allSteps = new Set(definition.steps.flatMap(subtreeIds));
+  const allSteps = new Set(places.map((place) => place.step.id));
   const inputs = Object.keys(definition.inputs ?? {});
-  walkSteps(definition.steps, (place) => {
+  for (const place of places) {
     const { step, path } = place;
     const context: ReferenceContext = {
       inputs,
@@ -62,7 +65,7 @@ export function checkStepReferences(definition: WorkflowDefinition): ReferenceCh
       const outputContext = { ...context, roots: [...context.roots, variable], steps: inside };
       check(step.output, path, "output", outputContext, issues, own);
     }
-  });
+  }
   const topLevel = EarlierSteps.none.with(definition.steps.flatMap(exposedIds));
   const outputsContext = { inputs, allSteps, runFields: RUN_FIELDS, roots: ROOTS, steps: topLevel };
   check(definition.outputs, [], "outputs", outputsContext, issues, []);

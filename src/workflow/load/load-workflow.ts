@@ -13,6 +13,7 @@ import { checkStepFields } from "./check-step-fields.js";
 import { checkStepReferences } from "./check-step-references.js";
 import { parseWorkflowYaml } from "./parse-workflow-yaml.js";
 import { validateWorkflowShape } from "./validate-shape.js";
+import { stepPlaces } from "./walk-steps.js";
 import type { RawIssue } from "./zod-issues.js";
 
 /** The largest workflow file loaded: bigger ones are refused before they are read (20,000 steps is about 2 MB). */
@@ -103,15 +104,16 @@ export function parseWorkflow(text: string, options: LoadWorkflowOptions = {}): 
   const shape = validateWorkflowShape(parsed.value);
   const definition = shape.definition ?? shape.partial;
   if (definition === undefined) return fail(shape.issues);
-  const references = checkStepReferences(definition);
+  const places = stepPlaces(definition.steps);
+  const references = checkStepReferences(definition, places);
   const issues = [
     ...shape.issues,
-    ...checkStepFields(definition, options),
+    ...checkStepFields(definition, options, places),
     ...references.issues,
-    ...checkModels(definition, options),
-    ...checkMedia(definition, baseDir),
+    ...checkModels(definition, options, places),
+    ...checkMedia(definition, baseDir, undefined, places),
     ...checkSchedule(definition),
-    ...checkPricing(definition, options),
+    ...checkPricing(definition, options, places),
   ];
   if (issues.length > 0) fail(sortByPlace(issues, parsed.locate));
   const name =

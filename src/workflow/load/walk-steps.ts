@@ -28,6 +28,13 @@ export function subtreeIds(step: Step): string[] {
   return [step.id];
 }
 
+/** Every step's place, depth-first in file order: the loader's checks share one list rather than each walking the steps. */
+export function stepPlaces(steps: readonly Step[]): StepPlace[] {
+  const places: StepPlace[] = [];
+  walkSteps(steps, (place) => places.push(place));
+  return places;
+}
+
 /** Visits every step depth-first in file order, telling each what it may read. */
 export function walkSteps(steps: readonly Step[], visit: (place: StepPlace) => void): void {
   walkList(steps, visit, { path: ["steps"], earlier: EarlierSteps.none, mapVariables: [], sequential: true });
