@@ -100,6 +100,16 @@ describe("ChatGateway stream with nobody listening", () => {
     expect(merged?.usage_metadata).toMatchObject(invoked.usage_metadata!);
   });
 
+  it("gives a readable stream a reader reads to the same chunks, as LangChain's stream does", async () => {
+    const model = harness.model({ model: "beta-4o-mini" });
+    const prompt = "Write two sentences about the sea.";
+    const plain = await plainStream(model, prompt);
+    const reader = (await model.stream(prompt)).getReader();
+    const read: AIMessageChunk[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) read.push(next.value);
+    expect(read.map(visible)).toEqual(plain.map(visible));
+  });
+
   it("stops with an abort error when the signal fires mid-stream", async () => {
     const model = harness.model({ model: "beta-4o-mini" });
     const controller = new AbortController();
