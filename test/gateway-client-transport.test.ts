@@ -218,6 +218,37 @@ describe("GatewayClient over real sockets", () => {
     const error = await failureOf(client(baseURL, { firstByteTimeoutMs: 150 }).chat(request));
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.retryable).toBe(true);
+    expect(error.message).toContain("Timed out after 150 ms waiting for the response");
+  });
+
+  it("times out when a JSON body stalls between chunks, naming the chunk timeout", async () => {
+    const { baseURL } = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.write('{"id":"x",');
+    });
+    const error = await failureOf(client(baseURL, { chunkTimeoutMs: 150 }).chat(request));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.message).toContain("Timed out after 150 ms waiting for the next chunk of the response body");
+  });
+
+  it("throws AbortedError when the signal aborts while a JSON answer is awaited", async () => {
+    const { baseURL } = await serve(() => undefined);
+    const controller = new AbortController();
+    const pending = client(baseURL).chat(request, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toBeInstanceOf(AbortedError);
+  });
+
+  it("times out a relay that streams a non-stream call when its events stall", async () => {
+    const { baseURL } = await serve((_request, response) => {
+      sseHead(response);
+      response.write(chunk("first"));
+      const timer = setInterval(() => response.write(": ping\n\n"), 30);
+      response.on("close", () => clearInterval(timer));
+    });
+    const error = await failureOf(client(baseURL, { chunkTimeoutMs: 150 }).chat(request));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.message).toContain("the next stream event");
   });
 
   it("throws AbortedError when the signal aborts mid-stream", async () => {

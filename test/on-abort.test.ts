@@ -44,7 +44,7 @@ describe("onAbort", () => {
     const watchdogs = Array.from({ length: 50 }, () => new RequestWatchdog(controller.signal));
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
     controller.abort();
-    expect(watchdogs.every((watchdog) => watchdog.signal.aborted)).toBe(true);
+    expect(watchdogs.every((watchdog) => watchdog.signal?.aborted)).toBe(true);
   });
 });
 

@@ -32,7 +32,8 @@ export interface GatewayClientOptions {
   dispatcher?: Dispatcher;
   /** Connect timeout of the client's own Agent (ignored with `dispatcher`). Default 10_000. */
   connectTimeoutMs?: number;
-  /** Until response headers, and for streams until the first event. Default 120_000. */
+  /** Until response headers, and for streams until the first event. Default 120_000. A reply that is not
+   * streamed is timed by undici's own timers (headersTimeout, bodyTimeout), checked about twice a second. */
   firstByteTimeoutMs?: number;
   /** Between stream events (SSE comments do not count), and between body chunks of JSON responses. Default 60_000. */
   chunkTimeoutMs?: number;
@@ -71,6 +72,7 @@ export class GatewayClient {
   readonly #ownedAgent: OwnedAgent | undefined;
   readonly #dispatcher: Dispatcher | OwnedAgent;
   readonly #chatURL: string;
+  readonly #firstByteTimeoutMs: number;
 
   constructor(options: GatewayClientOptions = {}) {
     const connection = readEnv({
@@ -94,6 +96,7 @@ export class GatewayClient {
     this.baseURL = connection.baseURL;
     this.rootURL = connection.rootURL;
     this.#chatURL = `${this.baseURL}/chat/completions`;
+    this.#firstByteTimeoutMs = firstByteTimeoutMs;
     this.#apiKey = connection.apiKey;
     this.#ownedAgent =
       options.dispatcher === undefined
@@ -121,6 +124,7 @@ export class GatewayClient {
       json: body,
       headers: callHeaders(options),
       ...signalOf(options),
+      readWhole: true,
     });
     const { value, ids, status, headers } = /text\/event-stream/i.test(String(opened.headers["content-type"] ?? ""))
       ? { ...opened, value: await foldStreamReply(this.#streamOf(opened)) }
@@ -136,6 +140,8 @@ export class GatewayClient {
 
   // A relay that streams whatever it was asked: its events, read by the stream reader (errors inside included).
   #streamOf(opened: OpenResponse): ChatStream {
+    // As for a stream asked for: the first event within the first-byte timeout (the reader times the rest).
+    opened.watchdog.arm(this.#firstByteTimeoutMs, "the first stream event");
     return createChatStream(opened, {
       chunkTimeoutMs: this.#transport.chunkTimeoutMs,
       apiKey: this.#apiKey,

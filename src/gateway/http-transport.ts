@@ -3,7 +3,7 @@ import { UpstreamError, type GatewayIds } from "../errors.js";
 import { errorFromResponse } from "./error-from-response.js";
 import { readGatewayIds } from "./gateway-ids.js";
 import { OwnedAgent } from "./owned-agent.js";
-import { RequestWatchdog } from "./request-watchdog.js";
+import { RequestWatchdog, WAITING_FOR_CHUNK, type LibraryTimeouts } from "./request-watchdog.js";
 
 /** How HttpTransport sends: the key, the dispatcher and the two timeouts it enforces itself. */
 export interface HttpTransportOptions {
@@ -28,6 +28,10 @@ export interface TransportRequest {
   /** Whether to send the bearer key; false for downloads from another origin. */
   readonly authorize?: boolean;
   readonly signal?: AbortSignal;
+  /** True when the body is read whole (JSON): undici's own timers then bound the wait for the
+   * headers and between body chunks, and no watchdog timer runs. Default false: the watchdog runs
+   * them, as a stream needs (its chunk timeout is per event, not per packet). */
+  readonly readWhole?: boolean;
 }
 
 /** A 2xx response whose body has not been read yet; its watchdog is still armed for the first byte. */
@@ -42,14 +46,15 @@ export interface OpenResponse {
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_TARGETS = 64;
-const WAITING_FOR_CHUNK = "the next chunk of the response body";
 
 /** Sends requests over undici with the bearer key, timeouts, and typed errors; one attempt each. */
 export class HttpTransport {
   readonly #options: HttpTransportOptions;
+  readonly #libraryTimeouts: LibraryTimeouts;
 
   constructor(options: HttpTransportOptions) {
     this.#options = options;
+    this.#libraryTimeouts = { firstByteTimeoutMs: options.firstByteTimeoutMs, chunkTimeoutMs: options.chunkTimeoutMs };
   }
 
   // A client sends to a handful of URLs again and again; parsing one costs more than the lookup.
@@ -74,8 +79,9 @@ export class HttpTransport {
   /** Sends the request and resolves once a 2xx status arrived; any other status is thrown as a typed error. */
   async open(request: TransportRequest): Promise<OpenResponse> {
     const url = request.url;
-    const watchdog = new RequestWatchdog(request.signal);
-    watchdog.arm(this.#options.firstByteTimeoutMs, "the response");
+    const readWhole = request.readWhole === true;
+    const watchdog = new RequestWatchdog(request.signal, readWhole ? this.#libraryTimeouts : undefined);
+    if (!readWhole) watchdog.arm(this.#options.firstByteTimeoutMs, "the response");
     const headers: Record<string, string> = {};
     // Any authorization among the extras is left out; the transport's own headers are set last, so
     // no extra header can replace the key or the framing.
@@ -102,14 +108,15 @@ export class HttpTransport {
         headers,
         ...(request.json === undefined ? {} : { body: JSON.stringify(request.json) }),
         signal: watchdog.signal,
-        // The watchdog enforces both with clearer errors, and per SSE event rather than per packet.
-        headersTimeout: 0,
-        bodyTimeout: 0,
+        // Otherwise the watchdog enforces both, per SSE event rather than per packet.
+        headersTimeout: readWhole ? this.#options.firstByteTimeoutMs : 0,
+        bodyTimeout: readWhole ? this.#options.chunkTimeoutMs : 0,
       });
     } catch (error) {
       throw watchdog.failure(error, { url });
     }
 
+    watchdog.attach(response.body);
     const ids = readGatewayIds(response.headers);
     const opened: OpenResponse = {
       status: response.statusCode,
@@ -194,13 +201,14 @@ export class HttpTransport {
     const chunkTimeoutMs = this.#options.chunkTimeoutMs;
     return new Promise<Buffer>((resolve, reject) => {
       const read: BodyRead = { opened, chunks: [], size: 0, settled: false, resolve, reject };
-      watchdog.arm(chunkTimeoutMs, WAITING_FOR_CHUNK);
+      const timed = watchdog.timesBody;
+      if (timed) watchdog.arm(chunkTimeoutMs, WAITING_FOR_CHUNK);
       body
         .on("data", (chunk: Buffer) => {
           read.chunks.push(chunk);
           read.size += chunk.length;
           if (read.size >= limit) settleRead(read);
-          else watchdog.arm(chunkTimeoutMs, WAITING_FOR_CHUNK);
+          else if (timed) watchdog.arm(chunkTimeoutMs, WAITING_FOR_CHUNK);
         })
         .once("end", () => settleRead(read))
         .once("error", (error: unknown) => settleRead(read, error));

@@ -4,32 +4,75 @@ import { errorFromNetwork, type NetworkContext } from "./error-from-network.js";
 import { onAbort } from "./on-abort.js";
 import { toAbortedError } from "./to-aborted-error.js";
 
+/** What a body-destroying stop needs of the response body. */
+interface Body {
+  readonly destroyed: boolean;
+  destroy(error?: Error): unknown;
+}
+
+/** The two limits undici enforces itself for a body read whole (see HttpTransport). */
+export interface LibraryTimeouts {
+  readonly firstByteTimeoutMs: number;
+  readonly chunkTimeoutMs: number;
+}
+
+/** What a request waits for between body chunks, as timeout messages say it. */
+export const WAITING_FOR_CHUNK = "the next chunk of the response body";
+
 /**
  * One request's deadline and cancellation: a restartable timer (connect/first byte, then between
  * chunks) and the caller's signal merged into the one signal given to undici. After a failure it
  * tells which of the three it was, since undici only reports "aborted" or a socket error.
+ *
+ * For a body read whole, undici runs both timers itself (`headersTimeout`, `bodyTimeout`) and the
+ * watchdog names its timeouts like its own; without a caller's signal there is then no signal to
+ * give undici, and a stop (a relay that streams anyway is still timed per event) destroys the body.
  */
 export class RequestWatchdog {
   /** Emits "abort" (and says `aborted`) when the caller aborts, a timer expires or the request is
-   * cancelled. undici takes an EventEmitter as a signal; an AbortController per request, with a
-   * listener added and removed through EventTarget, cost several microseconds a request (measured),
-   * and AbortSignal.any to merge the caller's signal about 27. */
-  readonly signal = new AbortEmitter();
+   * cancelled; undici takes an EventEmitter as a signal. Undefined for a body read whole without a
+   * caller's signal. */
+  readonly signal: AbortEmitter | undefined;
   readonly #callerSignal: AbortSignal | undefined;
+  readonly #libraryTimeouts: LibraryTimeouts | undefined;
+  #body: Body | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #expired: { readonly ms: number; readonly waitingFor: string } | undefined;
   #cancelled = false;
   #released = false;
 
-  constructor(callerSignal?: AbortSignal) {
+  constructor(callerSignal?: AbortSignal, libraryTimeouts?: LibraryTimeouts) {
     this.#callerSignal = callerSignal;
-    if (callerSignal === undefined) return;
-    if (callerSignal.aborted) this.signal.abort();
-    else {
-      const unsubscribe = onAbort(callerSignal, () => this.signal.abort());
-      // Once the request is over (aborted or not), the caller's signal lets go of it.
-      this.signal.once("done", unsubscribe);
+    this.#libraryTimeouts = libraryTimeouts;
+    if (libraryTimeouts !== undefined && callerSignal === undefined) {
+      this.signal = undefined;
+      return;
     }
+    const signal = new AbortEmitter();
+    this.signal = signal;
+    if (callerSignal === undefined) return;
+    if (callerSignal.aborted) signal.abort();
+    else {
+      const unsubscribe = onAbort(callerSignal, () => signal.abort());
+      // Once the request is over (aborted or not), the caller's signal lets go of it.
+      signal.once("done", unsubscribe);
+    }
+  }
+
+  /** False when undici times the body itself (a body read whole). */
+  get timesBody(): boolean {
+    return this.#libraryTimeouts === undefined;
+  }
+
+  /** The response's body, which a stop destroys when the watchdog has no signal of its own. */
+  attach(body: Body): void {
+    this.#body = body;
+  }
+
+  #stop(): void {
+    if (this.signal !== undefined) this.signal.abort();
+    else if (this.#body !== undefined && !this.#body.destroyed)
+      this.#body.destroy(new Error("The request watchdog stopped the response."));
   }
 
   /** (Re)starts the timer: if nothing disarms or re-arms it within `ms`, the request is aborted. */
@@ -38,7 +81,7 @@ export class RequestWatchdog {
     if (!Number.isFinite(ms) || ms <= 0) return;
     this.#timer = setTimeout(() => {
       this.#expired = { ms, waitingFor };
-      this.signal.abort();
+      this.#stop();
     }, ms);
     this.#timer.unref?.();
   }
@@ -54,13 +97,13 @@ export class RequestWatchdog {
     this.disarm();
     if (this.#released) return;
     this.#released = true;
-    this.signal.emit("done");
+    this.signal?.emit("done");
   }
 
   /** Aborts the request because the consumer no longer wants it. */
   cancel(): void {
     this.#cancelled = true;
-    this.signal.abort();
+    this.#stop();
     this.release();
   }
 
@@ -72,8 +115,9 @@ export class RequestWatchdog {
   /** Classifies a failure of this request: timeout, abort, or a network error. */
   failure(error: unknown, context: NetworkContext): SvcFlowError {
     this.release();
-    if (this.#expired !== undefined) {
-      const { ms, waitingFor } = this.#expired;
+    const expired = this.#expired ?? this.#libraryExpiry(error);
+    if (expired !== undefined) {
+      const { ms, waitingFor } = expired;
       const { url, responseStarted: _started, ...ids } = context;
       return new TimeoutError(
         `Timed out after ${ms} ms waiting for ${waitingFor} from ${url}. The gateway may be overloaded; retry, or raise the timeout.`,
@@ -83,6 +127,16 @@ export class RequestWatchdog {
     if (this.#callerSignal?.aborted === true) return toAbortedError(this.#callerSignal.reason);
     if (this.#cancelled) return new AbortedError("The stream was cancelled.", { cause: error });
     return errorFromNetwork(error, context);
+  }
+
+  // undici's own timeouts, when it runs them, read as the watchdog's.
+  #libraryExpiry(error: unknown): { readonly ms: number; readonly waitingFor: string } | undefined {
+    const timeouts = this.#libraryTimeouts;
+    if (timeouts === undefined || typeof error !== "object" || error === null) return undefined;
+    const code = (error as { code?: unknown }).code;
+    if (code === "UND_ERR_HEADERS_TIMEOUT") return { ms: timeouts.firstByteTimeoutMs, waitingFor: "the response" };
+    if (code === "UND_ERR_BODY_TIMEOUT") return { ms: timeouts.chunkTimeoutMs, waitingFor: WAITING_FOR_CHUNK };
+    return undefined;
   }
 }
 
