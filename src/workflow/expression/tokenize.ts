@@ -123,8 +123,9 @@ function readNumber(source: string, index: number, end: number): Token {
 function readName(source: string, index: number, end: number, afterDot: boolean): Token {
   const pattern = afterDot ? MEMBER_NAME : IDENTIFIER;
   pattern.lastIndex = index;
-  const text = (pattern.exec(source)?.[0] ?? "").slice(0, end - index);
-  return { type: "name", value: text, start: index, end: index + text.length };
+  // The sticky pattern's lastIndex is where the name ends; only the text is kept, not a match.
+  const stop = pattern.test(source) ? Math.min(pattern.lastIndex, end) : index;
+  return { type: "name", value: source.slice(index, stop), start: index, end: stop };
 }
 
 function readString(source: string, index: number, end: number): Token {
