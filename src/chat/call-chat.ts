@@ -8,12 +8,12 @@ import { resolvePolicy, type RetryPolicy } from "../scheduling/retry.js";
 import type { AttemptContext, SlotSource } from "./attempt-hold.js";
 import { brokenStreamError, invalidToolCallError } from "./broken-stream.js";
 import { callDeadline, type CallDeadline } from "./call-deadline.js";
-import { callWithFallback } from "./call-with-fallback.js";
+import { callWithFallback, type FallbackResult } from "./call-with-fallback.js";
 import type { ChatEvent, ChatEventStream, ChatReply } from "./chat-reply.js";
 import type { CompletedReply } from "./collect-reply.js";
 import { countReplyImages, imageLinksFromReply } from "./decode-image-reply.js";
 import { ChatWarning, WarningOnce, type WarningHandler } from "./parameter-warning.js";
-import { planChain } from "./plan-request.js";
+import { planChain, type ChainPlan } from "./plan-request.js";
 import { completed, isOpenReply, runAttempt, type OpenReply } from "./run-attempt.js";
 
 /** A chat call in wire terms, for a model of the catalogue and its fallbacks. Sampling and the
@@ -97,13 +97,23 @@ export async function callChat(call: ChatCall, options: ChatCallOptions): Promis
     throw new ConfigError(`Expected timeoutMs to be > 0, got ${options.timeoutMs}.`);
   }
   const deadline = callDeadline(call.model, options.signal, options.timeoutMs);
-  let opened: { attempt: OpenReply | CompletedReply; origin: ReplyOrigin };
+  let started: StartedCall;
+  let result: FallbackResult<OpenReply | CompletedReply>;
   try {
-    opened = await openCall(chain, call, options, deadline);
+    started = startCall(chain, call, options, deadline);
+    result = await started.running;
   } catch (error) {
     throw deadline.explain(error);
   }
-  const { attempt, origin } = opened;
+  const attempt = result.value;
+  const requested = chain[0]!.id;
+  // A prompt too long for the first model's window moved the call on before anything was sent.
+  const movedFrom = started.skipped.some((entry) => entry.model === requested) ? [requested] : [];
+  const origin: ReplyOrigin = {
+    requestedModel: requested,
+    model: result.plan.model,
+    fallbackFrom: [...movedFrom, ...result.fallbackFrom],
+  };
   if (call.stream === true) return eventStream(isOpenReply(attempt) ? attempt : completed(attempt), origin, deadline);
   if (!isOpenReply(attempt)) return chatReply(attempt, origin);
   // An output budget above the stream threshold went as a stream: read it to the end.
@@ -136,14 +146,20 @@ function modelChain(call: ChatCall): ModelInfo[] {
     .map((id) => getModel(id));
 }
 
-/** Plans the whole chain, then tries each model (with retries) until one answers; resolves once
- * the reply has shown its first output, or is complete. */
-async function openCall(
+/** A call under way: the models its plan left out, and the attempts running. */
+interface StartedCall {
+  readonly skipped: ChainPlan["skipped"];
+  /** Resolves once a reply has shown its first output, or is complete. */
+  readonly running: Promise<FallbackResult<OpenReply | CompletedReply>>;
+}
+
+/** Plans the whole chain, then starts trying each model (with retries) until one answers. */
+function startCall(
   chain: readonly ModelInfo[],
   call: ChatCall,
   options: ChatCallOptions,
   deadline: CallDeadline,
-): Promise<{ attempt: OpenReply | CompletedReply; origin: ReplyOrigin }> {
+): StartedCall {
   if (options.idempotencyKey !== undefined) checkIdempotencyKey(options.idempotencyKey);
   const { plans, skipped } = planChain(chain, {
     messages: call.messages,
@@ -164,7 +180,7 @@ async function openCall(
     signal: deadline.signal,
     idempotencyKey: options.idempotencyKey,
   };
-  const result = await callWithFallback(
+  const running = callWithFallback(
     plans,
     (plan) => {
       for (const warning of plan.warnings) warnings.emit(warning);
@@ -185,17 +201,7 @@ async function openCall(
       },
     },
   );
-  const requested = chain[0]!.id;
-  // A prompt too long for the first model's window moved the call on before anything was sent.
-  const movedFrom = skipped.some((entry) => entry.model === requested) ? [requested] : [];
-  return {
-    attempt: result.value,
-    origin: {
-      requestedModel: requested,
-      model: result.plan.model,
-      fallbackFrom: [...movedFrom, ...result.fallbackFrom],
-    },
-  };
+  return { skipped, running };
 }
 
 function chatReply(reply: CompletedReply, origin: ReplyOrigin): ChatReply {

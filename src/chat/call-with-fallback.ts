@@ -44,7 +44,8 @@ export async function callWithFallback<T>(
   options: FallbackOptions,
 ): Promise<FallbackResult<T>> {
   const fallbackFrom: string[] = [];
-  for (const [position, plan] of plans.entries()) {
+  for (let position = 0; position < plans.length; position++) {
+    const plan = plans[position]!;
     try {
       const value = await withRetry(() => attempt(plan), options.retry, {
         ...(options.signal === undefined ? {} : { signal: options.signal }),

@@ -35,7 +35,8 @@ export type WarningHandler = (warning: ChatWarning) => void;
 
 /** Hands each distinct warning (code and model) to the handler once, for one model instance. */
 export class WarningOnce {
-  readonly #seen = new Set<string>();
+  // Made on the first warning: most calls have none.
+  #seen: Set<string> | undefined;
   readonly #handler: WarningHandler;
 
   constructor(handler: WarningHandler = (warning) => process.emitWarning(warning)) {
@@ -45,6 +46,7 @@ export class WarningOnce {
   /** Reports the warning unless one with the same code and model was reported before. */
   emit(warning: ChatWarning): void {
     const key = `${warning.code}\u0000${warning.model}`;
+    this.#seen ??= new Set();
     if (this.#seen.has(key)) return;
     this.#seen.add(key);
     this.#handler(warning);

@@ -52,17 +52,30 @@ export interface PromptSize {
 
 /** The PromptSize of what a call sends. */
 export function promptSize(input: Pick<ChatInput, "messages" | "tools" | "responseFormat">): PromptSize {
-  const counted = { messages: input.messages, tools: input.tools, response_format: input.responseFormat };
-  let bound: number | undefined;
-  let tokens: number | undefined;
-  return {
-    atMost() {
-      return (bound ??= promptTokensAtMost(counted));
-    },
-    exact() {
-      return (tokens ??= countPromptTokens(counted));
-    },
-  };
+  return new CountedPrompt(input);
+}
+
+class CountedPrompt implements PromptSize {
+  readonly #input: Pick<ChatInput, "messages" | "tools" | "responseFormat">;
+  #bound: number | undefined;
+  #tokens: number | undefined;
+
+  constructor(input: Pick<ChatInput, "messages" | "tools" | "responseFormat">) {
+    this.#input = input;
+  }
+
+  atMost(): number {
+    return (this.#bound ??= promptTokensAtMost(this.#counted()));
+  }
+
+  exact(): number {
+    return (this.#tokens ??= countPromptTokens(this.#counted()));
+  }
+
+  #counted(): Pick<ChatRequest, "messages" | "tools" | "response_format"> {
+    const { messages, tools, responseFormat } = this.#input;
+    return { messages, tools, response_format: responseFormat };
+  }
 }
 
 /** Builds one model's request: rules applied, input checked, prompt fitted to the window. */
