@@ -9,7 +9,7 @@
 // 0.35x ChatOpenAI's. A last case sends 64 calls in flight at a gateway with 1 s of simulated
 // latency, through callChat and ChatGateway built with their default options (and raw undici with a
 // 64-connection pool beside them): wall time against the ideal, calls x latency / 64 (target: the ideal
-// at least 0.85 of the wall time).
+// at least 0.85 of the wall time). CHAT_CLIENT_CASES=stream,tool-stream runs only the cases named.
 import { fork } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
@@ -147,6 +147,10 @@ function caseRows(caseName: CaseName, byClient: Record<ClientName, WorkerResult[
   return rows;
 }
 
+/** CHAT_CLIENT_CASES=stream,tool-stream runs only those cases (in-flight included); default all. */
+const ONLY_CASES = process.env.CHAT_CLIENT_CASES?.split(",").filter(Boolean);
+const selected = (caseName: CaseName): boolean => ONLY_CASES === undefined || ONLY_CASES.includes(caseName);
+
 const bench: Bench = {
   name: "chat-client",
   async run({ quick }) {
@@ -158,7 +162,7 @@ const bench: Bench = {
     const [{ baseURL }] = (await once(server, "message")) as [{ baseURL: string }];
     const rows: BenchRow[] = [];
     try {
-      for (const caseName of Object.keys(SIZES) as Array<keyof typeof SIZES>) {
+      for (const caseName of (Object.keys(SIZES) as Array<keyof typeof SIZES>).filter(selected)) {
         const [requests, warmup] = SIZES[caseName][quick ? "quick" : "full"];
         const byClient = Object.fromEntries(CLIENTS.map((client) => [client, []])) as unknown as Record<
           ClientName,
@@ -176,7 +180,7 @@ const bench: Bench = {
       server.send("stop");
       await once(server, "exit");
     }
-    rows.push(...(await inFlightRows(repeats, quick)));
+    if (selected("in-flight")) rows.push(...(await inFlightRows(repeats, quick)));
     return rows;
   },
 };
