@@ -51,9 +51,11 @@ const MAX_TARGETS = 64;
 export class HttpTransport {
   readonly #options: HttpTransportOptions;
   readonly #libraryTimeouts: LibraryTimeouts;
+  readonly #authorization: string;
 
   constructor(options: HttpTransportOptions) {
     this.#options = options;
+    this.#authorization = `Bearer ${options.apiKey}`;
     this.#libraryTimeouts = { firstByteTimeoutMs: options.firstByteTimeoutMs, chunkTimeoutMs: options.chunkTimeoutMs };
   }
 
@@ -91,16 +93,14 @@ export class HttpTransport {
     }
     headers.accept = request.accept ?? "application/json";
     headers["user-agent"] = "svc-flow";
-    if (request.authorize !== false) headers.authorization = `Bearer ${this.#options.apiKey}`;
+    if (request.authorize !== false) headers.authorization = this.#authorization;
     if (request.json !== undefined) headers["content-type"] = "application/json";
 
     const { origin, path } = this.#target(url);
     let response: Dispatcher.ResponseData;
     try {
-      const dispatcher =
-        this.#options.dispatcher instanceof OwnedAgent
-          ? await this.#options.dispatcher.dispatcher()
-          : this.#options.dispatcher;
+      const own = this.#options.dispatcher;
+      const dispatcher = own instanceof OwnedAgent ? (own.made ?? (await own.dispatcher())) : own;
       response = await dispatcher.request({
         origin,
         path,

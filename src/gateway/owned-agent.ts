@@ -4,6 +4,7 @@ import type { Agent, Dispatcher } from "undici";
 export class OwnedAgent {
   readonly #options: Agent.Options;
   #agent: Promise<Agent> | undefined;
+  #made: Agent | undefined;
 
   constructor(options: Agent.Options) {
     this.#options = options;
@@ -11,8 +12,13 @@ export class OwnedAgent {
 
   /** The Agent, made (and undici loaded) on the first call. */
   dispatcher(): Promise<Dispatcher> {
-    this.#agent ??= import("undici").then((undici) => new undici.Agent(this.#options));
+    this.#agent ??= import("undici").then((undici) => (this.#made = new undici.Agent(this.#options)));
     return this.#agent;
+  }
+
+  /** The Agent once made, so the requests after the first need not wait for it. */
+  get made(): Dispatcher | undefined {
+    return this.#made;
   }
 
   /** Closes the Agent's connections, if it was ever made. */
