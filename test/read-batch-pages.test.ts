@@ -23,12 +23,19 @@ async function writeBatch(itemsFile: string): Promise<void> {
     JSON.stringify(
       index === 3
         ? { index, line: index + 1, state: "failed", error: { code: "boom", message: "row 4 failed" } }
-        : { index, line: index + 1, state: "done", output: { n: index } },
+        : // Multi-byte text: results are found by their byte offsets in the file.
+          {
+            index,
+            line: index + 1,
+            state: "done",
+            output: { n: index, ...(index % 97 === 0 ? { text: "é 漢字 🎈" } : {}) },
+          },
     ),
   );
   lines.unshift(JSON.stringify({ index: 7, line: 8, state: "failed", error: { code: "early", message: "first try" } }));
   lines.push(JSON.stringify({ index: 11, line: 12, state: "failed", error: { code: "late", message: "later try" } }));
-  await writeFile(join(dir, "outputs.jsonl"), `${lines.join("\n")}\n`);
+  // A torn last line (the process died while writing it) is left out.
+  await writeFile(join(dir, "outputs.jsonl"), `${lines.join("\n")}\n{"index":5,"line":6,"state":"fai`);
   await writeFile(
     join(dir, "batch.json"),
     JSON.stringify({
@@ -67,6 +74,9 @@ describe("readBatchPages", () => {
       if (row.index === 3) expect(row).toMatchObject({ state: "failed", error: { code: "boom" } });
       else expect(row).toMatchObject({ state: "done", output: { n: row.index }, value: { n: row.index } });
     }
+    expect(rows[97]).toMatchObject({ output: { text: "é 漢字 🎈" } });
+    expect(rows[7]).toMatchObject({ state: "done" });
+    expect(rows[11]).toMatchObject({ state: "done" });
   });
 
   it("shows the rows from their results alone, in row order, when the items file is gone", async () => {
