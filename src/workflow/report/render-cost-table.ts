@@ -1,5 +1,5 @@
 import { formatYuan } from "../../cost/format-summary-table.js";
-import { emptyTotals, type CostSummary, type CostTotals } from "../../cost/summarize-entries.js";
+import { emptyTotals, mergeTotals, type CostSummary, type CostTotals } from "../../cost/summarize-entries.js";
 import { htmlText } from "./escape-html.js";
 import { formatCost, formatCount } from "./format-report-values.js";
 
@@ -20,21 +20,8 @@ function row(label: string, totals: CostTotals): string {
 /** The cost table by model (music by operation), with the run's totals and budget under it. */
 export function renderCostTable(cost: CostSummary): string {
   const models = Object.keys(cost.byModel).sort();
-  const totals = Object.values(cost.byModel).reduce<CostTotals>(
-    (sum, group) => ({
-      calls: sum.calls + group.calls,
-      failed: sum.failed + group.failed,
-      promptTokens: sum.promptTokens + group.promptTokens,
-      completionTokens: sum.completionTokens + group.completionTokens,
-      reasoningTokens: sum.reasoningTokens + group.reasoningTokens,
-      images: sum.images + group.images,
-      yuan: sum.yuan,
-      unpricedCalls: sum.unpricedCalls + group.unpricedCalls,
-      unpricedTokens: sum.unpricedTokens + group.unpricedTokens,
-      refunds: sum.refunds + group.refunds,
-    }),
-    emptyTotals(),
-  );
+  // The footer's cost is the run's own total (formatTotalCost); the counts are the models' sums.
+  const totals = Object.values(cost.byModel).reduce(mergeTotals, emptyTotals());
   const body =
     models.length === 0
       ? `<tr><td colspan="7" class="muted">No billed calls.</td></tr>`
