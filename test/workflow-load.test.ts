@@ -86,6 +86,18 @@ outputs:
     expect(workflow.graph).toEqual(buildStepGraph(workflow.definition.steps));
   });
 
+  it("builds the step graph when it is first read and gives the same graph after", () => {
+    const workflow = parseWorkflow(
+      `${HEAD}  - id: first\n    uses: chat\n    with: { prompt: hi }\n  - id: second\n    uses: chat\n    with: { prompt: "\${{ steps.first.output.text }}" }\n`,
+    );
+    const graph = workflow.graph;
+    expect(graph.map((node) => [node.step.id, node.after])).toEqual([
+      ["first", []],
+      ["second", ["first"]],
+    ]);
+    expect(workflow.graph).toBe(graph);
+  });
+
   it.each([
     [
       "an unknown step kind",

@@ -32,7 +32,7 @@ export interface Workflow {
   /** sha256 of the parsed content (comments, layout and the `tools:` settings do not count); a journal belongs to one hash. */
   readonly hash: string;
   readonly definition: WorkflowDefinition;
-  /** The top-level steps with what each waits for. */
+  /** The top-level steps with what each waits for; built when first read (a run reads it, `validate` does not). */
   readonly graph: readonly StepNode[];
 }
 
@@ -120,18 +120,22 @@ export function parseWorkflow(text: string, options: LoadWorkflowOptions = {}): 
     definition.name ?? (file === "<inline>" ? "workflow" : path.basename(file).replace(/\.(ya?ml|json)$/i, ""));
   const content = withoutToolSettings(parsed.value);
   let hash: string | undefined;
+  let graph: StepNode[] | undefined;
   return {
     file,
     baseDir,
     name,
     text,
-    // Only a run needs the hash; `validate` of a large file need not pay for it.
+    // Only a run needs the hash and the graph; `validate` of a large file need not pay for them.
     get hash() {
       hash ??= hashValue(content);
       return hash;
     },
     definition,
-    graph: buildStepGraph(definition.steps, ["steps"], (step) => references.stepReads.get(step) ?? []),
+    get graph() {
+      graph ??= buildStepGraph(definition.steps, ["steps"], (step) => references.stepReads.get(step) ?? []);
+      return graph;
+    },
   };
 }
 
