@@ -210,10 +210,14 @@ export function registerSecret(value: string | undefined): void {
   const secret = value?.trim();
   if (secret === undefined) return;
   // Very short values would redact ordinary words; a secret is longer than that.
+  let added = false;
   for (const form of secret.startsWith("sk-") ? [secret, secret.slice(3)] : [secret]) {
-    if (form.length >= 6) secretValues.add(form);
+    if (form.length < 6 || secretValues.has(form)) continue;
+    secretValues.add(form);
+    added = true;
   }
-  longestFirst = [...secretValues].sort((a, b) => b.length - a.length);
+  // Every client registers its key again (a run makes one per step): only a new secret changes the list.
+  if (added) longestFirst = [...secretValues].sort((a, b) => b.length - a.length);
 }
 
 /** Replaces anything that looks like an API key, and every registered secret, in a string, so they never reach logs. */

@@ -59,20 +59,6 @@ export class HttpTransport {
     this.#libraryTimeouts = { firstByteTimeoutMs: options.firstByteTimeoutMs, chunkTimeoutMs: options.chunkTimeoutMs };
   }
 
-  // A client sends to a handful of URLs again and again; parsing one costs more than the lookup.
-  readonly #targets = new Map<string, { origin: string; path: string }>();
-
-  #target(url: string): { origin: string; path: string } {
-    let target = this.#targets.get(url);
-    if (target === undefined) {
-      const parsed = new URL(url);
-      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-      if (this.#targets.size >= MAX_TARGETS) this.#targets.clear();
-      this.#targets.set(url, target);
-    }
-    return target;
-  }
-
   /** The chunk timeout, for readers of an open response. */
   get chunkTimeoutMs(): number {
     return this.#options.chunkTimeoutMs;
@@ -96,7 +82,7 @@ export class HttpTransport {
     if (request.authorize !== false) headers.authorization = this.#authorization;
     if (request.json !== undefined) headers["content-type"] = "application/json";
 
-    const { origin, path } = this.#target(url);
+    const { origin, path } = target(url);
     let response: Dispatcher.ResponseData;
     try {
       const own = this.#options.dispatcher;
@@ -214,6 +200,21 @@ export class HttpTransport {
         .once("error", (error: unknown) => settleRead(read, error));
     });
   }
+}
+
+// A process sends to a handful of URLs again and again (a workflow run makes a client per step); parsing one costs
+// more than the lookup.
+const TARGETS = new Map<string, { origin: string; path: string }>();
+
+function target(url: string): { origin: string; path: string } {
+  let found = TARGETS.get(url);
+  if (found === undefined) {
+    const parsed = new URL(url);
+    found = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (TARGETS.size >= MAX_TARGETS) TARGETS.clear();
+    TARGETS.set(url, found);
+  }
+  return found;
 }
 
 /** A body being read whole by HttpTransport. */
