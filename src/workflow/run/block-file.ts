@@ -3,6 +3,7 @@ import { rm } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
+import { redactSecrets } from "../../errors.js";
 
 const BLOCK_CHARS = 64 * 1024;
 
@@ -10,7 +11,7 @@ const BLOCK_CHARS = 64 * 1024;
  * A run-directory file that holds, until the end of an attempt, what the run would otherwise keep in
  * memory (cost entries, finished steps' totals), read back once when the end-of-run files are
  * written. Text goes to the file a block at a time (a write per entry would cost a map of short
- * calls more than the entry itself). Each attempt rewrites it.
+ * calls more than the entry itself), redacted (secrets never reach the disk). Each attempt rewrites it.
  */
 export class BlockFile {
   readonly file: string;
@@ -39,7 +40,8 @@ export class BlockFile {
   }
 
   #writePending(): void {
-    if (this.#pending.length > 0) this.#stream.write(this.#pending.join(""));
+    // Redacted a block at a time, not a write at a time: a write is whole text (an entry), so no secret spans two blocks.
+    if (this.#pending.length > 0) this.#stream.write(redactSecrets(this.#pending.join("")));
     this.#pending = [];
     this.#pendingChars = 0;
   }

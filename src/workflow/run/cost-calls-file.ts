@@ -1,6 +1,5 @@
 import path from "node:path";
 import type { CostEntry } from "../../cost/cost-entry.js";
-import { redactSecrets } from "../../errors.js";
 import { BlockFile } from "./block-file.js";
 import { JsonTextList } from "./write-run-files.js";
 
@@ -15,7 +14,7 @@ const CALL_INDENT = "    ";
  * so that cost.json's `calls` are streamed from disk and the ledger keeps none of them: a 100,000-row
  * batch holds no entry per row. Each entry is written as the text cost.json shows it (indented,
  * redacted), once: the end of the run copies that text, rather than reading each entry back and
- * serializing it again. Each attempt rewrites it; it is removed once cost.json has its calls.
+ * serializing it again (the file redacts it as it writes). Each attempt rewrites it; it is removed once cost.json has its calls.
  */
 export class CostCallsFile {
   readonly #file: BlockFile;
@@ -28,7 +27,7 @@ export class CostCallsFile {
 
   /** Adds an entry (the ledger's onEntry). */
   append(entry: CostEntry): void {
-    const text = redactSecrets(JSON.stringify(entry, null, 2)).replaceAll("\n", `\n${CALL_INDENT}`);
+    const text = JSON.stringify(entry, null, 2).replaceAll("\n", `\n${CALL_INDENT}`);
     this.#file.write(`${this.#count === 0 ? "" : ",\n"}${CALL_INDENT}${text}`);
     this.#count++;
   }
