@@ -94,16 +94,26 @@ function toRow(
   summary: RunSummary,
   itemRecords: Map<number, RecordOf<"item-finished">> | undefined,
 ): StepRow {
-  const calls = entries.filter((entry) => entry.status !== "refunded");
-  const first = calls[0];
-  const served = calls.filter((entry) => entry.status === "ok").at(-1);
+  // One pass over the step's entries: refunds are not calls; the last ok call is the one that served.
+  let attempts = 0;
+  let failedAttempts = 0;
+  let first: CostEntry | undefined;
+  let served: CostEntry | undefined;
+  for (const entry of entries) {
+    if (entry.status === "refunded") continue;
+    attempts++;
+    first ??= entry;
+    if (entry.status === "failed") failedAttempts++;
+    else if (entry.status === "ok") served = entry;
+  }
   const cost = summary.cost.byTag.step?.[record.key];
+  const modelAsked = modelOf(first);
   const base = {
     key: record.key,
     id: record.id,
-    attempts: calls.length,
-    failedAttempts: calls.filter((entry) => entry.status === "failed").length,
-    ...(modelOf(first) === undefined ? {} : { modelAsked: modelOf(first) }),
+    attempts,
+    failedAttempts,
+    ...(modelAsked === undefined ? {} : { modelAsked }),
     ...(cost === undefined ? {} : { cost }),
     ...(itemRecords === undefined ? {} : { items: mapItems(itemRecords, record.type === "step-finished") }),
   };
