@@ -39,21 +39,23 @@ export async function executeSteps(
     const waitFor = node.after.map((id) => done.get(id)).filter((promise) => promise !== undefined);
     done.set(
       node.step.id,
-      Promise.all(waitFor).then(
-        async (before) => {
-          await Promise.all(before.map((journaled) => journaled.durable));
-          return runStep(node, scope, state, prefix);
-        },
-        () => {
-          throw new NotStartedError(prefix + node.step.id);
-        },
-      ),
+      // A step that waits for nothing (the first of a map item's steps, say) starts at once.
+      waitFor.length === 0
+        ? runStep(node, scope, state, prefix)
+        : Promise.all(waitFor).then(
+            async (before) => {
+              await Promise.all(before.map((journaled) => journaled.durable));
+              return runStep(node, scope, state, prefix);
+            },
+            () => {
+              throw new NotStartedError(prefix + node.step.id);
+            },
+          ),
     );
   }
   const results = await Promise.allSettled(done.values());
-  const durable = Promise.all(
-    results.map((result) => (result.status === "fulfilled" ? result.value.durable : undefined)),
-  ).then(() => undefined);
+  const pending = results.flatMap((result) => (result.status === "fulfilled" ? [result.value.durable] : []));
+  const durable = pending.length === 1 ? pending[0]! : Promise.all(pending).then(() => undefined);
   // Whoever hands the outputs on waits for it; a journal failure with nobody waiting is reported by the run's last record.
   durable.catch(() => undefined);
   const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason as unknown] : []));
