@@ -1,5 +1,6 @@
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import type { Duplex } from "node:stream";
 import { Dispatcher } from "undici";
 import { ID_HEADERS, IDEMPOTENCY_HEADERS } from "../../gateway/wire.js";
 import type { CallIntents } from "./call-intents.js";
@@ -48,19 +49,14 @@ class KeyedDispatcher extends Dispatcher {
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     if (options.method !== "POST") return this.#inner.dispatch(options, handler);
     const body = typeof options.body === "string" ? options.body : "";
-    const digest = createHash("sha256").update(`${options.path}\n${body}`).digest("hex").slice(0, 16);
+    const digest = hash("sha256", `${options.path}\n${body}`).slice(0, 16);
     const key = `${this.#base}:${digest}`;
     const keyed = { ...options, headers: withHeader(options.headers, key) };
     const intents = this.#call.intents;
     if (intents === undefined) return this.#inner.dispatch(keyed, handler);
     intents
       .sending(this.#call.step, key, options.path, body)
-      .then((send) =>
-        this.#inner.dispatch(
-          keyed,
-          onAnswer(handler, (requestId, honoured) => intents.answered(send, requestId, honoured)),
-        ),
-      )
+      .then((send) => this.#inner.dispatch(keyed, onAnswer(handler, new AnswerLook(intents, send))))
       // The intent could not be journaled (or the dispatcher refused the request): it fails as a write error would.
       .catch((error: unknown) => failed(handler, error as Error));
     return true;
@@ -85,27 +81,29 @@ class KeyedDispatcher extends Dispatcher {
   }
 }
 
-type Look = (requestId: string | undefined, honoured: boolean) => void;
+/** Where the answer to one send is noted: its request id, and whether the gateway said it honours the key. */
+class AnswerLook {
+  constructor(
+    readonly intents: CallIntents,
+    readonly send: Awaited<ReturnType<CallIntents["sending"]>>,
+  ) {}
+
+  note(requestId: string | undefined, honoured: boolean): void {
+    this.intents.answered(this.send, requestId, honoured);
+  }
+}
 
 // `handler` as it came, with its response head looked at: the request id, and whether the gateway said it honours
 // the key (the replay header, whatever its value).
-function onAnswer(handler: Dispatcher.DispatchHandler, look: Look): Dispatcher.DispatchHandler {
-  if (handler.onResponseStart === undefined) {
-    // Undici's request() speaks the older API: raw header names and values, as buffers.
-    return {
-      ...forwardOlder(handler),
-      onHeaders: (statusCode, headers, resume, statusText) => {
-        lookRaw(headers, look);
-        return handler.onHeaders?.(statusCode, headers, resume, statusText) ?? true;
-      },
-    };
-  }
+function onAnswer(handler: Dispatcher.DispatchHandler, look: AnswerLook): Dispatcher.DispatchHandler {
+  // Undici's request() speaks the older API: raw header names and values, as buffers.
+  if (handler.onResponseStart === undefined) return new OlderLookingHandler(handler, look);
   return {
     onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
     onRequestUpgrade: (controller, statusCode, headers, socket) =>
       handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
     onResponseStart: (controller, statusCode, headers, statusMessage) => {
-      look(readHeader(headers, ID_HEADERS.requestId), headers[IDEMPOTENCY_HEADERS.replayed] !== undefined);
+      look.note(readHeader(headers, ID_HEADERS.requestId), headers[IDEMPOTENCY_HEADERS.replayed] !== undefined);
       return handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
     },
     onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
@@ -117,25 +115,56 @@ function onAnswer(handler: Dispatcher.DispatchHandler, look: Look): Dispatcher.D
 // The older API's onConnect as undici calls it: its types leave out the request context it passes on.
 type OnConnect = (abort: (error?: Error) => void, context?: unknown) => void;
 
-// Every method of the older API, passed on.
-function forwardOlder(handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
-  const onConnect = handler.onConnect as OnConnect | undefined;
-  return {
-    onConnect: ((abort, context) => onConnect?.call(handler, abort, context)) as OnConnect,
-    onError: (error) => handler.onError?.(error),
-    onUpgrade: (statusCode, headers, socket) => handler.onUpgrade?.(statusCode, headers, socket),
-    onResponseStarted: () => handler.onResponseStarted?.(),
-    onData: (chunk) => handler.onData?.(chunk) ?? true,
-    onComplete: (trailers) => handler.onComplete?.(trailers),
-    onBodySent: (chunk, totalBytesSent) => handler.onBodySent?.(chunk, totalBytesSent),
-  };
+// Every method of the older API passed on, the response head looked at on the way. A class (one per call in flight)
+// rather than an object of closures: only the older API's methods, so undici keeps speaking it.
+class OlderLookingHandler implements Dispatcher.DispatchHandler {
+  readonly #handler: Dispatcher.DispatchHandler;
+  readonly #look: AnswerLook;
+
+  constructor(handler: Dispatcher.DispatchHandler, look: AnswerLook) {
+    this.#handler = handler;
+    this.#look = look;
+  }
+
+  onConnect(abort: (error?: Error) => void, context?: unknown): void {
+    (this.#handler.onConnect as OnConnect | undefined)?.call(this.#handler, abort, context);
+  }
+
+  onError(error: Error): void {
+    this.#handler.onError?.(error);
+  }
+
+  onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: Duplex): void {
+    this.#handler.onUpgrade?.(statusCode, headers, socket);
+  }
+
+  onResponseStarted(): void {
+    this.#handler.onResponseStarted?.();
+  }
+
+  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean {
+    lookRaw(headers, this.#look);
+    return this.#handler.onHeaders?.(statusCode, headers, resume, statusText) ?? true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.#handler.onData?.(chunk) ?? true;
+  }
+
+  onComplete(trailers: string[] | null): void {
+    this.#handler.onComplete?.(trailers);
+  }
+
+  onBodySent(chunkSize: number, totalBytesSent: number): void {
+    this.#handler.onBodySent?.(chunkSize, totalBytesSent);
+  }
 }
 
 const REQUEST_ID = ID_HEADERS.requestId.toLowerCase();
 const REPLAYED = IDEMPOTENCY_HEADERS.replayed.toLowerCase();
 
 // Raw headers alternate name and value (buffers from undici's own clients); only names of the right length are read.
-function lookRaw(headers: ReadonlyArray<Buffer | string>, look: Look): void {
+function lookRaw(headers: ReadonlyArray<Buffer | string>, look: AnswerLook): void {
   let requestId: string | undefined;
   let honoured = false;
   for (let index = 0; index + 1 < headers.length; index += 2) {
@@ -144,7 +173,7 @@ function lookRaw(headers: ReadonlyArray<Buffer | string>, look: Look): void {
       requestId = text(headers[index + 1]!);
     else if (name.length === REPLAYED.length && lower(name) === REPLAYED) honoured = true;
   }
-  look(requestId, honoured);
+  look.note(requestId, honoured);
 }
 
 function lower(name: Buffer | string): string {
