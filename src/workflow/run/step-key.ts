@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { tmpdir } from "node:os";
 import type { AgentDefinition } from "../../../agents/index.js";
 import { createTools } from "../../../tools/index.js";
@@ -46,7 +46,7 @@ export type StepReads = Readonly<Record<string, string>>;
 /** The key of a definition (any JSON-like value) and the keys it read: sha256 of their canonical JSON. */
 export function stepKey(definition: Readonly<Record<string, unknown>>, reads: StepReads = {}): string {
   const body = canonicalJson({ v: STEP_KEY_VERSION, ...definition, reads });
-  return createHash("sha256").update(body).digest("hex");
+  return hash("sha256", body);
 }
 
 /** JSON with object keys sorted and undefined left out, so equal values give equal text. */

@@ -6,13 +6,23 @@ import type { RunState } from "./run-state.js";
  * failed with its error. `work` gets a view of the state whose steps open their spans under the new one.
  * Without a tracer it only runs `work`.
  */
-export async function traced<T>(
+export function traced<T>(
   state: RunState,
   start: SpanStart,
   work: (state: RunState, span: TraceSpan | undefined) => Promise<T>,
 ): Promise<T> {
+  // Untraced, `work`'s own promise: no layer of its own around every step and item.
   if (state.trace === undefined) return work(state, undefined);
-  const span = await state.trace.child(start);
+  return inSpan(state.trace, state, start, work);
+}
+
+async function inSpan<T>(
+  trace: TraceSpan,
+  state: RunState,
+  start: SpanStart,
+  work: (state: RunState, span: TraceSpan | undefined) => Promise<T>,
+): Promise<T> {
+  const span = await trace.child(start);
   let value: T;
   try {
     value = await work(withTrace(state, span), span);
