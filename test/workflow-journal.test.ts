@@ -67,6 +67,31 @@ describe("run journal", () => {
     await journal.close();
   });
 
+  it("writes lines while an fsync is under way, and resolves them with the next fsync after it", async () => {
+    const file = path.join(await tempDir(), "journal.jsonl");
+    let releaseSync: () => void = () => {};
+    const sync = vi
+      .spyOn(await fileHandlePrototype(file), "sync")
+      .mockImplementationOnce(() => new Promise<void>((resolve) => (releaseSync = resolve)));
+    const journal = await RunJournal.open(file);
+    const first = journal.append(skipped(1));
+    await vi.waitFor(() => expect(sync).toHaveBeenCalledTimes(1));
+    let secondDurable = false;
+    const second = journal.append(skipped(2)).then(() => (secondDurable = true));
+    // The intent of a call is in the file while the first fsync still waits for the disk.
+    await journal.written(skipped(3));
+    await vi.waitFor(async () => expect(await readFile(file, "utf8")).toContain(`"key":"s2"`));
+    expect(await readFile(file, "utf8")).toContain(`"key":"s3"`);
+    expect(sync).toHaveBeenCalledTimes(1);
+    releaseSync();
+    await Promise.all([first, second]);
+    expect(secondDurable).toBe(true);
+    expect(sync).toHaveBeenCalledTimes(2);
+    await journal.close();
+    const { records } = await readJournal(file);
+    expect(records.map((record) => (record as { key: string }).key)).toEqual(["s1", "s2", "s3"]);
+  });
+
   it("rejects the lines of a failed write and every append after it", async () => {
     const file = path.join(await tempDir(), "journal.jsonl");
     const failure = new Error("disk full");

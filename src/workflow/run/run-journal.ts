@@ -16,7 +16,7 @@ export interface JournalSink {
 
 type Pending = {
   readonly line: string;
-  /** Called once the line's write is done, before its fsync. */
+  /** Called once the line is written to the file, before its fsync. */
   readonly onWritten?: () => void;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
@@ -24,14 +24,20 @@ type Pending = {
 
 /**
  * The append-only journal of a run: each record is one line, on disk (fsynced) before it counts.
- * Group commit: lines appended while a write is under way go out together, in call order, with one
- * write and one fsync, since an fsync per line caps a busy map at a few hundred lines a second.
+ * Writes and fsyncs are two pipelined group commits: lines appended while a write is under way go
+ * out together in the next write, in call order, and lines written while an fsync is under way
+ * share the next fsync (an fsync per line caps a busy map at a few hundred lines a second). A write
+ * never waits for an fsync, so a call's intent reaches the file without waiting for the disk.
  */
 export class RunJournal implements JournalSink {
   readonly path: string;
   readonly #handle: FileHandle;
-  #queue: Pending[] = [];
-  #flushing: Promise<void> | undefined;
+  /** Appended, waiting for a write. */
+  #unwritten: Pending[] = [];
+  /** Written, waiting for an fsync that starts after their write. */
+  #unsynced: Pending[] = [];
+  #writing: Promise<void> | undefined;
+  #syncing: Promise<void> | undefined;
   #failure: unknown;
 
   private constructor(path: string, handle: FileHandle) {
@@ -47,7 +53,7 @@ export class RunJournal implements JournalSink {
   /**
    * Appends a record; resolves once the fsync that covers its line is done. Lines go out in call
    * order, so a kill leaves at most a torn last line, which reading ignores. After a failed write
-   * every append rejects with that failure.
+   * or fsync every append rejects with that failure.
    */
   append(record: JournalRecord): Promise<void> {
     return new Promise<void>((resolve, reject) => this.#enqueue(record, { resolve, reject }));
@@ -55,8 +61,8 @@ export class RunJournal implements JournalSink {
 
   /**
    * Appends a record; resolves once its line is written to the file (a kill of the process can no
-   * longer lose it), without waiting for the fsync. For a call's intent: waiting for the disk
-   * before every send added the fsync's latency (milliseconds, at times far more) to every call.
+   * longer lose it), without waiting for an fsync. For a call's intent: waiting for the disk before
+   * every send added the fsync's latency (milliseconds, at times far more) to every call.
    */
   written(record: JournalRecord): Promise<void> {
     return new Promise<void>((onWritten, reject) => this.#enqueue(record, { onWritten, resolve: () => {}, reject }));
@@ -65,34 +71,57 @@ export class RunJournal implements JournalSink {
   #enqueue(record: JournalRecord, pending: Omit<Pending, "line">): void {
     if (this.#failure !== undefined) return pending.reject(this.#failure);
     // A step's output or an error may quote a server that echoed a key.
-    this.#queue.push({ line: `${redactSecrets(JSON.stringify(record))}\n`, ...pending });
-    this.#flushing ??= this.#flush();
+    this.#unwritten.push({ line: `${redactSecrets(JSON.stringify(record))}\n`, ...pending });
+    this.#writing ??= this.#write();
   }
 
-  async #flush(): Promise<void> {
+  async #write(): Promise<void> {
     // Let appends made in the same tick join the first write too.
     await Promise.resolve();
-    while (this.#queue.length > 0) {
-      const batch = this.#queue;
-      this.#queue = [];
+    while (this.#unwritten.length > 0) {
+      const batch = this.#unwritten;
+      this.#unwritten = [];
       try {
         if (this.#failure !== undefined) throw this.#failure;
         const bytes = Buffer.from(batch.map((pending) => pending.line).join(""));
         for (let offset = 0; offset < bytes.length; ) offset += (await this.#handle.write(bytes, offset)).bytesWritten;
-        for (const pending of batch) pending.onWritten?.();
-        await this.#handle.sync();
-        for (const pending of batch) pending.resolve();
       } catch (error) {
-        this.#failure ??= error;
-        for (const pending of batch) pending.reject(this.#failure);
+        this.#fail(error, batch);
+        continue;
       }
+      for (const pending of batch) {
+        pending.onWritten?.();
+        this.#unsynced.push(pending);
+      }
+      this.#syncing ??= this.#sync();
     }
-    this.#flushing = undefined;
+    this.#writing = undefined;
+  }
+
+  async #sync(): Promise<void> {
+    while (this.#unsynced.length > 0) {
+      const batch = this.#unsynced;
+      this.#unsynced = [];
+      try {
+        if (this.#failure !== undefined) throw this.#failure;
+        await this.#handle.sync();
+      } catch (error) {
+        this.#fail(error, batch);
+        continue;
+      }
+      for (const pending of batch) pending.resolve();
+    }
+    this.#syncing = undefined;
+  }
+
+  #fail(error: unknown, batch: readonly Pending[]): void {
+    this.#failure ??= error;
+    for (const pending of batch) pending.reject(this.#failure);
   }
 
   /** Waits for pending lines, then closes the file. */
   async close(): Promise<void> {
-    while (this.#flushing !== undefined) await this.#flushing;
+    while (this.#writing !== undefined || this.#syncing !== undefined) await (this.#writing ?? this.#syncing);
     await this.#handle.close();
   }
 }
