@@ -103,6 +103,21 @@ describe("GatewayClient against the local gateway", () => {
     expect(billed).toContain(stream.ids.requestId);
   });
 
+  it("reads a stream piece by piece to the same chunks iterating gives, then undefined", async () => {
+    const request = { ...ask("alpha-sonnet-4-6"), max_tokens: 300 };
+    const iterated = await drain(await client().chatStream(request));
+    const stream = await client().chatStream(request);
+    const read: ChatChunk[] = [];
+    for (let chunks = await stream.read(); chunks !== undefined; chunks = await stream.read()) {
+      expect(chunks.length).toBeGreaterThan(0);
+      read.push(...chunks);
+    }
+    const texts = (chunks: ChatChunk[]) => chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("");
+    expect(texts(read)).toBe(texts(iterated));
+    expect(read.at(-1)?.usage?.total_tokens).toBeGreaterThan(0);
+    expect(await stream.read()).toBeUndefined();
+  });
+
   it("lets a stream be iterated only once", async () => {
     const stream = await client().chatStream({ ...ask("alpha-sonnet-4-6"), max_tokens: 300 });
     expect((await drain(stream)).length).toBeGreaterThan(1);

@@ -120,8 +120,8 @@ export async function callChat(call: ChatCall, options: ChatCallOptions): Promis
   const open = attempt;
   try {
     for (;;) {
-      const next = await open.events.next();
-      if (next.done === true) return chatReply(next.value, origin);
+      const read = await open.read();
+      if (read.done) return chatReply(read.reply, origin);
     }
   } catch (error) {
     throw deadline.explain(error);
@@ -229,15 +229,15 @@ function eventStream(open: OpenReply, origin: ReplyOrigin, deadline: CallDeadlin
   async function* events(): AsyncGenerator<ChatEvent> {
     try {
       for (;;) {
-        const next = await open.events.next();
-        if (next.done === true) {
+        const read = await open.read();
+        if (read.done) {
           // A streamed tool call with unusable arguments is an error, not an answer to pass on.
-          const invalid = invalidToolCallError(next.value);
+          const invalid = invalidToolCallError(read.reply);
           if (invalid) throw invalid;
-          yield { type: "finish", reply: chatReply(next.value, origin) };
+          yield { type: "finish", reply: chatReply(read.reply, origin) };
           return;
         }
-        yield next.value;
+        for (const event of read.events) yield event;
       }
     } catch (error) {
       throw deadline.explain(error);

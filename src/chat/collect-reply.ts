@@ -61,9 +61,8 @@ export class ReplyCollector {
     return this.#responseId;
   }
 
-  /** Takes one stream chunk; returns what to show now. */
-  push(chunk: ChatChunk): ReplyEvent[] {
-    const events: ReplyEvent[] = [];
+  /** Takes one stream chunk; appends what to show now to `events`. */
+  push(chunk: ChatChunk, events: ReplyEvent[]): void {
     this.#servedModel = chunk.model || this.#servedModel;
     this.#responseId ??= chunk.id || undefined;
     // Usage comes in the final chunk; a gateway that repeats it must not be counted twice.
@@ -84,7 +83,6 @@ export class ReplyCollector {
         this.#shown = true;
       }
     }
-    return events;
   }
 
   #addText(text: string, events: ReplyEvent[]): void {

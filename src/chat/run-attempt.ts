@@ -13,14 +13,19 @@ import {
 } from "./collect-reply.js";
 import type { RequestPlan } from "./plan-request.js";
 
+/** What one read of an open reply gives: the next events, or the complete reply at the end. */
+export type ReplyRead =
+  | { readonly done: false; readonly events: readonly ReplyEvent[] }
+  | { readonly done: true; readonly reply: CompletedReply };
+
 /** An attempt that has shown its first output, or ended: from here it may not fall back. */
 export interface OpenReply {
   readonly ids: GatewayIds;
   /** The response id, once a chunk carried one. */
   readonly responseId?: string;
-  /** Every event of the reply (those read while opening first); returns the complete reply.
-   * Throws a stream failure with the partial. Read it once. */
-  readonly events: AsyncGenerator<ReplyEvent, CompletedReply, undefined>;
+  /** The next events of the reply (those read while opening first; maybe none, as for a usage
+   * chunk), then the complete reply. Throws a stream failure with the partial. */
+  read(): Promise<ReplyRead>;
   /** Stops reading: frees the connection and the slot (safe at any time, also after the end). */
   cancel(): Promise<void>;
 }
@@ -30,13 +35,10 @@ export type BrokenStream = (error: unknown, partial: PartialReply) => SvcFlowErr
 
 /** An attempt that is already complete, as an OpenReply. */
 export function completed(reply: CompletedReply): OpenReply {
-  async function* events(): AsyncGenerator<ReplyEvent, CompletedReply, undefined> {
-    return reply;
-  }
   return {
     ids: reply.ids,
     ...(reply.responseId === undefined ? {} : { responseId: reply.responseId }),
-    events: events(),
+    read: async () => ({ done: true, reply }),
     cancel: async () => {},
   };
 }
@@ -59,20 +61,18 @@ async function openOnce(plan: RequestPlan, context: AttemptContext, broken: Brok
   const hold = await AttemptHold.take(plan, context);
   const collector = new ReplyCollector(plan.model);
   // What the chunks read so far show, before the caller takes it.
-  const shown: ReplyEvent[] = [];
+  let shown: ReplyEvent[] = [];
   let stream: ChatStream | undefined;
-  let chunks: AsyncIterator<ChatChunk>;
   try {
     // The collector keeps what a broken stream's error needs; the chunks themselves are not kept.
     stream = await context.client.chatStream(plan.request, {
       ...attemptCallOptions(context, plan),
       keepPartial: false,
     });
-    chunks = stream[Symbol.asyncIterator]();
     while (!collector.started) {
-      const next = await chunks.next();
-      if (next.done === true) return completed(hold.complete(collector.finish(stream.ids, stream.replayed)));
-      shown.push(...collector.push(next.value));
+      const chunks = await stream.read();
+      if (chunks === undefined) return completed(hold.complete(collector.finish(stream.ids, stream.replayed)));
+      for (const chunk of chunks) collector.push(chunk, shown);
     }
   } catch (error) {
     hold.fail(error);
@@ -94,33 +94,35 @@ async function openOnce(plan: RequestPlan, context: AttemptContext, broken: Brok
   if (signal) {
     hold.onEnd(onAbort(signal, () => void cancel()));
   }
-  async function* events(): AsyncGenerator<ReplyEvent, CompletedReply, undefined> {
-    try {
-      yield* shown.splice(0);
-      for (;;) {
-        let next: IteratorResult<ChatChunk>;
-        try {
-          next = await chunks.next();
-          if (cancelled)
-            throw signal?.aborted === true
-              ? toAbortedError(signal.reason)
-              : new AbortedError("The stream was cancelled.");
-        } catch (error) {
-          hold.fail(error);
-          throw broken(error, collector.partial());
-        }
-        if (next.done === true) break;
-        yield* collector.push(next.value);
-      }
-      return hold.complete(collector.finish(opened.ids, opened.replayed));
-    } finally {
-      await cancel();
+  let reply: CompletedReply | undefined;
+  const read = async (): Promise<ReplyRead> => {
+    if (reply !== undefined) return { done: true, reply };
+    if (shown.length > 0) {
+      const events = shown;
+      shown = [];
+      return { done: false, events };
     }
-  }
+    let chunks: readonly ChatChunk[] | undefined;
+    try {
+      chunks = await opened.read();
+      if (cancelled)
+        throw signal?.aborted === true ? toAbortedError(signal.reason) : new AbortedError("The stream was cancelled.");
+    } catch (error) {
+      hold.fail(error);
+      throw broken(error, collector.partial());
+    }
+    if (chunks === undefined) {
+      reply = hold.complete(collector.finish(opened.ids, opened.replayed));
+      return { done: true, reply };
+    }
+    const events: ReplyEvent[] = [];
+    for (const chunk of chunks) collector.push(chunk, events);
+    return { done: false, events };
+  };
   return {
     ids: opened.ids,
     ...(collector.responseId === undefined ? {} : { responseId: collector.responseId }),
-    events: events(),
+    read,
     cancel,
   };
 }
@@ -137,5 +139,5 @@ export function runAttempt(
 
 /** True for an attempt that is open (a stream), false for a complete reply. */
 export function isOpenReply(attempt: OpenReply | CompletedReply): attempt is OpenReply {
-  return "events" in attempt;
+  return "read" in attempt;
 }

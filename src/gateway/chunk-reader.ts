@@ -16,105 +16,136 @@ export interface ChunkReaderOptions {
 
 /**
  * The one read path of a streamed chat completion: the body's bytes through the SSE parser, each
- * event checked as a chat chunk (or thrown as the error a gateway sent inside a 200 stream). The
- * chunk timeout runs while waiting for bytes and stops while the consumer works on a chunk, so
- * keep-alive comments cannot hide a stalled stream. A stream read to its end hands its socket
- * back to the pool; one left early, cancelled or failed closes it.
+ * event checked as a chat chunk (or thrown as the error a gateway sent inside a 200 stream). Each
+ * `read` waits for the next piece of the body and returns the chunks it completed, so a reply that
+ * arrives in a few pieces costs a few waits, not one per chunk. The chunk timeout runs while
+ * waiting for bytes and stops while the consumer works, so keep-alive comments cannot hide a
+ * stalled stream. A stream read to its end hands its socket back to the pool; one closed early,
+ * cancelled or failed closes it.
  */
-export async function* readChatChunks(
-  opened: OpenResponse,
-  options: ChunkReaderOptions,
-  cancelled: () => boolean,
-): AsyncGenerator<ChatChunk> {
-  const { watchdog, body } = opened;
-  const keepPartial = options.keepPartial ?? true;
-  const sse = new SseDecoder();
+export class ChunkReader {
+  readonly #opened: OpenResponse;
+  readonly #options: ChunkReaderOptions;
+  readonly #cancelled: () => boolean;
+  readonly #sse = new SseDecoder();
+  readonly #pieces: AsyncIterator<unknown>;
+  readonly #ending = new StreamEnding();
   // The events' text, for the partial of an error; empty unless keepPartial.
-  const received: string[] = [];
-  let count = 0;
-  const ending = new StreamEnding();
-  let complete = false;
+  readonly #received: string[] = [];
+  readonly #keepPartial: boolean;
+  #count = 0;
   // The first wait is the first-byte timer's, armed when the request was sent.
-  let armed = true;
-  try {
-    const iterator = body.iterator({ destroyOnReturn: false });
-    for (;;) {
-      for (
-        let event = takeEvent(sse, received, opened.ids);
-        event !== undefined;
-        event = takeEvent(sse, received, opened.ids)
-      ) {
-        if (armed) {
-          watchdog.disarm();
-          armed = false;
+  #armed = true;
+  #over = false;
+  #complete = false;
+  #closed = false;
+
+  constructor(opened: OpenResponse, options: ChunkReaderOptions, cancelled: () => boolean) {
+    this.#opened = opened;
+    this.#options = options;
+    this.#cancelled = cancelled;
+    this.#keepPartial = options.keepPartial ?? true;
+    this.#pieces = opened.body.iterator({ destroyOnReturn: false });
+  }
+
+  /** The chunks completed by the next piece of the body (at least one), or undefined once the
+   * stream has ended (or was cancelled). Throws the stream's failure; the reader is closed then. */
+  async read(): Promise<ChatChunk[] | undefined> {
+    if (this.#over) return undefined;
+    const chunks: ChatChunk[] = [];
+    try {
+      for (;;) {
+        for (let data = this.#takeData(); data !== undefined; data = this.#takeData()) chunks.push(this.#chunk(data));
+        if (chunks.length > 0) return chunks;
+        if (this.#sse.done) return this.#end();
+        const piece = await this.#nextPiece();
+        if (piece !== undefined) {
+          this.#withPartial(() => this.#sse.push(piece as Buffer));
+          continue;
         }
-        const chunk = readChunk(event, received, opened, options.apiKey);
-        ending.see(chunk);
-        count++;
-        if (keepPartial) received.push(event);
-        yield chunk;
-      }
-      if (sse.done) break;
-      if (!armed) watchdog.arm(options.chunkTimeoutMs, "the next stream event");
-      armed = true;
-      let next: IteratorResult<unknown>;
-      try {
-        next = await iterator.next();
-      } catch (error) {
-        // The consumer chose to stop: ending quietly is what it asked for.
-        if (cancelled()) return;
-        throw watchdog.failure(error, { url: opened.url, responseStarted: true, ...opened.ids });
-      }
-      if (cancelled()) return;
-      if (next.done === true) {
-        for (const event of withPartialOnError(() => sse.end(), received, opened.ids)) {
-          const chunk = readChunk(event.data, received, opened, options.apiKey);
-          ending.see(chunk);
-          count++;
-          if (keepPartial) received.push(event.data);
-          yield chunk;
+        if (this.#cancelled()) {
+          // The consumer chose to stop: ending quietly is what it asked for.
+          this.close();
+          return undefined;
         }
-        break;
+        for (const event of this.#withPartial(() => this.#sse.end())) chunks.push(this.#chunk(event.data));
       }
-      withPartialOnError(() => sse.push(next.value as Buffer), received, opened.ids);
+    } catch (error) {
+      this.close();
+      throw error;
     }
-    // Here the stream ended at `[DONE]` or with a clean close (a cut connection threw above).
-    if (!ending.finished) {
-      const closing = ending.closingChunk();
-      if (closing === undefined) {
-        throw new StreamError(
-          `The stream from ${opened.url} ended without a finish reason or any output after ${count} chunk(s); the reply is incomplete. Retry the request.`,
-          { ...opened.ids, partial: receivedChunks(received) },
-        );
-      }
-      complete = true;
-      yield closing;
-    }
-    complete = true;
-  } finally {
+  }
+
+  /** Stops reading: a stream read to its end leaves its socket to the pool, any other is cut. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = this.#over = true;
+    const { watchdog, body } = this.#opened;
     watchdog.release();
-    if (!body.destroyed) {
-      // Destroying emits "error" on the body, which nobody reads any more.
-      body.on("error", ignore);
-      if (complete) body.dump({ limit: 64 * 1024 }).catch(ignore);
-      else body.destroy();
+    if (body.destroyed) return;
+    // Destroying emits "error" on the body, which nobody reads any more.
+    body.on("error", ignore);
+    if (this.#complete) body.dump({ limit: 64 * 1024 }).catch(ignore);
+    else body.destroy();
+  }
+
+  /** The next piece of the body; undefined when it ended or the consumer cancelled. */
+  async #nextPiece(): Promise<unknown> {
+    const { watchdog } = this.#opened;
+    if (!this.#armed) watchdog.arm(this.#options.chunkTimeoutMs, "the next stream event");
+    this.#armed = true;
+    let next: IteratorResult<unknown>;
+    try {
+      next = await this.#pieces.next();
+    } catch (error) {
+      if (this.#cancelled()) return undefined;
+      throw watchdog.failure(error, { url: this.#opened.url, responseStarted: true, ...this.#opened.ids });
+    }
+    return next.done === true || this.#cancelled() ? undefined : next.value;
+  }
+
+  #takeData(): string | undefined {
+    const data = this.#withPartial(() => this.#sse.take())?.data;
+    if (data !== undefined && this.#armed) {
+      this.#opened.watchdog.disarm();
+      this.#armed = false;
+    }
+    return data;
+  }
+
+  #chunk(data: string): ChatChunk {
+    const chunk = readChunk(data, this.#received, this.#opened, this.#options.apiKey);
+    this.#ending.see(chunk);
+    this.#count++;
+    if (this.#keepPartial) this.#received.push(data);
+    return chunk;
+  }
+
+  // Here the stream ended at `[DONE]` or with a clean close (a cut connection threw before).
+  #end(): ChatChunk[] | undefined {
+    const ending = this.#ending;
+    const closing = ending.finished ? undefined : ending.closingChunk();
+    if (!ending.finished && closing === undefined) {
+      throw new StreamError(
+        `The stream from ${this.#opened.url} ended without a finish reason or any output after ${this.#count} chunk(s); the reply is incomplete. Retry the request.`,
+        { ...this.#opened.ids, partial: receivedChunks(this.#received) },
+      );
+    }
+    this.#complete = true;
+    this.close();
+    return closing === undefined ? undefined : [closing];
+  }
+
+  #withPartial<T>(step: () => T): T {
+    try {
+      return step();
+    } catch (error) {
+      throw error instanceof StreamError ? withPartial(error, this.#received, this.#opened.ids) : error;
     }
   }
 }
 
 function ignore(): void {}
-
-function takeEvent(sse: SseDecoder, received: string[], ids: GatewayIds): string | undefined {
-  return withPartialOnError(() => sse.take(), received, ids)?.data;
-}
-
-function withPartialOnError<T>(step: () => T, received: string[], ids: GatewayIds): T {
-  try {
-    return step();
-  } catch (error) {
-    throw error instanceof StreamError ? withPartial(error, received, ids) : error;
-  }
-}
 
 /** The chunks that arrived before a failure (each one was checked when it came). */
 function receivedChunks(received: readonly string[]): ChatChunk[] {

@@ -1,5 +1,5 @@
 import { StreamError } from "../errors.js";
-import { chatStreamOf, type ChatStream } from "./chat-stream.js";
+import { chatStreamOf, chunksSource, type ChatStream } from "./chat-stream.js";
 import { errorFromResponse } from "./error-from-response.js";
 import type { HttpTransport, OpenResponse } from "./http-transport.js";
 import { failedFinishBody, failedFinishReason } from "./stream-ending.js";
@@ -42,7 +42,7 @@ export async function readNotAStream(
   if (parsed?.success && parsed.data.choices.length > 0) {
     const failed = failedFinishReason(parsed.data.choices);
     if (failed !== undefined) throw errorFromResponse({ ...failure, body: failedFinishBody(failed) });
-    return chatStreamOf(oneChunk(asChunk(parsed.data)), opened);
+    return chatStreamOf(chunksSource([asChunk(parsed.data)]), opened);
   }
   const kind = String(opened.headers["content-type"] ?? "")
     .split(";")[0]!
@@ -72,10 +72,6 @@ function asChunk(response: ChatResponse): ChatChunk {
     })),
     ...(response.usage === undefined ? {} : { usage: response.usage }),
   };
-}
-
-async function* oneChunk(chunk: ChatChunk): AsyncGenerator<ChatChunk> {
-  yield chunk;
 }
 
 function parseJson(text: string): unknown {
