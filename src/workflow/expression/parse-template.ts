@@ -44,23 +44,36 @@ export function parseTemplate(source: string): Template {
   return single === undefined ? { source, parts } : { source, parts, single };
 }
 
+// A quote or the end of an expression, whichever comes first.
+const QUOTE_OR_CLOSE = /["']|\}\}/g;
+
 // Skips quoted strings (and their escapes) so a "}}" inside one is not taken as the end.
 function findClose(source: string, open: number, start: number): number {
-  let quoteAt = -1;
-  for (let index = start; index < source.length; index += 1) {
-    const char = source[index];
-    if (quoteAt !== -1) {
-      if (char === "\\") index += 1;
-      else if (char === source[quoteAt]) quoteAt = -1;
-    } else if (char === "'" || char === '"') {
-      quoteAt = index;
-    } else if (source.startsWith(CLOSE, index)) {
-      return index;
+  QUOTE_OR_CLOSE.lastIndex = start;
+  for (let found = QUOTE_OR_CLOSE.exec(source); found !== null; found = QUOTE_OR_CLOSE.exec(source)) {
+    if (found[0] === CLOSE) return found.index;
+    const quoteAt = found.index;
+    const quoteEnd = findQuoteEnd(source, quoteAt);
+    if (quoteEnd === -1) {
+      throw expressionErrorAt(
+        "invalid_expression",
+        source,
+        open,
+        `Unclosed "${OPEN}"`,
+        `The quote at column ${quoteAt + 1} starts a string that never ends; close it, then end the expression with }}.`,
+      );
     }
+    QUOTE_OR_CLOSE.lastIndex = quoteEnd + 1;
   }
-  const fix =
-    quoteAt === -1
-      ? "End the expression with }}."
-      : `The quote at column ${quoteAt + 1} starts a string that never ends; close it, then end the expression with }}.`;
-  throw expressionErrorAt("invalid_expression", source, open, `Unclosed "${OPEN}"`, fix);
+  throw expressionErrorAt("invalid_expression", source, open, `Unclosed "${OPEN}"`, "End the expression with }}.");
+}
+
+// Where the string opened by the quote at `quoteAt` ends, or -1 if it does not.
+function findQuoteEnd(source: string, quoteAt: number): number {
+  for (let index = quoteAt + 1; index < source.length; index += 1) {
+    const char = source[index];
+    if (char === "\\") index += 1;
+    else if (char === source[quoteAt]) return index;
+  }
+  return -1;
 }

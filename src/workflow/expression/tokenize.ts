@@ -48,7 +48,6 @@ export const memberNamePattern = /^[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z_][A-Za-z0-9
 const NUMBER = /[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/y;
 const MEMBER_NAME = /[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z_][A-Za-z0-9_]*)*/y;
-const NAME_CHAR = /[A-Za-z0-9_]/;
 const TWO_CHAR = new Set(["==", "!=", "<=", ">=", "&&", "||", "??"]);
 const ONE_CHAR = new Set("()[],.?:!*/%+-<>");
 const ESCAPES: Record<string, string> = {
@@ -72,6 +71,8 @@ const LONG_MISTAKES: ReadonlyArray<readonly [string, string, string]> = [
   ["!==", 'Unknown operator "!=="', 'Write "!=": comparison is always strict.'],
   ["?.", 'Unknown operator "?."', 'Write "." instead: reading a property of a missing value already gives undefined.'],
 ];
+// Most punctuators ("." above all) start none of them, so the list is read only for those that may.
+const MISTAKE_STARTS = new Set(LONG_MISTAKES.map(([text]) => text[0]));
 const SHORT_MISTAKES: Readonly<Record<string, readonly [string, string]>> = {
   "=": ['Unexpected "="', 'Write "==" to compare; expressions cannot assign.'],
   "&": ['Unexpected "&"', 'Write "&&" for "and".'],
@@ -84,20 +85,20 @@ const SHORT_MISTAKES: Readonly<Record<string, readonly [string, string]>> = {
 export function tokenize(source: string, start = 0, end = source.length): Token[] {
   const tokens: Token[] = [];
   let index = start;
+  let afterDot = false;
   while (index < end) {
     const char = source[index] ?? "";
     if (char === " " || char === "\t" || char === "\n" || char === "\r") {
       index += 1;
       continue;
     }
-    const previous = tokens.at(-1);
-    const afterDot = previous?.type === "punctuator" && previous.value === ".";
     let token: Token;
     if (char >= "0" && char <= "9") token = readNumber(source, index, end);
     else if (char === "'" || char === '"') token = readString(source, index, end);
-    else if (NAME_CHAR.test(char)) token = readName(source, index, end, afterDot);
+    else if (isNameChar(char)) token = readName(source, index, end, afterDot);
     else token = readPunctuator(source, index, end);
     tokens.push(token);
+    afterDot = token.type === "punctuator" && token.value === ".";
     index = token.end;
   }
   tokens.push({ type: "end", start: end, end });
@@ -108,7 +109,7 @@ function readNumber(source: string, index: number, end: number): Token {
   NUMBER.lastIndex = index;
   const text = NUMBER.exec(source)?.[0] ?? "";
   const stop = Math.min(index + text.length, end);
-  if (stop < end && NAME_CHAR.test(source[stop] ?? "")) {
+  if (stop < end && isNameChar(source[stop] ?? "")) {
     throw expressionErrorAt(
       "invalid_expression",
       source,
@@ -118,6 +119,10 @@ function readNumber(source: string, index: number, end: number): Token {
     );
   }
   return { type: "number", value: Number(source.slice(index, stop)), start: index, end: stop };
+}
+
+function isNameChar(char: string): boolean {
+  return (char >= "a" && char <= "z") || (char >= "A" && char <= "Z") || (char >= "0" && char <= "9") || char === "_";
 }
 
 function readName(source: string, index: number, end: number, afterDot: boolean): Token {
@@ -177,9 +182,11 @@ function readUnicodeEscape(source: string, position: number, end: number): [stri
 }
 
 function readPunctuator(source: string, index: number, end: number): Token {
-  for (const [text, problem, fix] of LONG_MISTAKES) {
-    if (source.startsWith(text, index) && index + text.length <= end) {
-      throw expressionErrorAt("invalid_expression", source, index, problem, fix);
+  if (MISTAKE_STARTS.has(source[index] ?? "")) {
+    for (const [text, problem, fix] of LONG_MISTAKES) {
+      if (source.startsWith(text, index) && index + text.length <= end) {
+        throw expressionErrorAt("invalid_expression", source, index, problem, fix);
+      }
     }
   }
   const two = index + 2 <= end ? source.slice(index, index + 2) : "";
