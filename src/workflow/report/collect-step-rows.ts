@@ -121,29 +121,29 @@ function toRow(
     case "step-finished": {
       const modelServed = served?.modelServed ?? record.model ?? modelOf(served);
       return {
-        ...base,
         kind: record.kind,
         status: "done",
         startedAt: record.startedAt,
         durationMs: record.durationMs,
-        attempts: Math.max(base.attempts, record.attempts),
         fallbacks: record.fallbacks,
         ...(modelServed === undefined ? {} : { modelServed }),
         output: record.output,
         ...(record.reused === undefined ? {} : { reused: record.reused }),
+        ...base,
+        attempts: Math.max(attempts, record.attempts),
       };
     }
     case "step-failed":
       return {
-        ...base,
         kind: kindOf(summary, record.id),
         status: "failed",
         startedAt: first?.time ?? record.at,
         fallbacks: [],
         error: record.error,
+        ...base,
       };
     case "step-skipped":
-      return { ...base, kind: kindOf(summary, record.id), status: "skipped", startedAt: record.at, fallbacks: [] };
+      return { kind: kindOf(summary, record.id), status: "skipped", startedAt: record.at, fallbacks: [], ...base };
   }
 }
 
