@@ -62,21 +62,15 @@ export async function runLeaf(
     state.reports.set(key, report);
     const timer = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
     const signal = timer === undefined ? state.signal : AbortSignal.any([state.signal, timer]);
-    const context: Omit<LeafContext, "services"> = {
-      key,
-      step,
-      input,
-      models: { ...(models.model === undefined ? {} : { model: models.model }), fallbacks: models.fallbacks },
-      settings,
-      toolContext,
-      retry,
-      signal,
-    };
+    const stepModels = { ...(models.model === undefined ? {} : { model: models.model }), fallbacks: models.fallbacks };
     let output: unknown;
     try {
       output = await traced(state, { name: key, kind: step.uses, input }, (_inner, span) => {
         const services = state.services(key, report, retry, span);
-        return dispatch({ ...context, services }, state);
+        return dispatch(
+          { key, step, input, models: stepModels, settings, toolContext, retry, signal, services },
+          state,
+        );
       });
     } catch (error) {
       if (timer?.aborted === true && !state.signal.aborted) {

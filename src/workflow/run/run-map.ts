@@ -74,10 +74,12 @@ export async function runMap(
     const itemKey = `${key}[${index}]`;
     if (mapState.halt !== undefined) throw new NotStartedError(itemKey);
     const itemScope: Scope = {
-      ...scope,
+      inputs: scope.inputs,
+      run: scope.run,
       steps: { ...scope.steps },
       variables: { ...scope.variables, [variable]: item },
       lineage,
+      ...(scope.forced === undefined ? {} : { forced: scope.forced }),
     };
     const itemState = withOwnHalt(mapState);
     try {
