@@ -1,6 +1,10 @@
 import type { Dispatcher } from "undici";
 import { createTools } from "../../../tools/index.js";
-import { callChat, type ChatRetry } from "../../chat/call-chat.js";
+import { callChat, type ChatCall, type ChatRetry } from "../../chat/call-chat.js";
+import type { ChatReply } from "../../chat/chat-reply.js";
+import type { MessageImage } from "../../chat/decode-image-reply.js";
+import type { AgentJournal, ToolApprover } from "../../../agents/support/agent-journal.js";
+import type { WorkflowToolContext } from "../schema/tool-settings-schema.js";
 import type { ChatWarning } from "../../chat/parameter-warning.js";
 import type { TraceSpan } from "../../chat/trace-span.js";
 import { ChatGateway } from "../../langchain/chat-gateway.js";
@@ -17,7 +21,7 @@ import type { Scheduler } from "../../scheduling/scheduler.js";
 import type { AgentDefinition } from "../../../agents/index.js";
 import type { MusicJobLog } from "../../../tools/support/music-job-log.js";
 import { defaultOutputTokens } from "../kinds/default-output-tokens.js";
-import type { StepServices } from "../kinds/step-kind.js";
+import type { AgentTool, ChatModelRequest, StepServices } from "../kinds/step-kind.js";
 import type { WorkflowEvent } from "../workflow-event.js";
 import type { ArtifactStore } from "./artifact-store.js";
 import type { CallIntents } from "./call-intents.js";
@@ -73,52 +77,129 @@ export function createStepServices(
   retry: RetryPolicy,
   trace?: TraceSpan,
 ): StepServices {
-  const recorder = shared.ledger.tagged({ step: key });
-  const id = key.slice(key.lastIndexOf(".") + 1);
-  let music: MusicClient | undefined;
+  return new StepServiceSet(shared, key, report, retry, trace);
+}
+
+// One per step instance (every item of a map makes one): what a step does not use is made when it first asks.
+class StepServiceSet implements StepServices {
+  readonly #shared: SharedServices;
+  readonly #key: string;
+  readonly #report: StepReport;
+  readonly #retry: RetryPolicy;
+  readonly trace?: TraceSpan;
+  #recorder: UsageRecorder | undefined;
+  #keyed: Dispatcher | undefined;
+  #client: GatewayClient | undefined;
+  #music: MusicClient | undefined;
+  #musicJobs: MusicJobLog | undefined;
+  #agentJournal: AgentJournal | undefined;
+  #toolApprover: ToolApprover | undefined;
+
+  constructor(shared: SharedServices, key: string, report: StepReport, retry: RetryPolicy, trace?: TraceSpan) {
+    this.#shared = shared;
+    this.#key = key;
+    this.#report = report;
+    this.#retry = retry;
+    if (trace !== undefined) this.trace = trace;
+  }
+
+  get workspace(): string {
+    return this.#shared.workspace;
+  }
+
+  get musicPollIntervalMs(): number | undefined {
+    return this.#shared.musicPollIntervalMs;
+  }
+
+  get agents(): readonly AgentDefinition[] {
+    return this.#shared.agents;
+  }
+
+  get artifacts(): ArtifactStore {
+    return this.#shared.artifacts;
+  }
+
+  get baseDir(): string {
+    return this.#shared.baseDir;
+  }
+
+  get runDir(): string {
+    return this.#shared.runDir;
+  }
+
+  get agentJournal(): AgentJournal {
+    this.#agentJournal ??= agentStepJournal(this.#shared, this.#key, this.#report);
+    return this.#agentJournal;
+  }
+
+  get toolApprover(): ToolApprover {
+    this.#toolApprover ??= agentStepApprover(this.#shared, this.#key);
+    return this.#toolApprover;
+  }
+
+  // Tagged with the step: its entries feed the step's report and byTag.step.
+  get #billedTo(): UsageRecorder {
+    this.#recorder ??= this.#shared.ledger.tagged({ step: this.#key });
+    return this.#recorder;
+  }
+
   // Made on the step's first call: a step that calls nothing (a replayed agent turn, a file tool) builds neither.
-  let keyed: Dispatcher | undefined;
-  let client: GatewayClient | undefined;
-  const dispatcher = () =>
-    (keyed ??= keyedDispatcher(shared.dispatcher, {
-      base: `${shared.runId}:${key}`,
-      step: key,
-      ...(shared.intents === undefined ? {} : { intents: shared.intents }),
-    }));
-  const stepClient = () =>
-    (client ??= new GatewayClient({ apiKey: shared.apiKey, baseURL: shared.baseURL, dispatcher: dispatcher() }));
-  const onWarning = (warning: ChatWarning): void => {
+  #dispatcher(): Dispatcher {
+    this.#keyed ??= keyedDispatcher(this.#shared.dispatcher, {
+      base: `${this.#shared.runId}:${this.#key}`,
+      step: this.#key,
+      ...(this.#shared.intents === undefined ? {} : { intents: this.#shared.intents }),
+    });
+    return this.#keyed;
+  }
+
+  #stepClient(): GatewayClient {
+    this.#client ??= new GatewayClient({
+      apiKey: this.#shared.apiKey,
+      baseURL: this.#shared.baseURL,
+      dispatcher: this.#dispatcher(),
+    });
+    return this.#client;
+  }
+
+  #id(): string {
+    return this.#key.slice(this.#key.lastIndexOf(".") + 1);
+  }
+
+  readonly #onWarning = (warning: ChatWarning): void => {
     if (warning.code === "fallback_used") {
-      report.fallbacks.push(warning.model);
-      shared.emit({ type: "step-fallback", key, id, message: warning.message });
+      this.#report.fallbacks.push(warning.model);
+      this.#shared.emit({ type: "step-fallback", key: this.#key, id: this.#id(), message: warning.message });
     } else {
-      shared.emit({ type: "warning", key, message: warning.message });
+      this.#shared.emit({ type: "warning", key: this.#key, message: warning.message });
     }
   };
-  const onRetry = (retry: ChatRetry): void =>
-    shared.emit({
+
+  readonly #onRetry = (retry: ChatRetry): void =>
+    this.#shared.emit({
       type: "step-retry",
-      key,
-      id,
+      key: this.#key,
+      id: this.#id(),
       attempt: retry.attempt,
       errorCode: retry.error.code,
       delayMs: retry.delayMs,
       model: retry.model,
     });
-  const chat: StepServices["chat"] = async (call, signal) => {
+
+  async chat(call: Omit<ChatCall, "stream">, signal?: AbortSignal): Promise<ChatReply> {
     const limited = { ...call, max_tokens: call.max_tokens ?? defaultOutputTokens(call.model) };
     const send = () =>
       callChat(limited, {
-        client: stepClient(),
-        scheduler: shared.scheduler,
-        ledger: recorder,
-        retry,
+        client: this.#stepClient(),
+        scheduler: this.#shared.scheduler,
+        ledger: this.#billedTo,
+        retry: this.#retry,
         ...(signal === undefined ? {} : { signal }),
-        onWarning,
-        onRetry,
+        onWarning: this.#onWarning,
+        onRetry: this.#onRetry,
       });
-    if (trace === undefined) return send();
-    const traced = await trace.call(limited);
+    if (this.trace === undefined) return send();
+    const traced = await this.trace.call(limited);
     try {
       const reply = await send();
       await traced.end(reply);
@@ -127,102 +208,116 @@ export function createStepServices(
       await traced.fail(error);
       throw error;
     }
-  };
-  const chatModel: StepServices["chatModel"] = (request) =>
-    new ChatGateway({
+  }
+
+  chatModel(request: ChatModelRequest): ChatGateway {
+    return new ChatGateway({
       model: request.model,
       fallbacks: [...request.fallbacks],
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
       maxTokens: request.maxTokens ?? defaultOutputTokens(request.model),
       ...(request.stop === undefined ? {} : { stop: request.stop }),
-      retry,
-      client: stepClient(),
-      scheduler: shared.scheduler,
-      ledger: recorder,
-      onRetry,
-      onWarning,
+      retry: this.#retry,
+      client: this.#stepClient(),
+      scheduler: this.#shared.scheduler,
+      ledger: this.#billedTo,
+      onRetry: this.#onRetry,
+      onWarning: this.#onWarning,
     });
-  const newMusicClient = (billedTo: UsageRecorder) =>
-    new MusicClient({
-      apiKey: shared.apiKey,
-      baseURL: shared.baseURL,
-      dispatcher: dispatcher(),
+  }
+
+  #newMusicClient(billedTo: UsageRecorder): MusicClient {
+    return new MusicClient({
+      apiKey: this.#shared.apiKey,
+      baseURL: this.#shared.baseURL,
+      dispatcher: this.#dispatcher(),
       recorder: billedTo,
     });
-  const musicClient = () => {
-    music ??= newMusicClient(recorder);
-    return music;
-  };
+  }
+
+  music(): MusicClient {
+    this.#music ??= this.#newMusicClient(this.#billedTo);
+    return this.#music;
+  }
+
   // `call`: the tool call a job is kept under, when a tool (not the step itself) starts it.
-  const submitMusic = (operation: string, start: (music: MusicClient) => Promise<MusicClipsResult>, call?: string) =>
-    submitMusicJob(
+  submitMusic(
+    operation: string,
+    start: (music: MusicClient) => Promise<MusicClipsResult>,
+    call?: string,
+  ): Promise<JournaledMusicJob> {
+    return submitMusicJob(
       {
-        key,
+        key: this.#key,
         operation,
         ...(call === undefined ? {} : { call }),
-        recorder,
-        costs: shared.costs,
-        client: newMusicClient,
+        recorder: this.#billedTo,
+        costs: this.#shared.costs,
+        client: (billedTo) => this.#newMusicClient(billedTo),
       },
       start,
     );
-  // A call's job started in this execution wins over the journal's: a repeat of a call whose job failed
-  // then looks up the new job, not the failed one again.
-  const started = new Map<string, JournaledMusicJob>();
-  const musicJobs: MusicJobLog = {
-    find: (call) => started.get(call) ?? shared.replay.toolMusic.get(toolMusicKey(key, call)),
-    submit: async (operation, call, start) => {
-      const job = await submitMusic(operation, start, call);
-      started.set(call, job);
-      return job;
-    },
-  };
-  const refundMusic = (requestId: string) => {
-    const entry = shared.ledger.refund(requestId);
+  }
+
+  get musicJobs(): MusicJobLog {
+    this.#musicJobs ??= this.#newMusicJobs();
+    return this.#musicJobs;
+  }
+
+  #newMusicJobs(): MusicJobLog {
+    // A call's job started in this execution wins over the journal's: a repeat of a call whose job failed
+    // then looks up the new job, not the failed one again.
+    const started = new Map<string, JournaledMusicJob>();
+    return {
+      find: (call) => started.get(call) ?? this.#shared.replay.toolMusic.get(toolMusicKey(this.#key, call)),
+      submit: async (operation, call, start) => {
+        const job = await this.submitMusic(operation, start, call);
+        started.set(call, job);
+        return job;
+      },
+    };
+  }
+
+  refundMusic(requestId: string): void {
+    const entry = this.#shared.ledger.refund(requestId);
     if (entry !== undefined)
-      shared.emit({
+      this.#shared.emit({
         type: "warning",
-        key,
-        message: `A music job of step ${key} failed upstream; the gateway refunds it.`,
+        key: this.#key,
+        message: `A music job of step ${this.#key} failed upstream; the gateway refunds it.`,
       });
-  };
-  return {
-    chat,
-    chatModel,
-    music: musicClient,
-    refundMusic,
-    // Tools that call the gateway go through this step's clients: billed to it, under its idempotency keys.
-    tools: (names, settings) => [
+  }
+
+  // Tools that call the gateway go through this step's clients: billed to it, under its idempotency keys.
+  tools(names: readonly string[], settings?: WorkflowToolContext): AgentTool[] {
+    return [
       ...createTools(
         names.filter((name) => !isMcpReference(name)),
         {
           ...settings,
-          workspace: shared.workspace,
-          chat: ({ tool: _tool, ...call }, signal) => chat(call, signal),
-          downloadImage: (link, signal) => shared.client.downloadImage(link, signal === undefined ? {} : { signal }),
-          ledger: recorder,
-          music: musicClient(),
-          refundMusic,
-          musicJobs,
-          ...(shared.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: shared.musicPollIntervalMs }),
+          workspace: this.#shared.workspace,
+          chat: ({ tool: _tool, ...call }, signal) => this.chat(call, signal),
+          downloadImage: (link, signal) => this.downloadImage(link, signal),
+          ledger: this.#billedTo,
+          music: this.music(),
+          refundMusic: (requestId) => this.refundMusic(requestId),
+          musicJobs: this.musicJobs,
+          ...(this.#shared.musicPollIntervalMs === undefined
+            ? {}
+            : { musicPollIntervalMs: this.#shared.musicPollIntervalMs }),
         },
       ),
-      ...mcpTools(shared.mcp, names.filter(isMcpReference)),
-    ],
-    workspace: shared.workspace,
-    ...(trace === undefined ? {} : { trace }),
-    ...(shared.musicPollIntervalMs === undefined ? {} : { musicPollIntervalMs: shared.musicPollIntervalMs }),
-    agents: shared.agents,
-    artifacts: shared.artifacts,
-    baseDir: shared.baseDir,
-    runDir: shared.runDir,
-    downloadImage: (link, signal) => shared.client.downloadImage(link, signal === undefined ? {} : { signal }),
-    journaledMusic: () => shared.replay.music.get(key),
-    submitMusic,
-    musicJobs,
-    agentJournal: agentStepJournal(shared, key, report),
-    toolApprover: agentStepApprover(shared, key),
-  };
+      ...mcpTools(this.#shared.mcp, names.filter(isMcpReference)),
+    ];
+  }
+
+  downloadImage(link: string, signal?: AbortSignal): Promise<MessageImage> {
+    return this.#shared.client.downloadImage(link, signal === undefined ? {} : { signal });
+  }
+
+  journaledMusic(): JournaledMusicJob | undefined {
+    return this.#shared.replay.music.get(this.#key);
+  }
 }
 
 function mcpTools(servers: McpServers | undefined, references: readonly string[]) {
