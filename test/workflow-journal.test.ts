@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -90,6 +91,17 @@ describe("run journal", () => {
     await journal.close();
     const { records } = await readJournal(file);
     expect(records.map((record) => (record as { key: string }).key)).toEqual(["s1", "s2", "s3"]);
+  });
+
+  it("puts a written() line in the file before it returns, after the lines appended before it", async () => {
+    const file = path.join(await tempDir(), "journal.jsonl");
+    const journal = await RunJournal.open(file);
+    const appended = journal.append(skipped(1));
+    const written = journal.written(skipped(2));
+    // No await in between: the send that follows an intent does not wait for an I/O callback.
+    expect(readFileSync(file, "utf8")).toBe(`${JSON.stringify(skipped(1))}\n${JSON.stringify(skipped(2))}\n`);
+    await Promise.all([appended, written]);
+    await journal.close();
   });
 
   it("rejects the lines of a failed write and every append after it", async () => {

@@ -1,3 +1,4 @@
+import { writeSync } from "node:fs";
 import { open, readFile, truncate, type FileHandle } from "node:fs/promises";
 import { ConfigError, redactSecrets } from "../../errors.js";
 import { journalRecordSchema, type JournalRecord } from "./journal-records.js";
@@ -24,19 +25,21 @@ type Pending = {
 
 /**
  * The append-only journal of a run: each record is one line, on disk (fsynced) before it counts.
- * Writes and fsyncs are two pipelined group commits: lines appended while a write is under way go
- * out together in the next write, in call order, and lines written while an fsync is under way
- * share the next fsync (an fsync per line caps a busy map at a few hundred lines a second). A write
- * never waits for an fsync, so a call's intent reaches the file without waiting for the disk.
+ * Lines are written from the event loop, in call order: a short append that the kernel takes into
+ * its page cache without waiting for the disk, so a call's intent is in the file before its send
+ * goes out, with no round trip through the thread pool (at 64 calls in flight that round trip held
+ * each new send behind every answer that arrived with it). The fsync, which does wait for the disk,
+ * runs in the pool as a group commit: lines written while one is under way share the next, since
+ * an fsync per line caps a busy map at a few hundred lines a second.
  */
 export class RunJournal implements JournalSink {
   readonly path: string;
   readonly #handle: FileHandle;
-  /** Appended, waiting for a write. */
+  /** Appended in this tick, written together at its end (or at once, by `written`). */
   #unwritten: Pending[] = [];
   /** Written, waiting for an fsync that starts after their write. */
   #unsynced: Pending[] = [];
-  #writing: Promise<void> | undefined;
+  #writeQueued = false;
   #syncing: Promise<void> | undefined;
   #failure: unknown;
 
@@ -56,46 +59,54 @@ export class RunJournal implements JournalSink {
    * or fsync every append rejects with that failure.
    */
   append(record: JournalRecord): Promise<void> {
-    return new Promise<void>((resolve, reject) => this.#enqueue(record, { resolve, reject }));
+    return new Promise<void>((resolve, reject) => {
+      if (!this.#enqueue(record, { resolve, reject }) || this.#writeQueued) return;
+      this.#writeQueued = true;
+      // Appends made in the same tick share the write.
+      queueMicrotask(() => this.#write());
+    });
   }
 
   /**
-   * Appends a record; resolves once its line is written to the file (a kill of the process can no
-   * longer lose it), without waiting for an fsync. For a call's intent: waiting for the disk before
-   * every send added the fsync's latency (milliseconds, at times far more) to every call.
+   * Appends a record and writes it to the file now (a kill of the process can no longer lose it),
+   * without waiting for an fsync. For a call's intent: waiting for the disk before every send added
+   * the fsync's latency (milliseconds, at times far more) to every call.
    */
   written(record: JournalRecord): Promise<void> {
-    return new Promise<void>((onWritten, reject) => this.#enqueue(record, { onWritten, resolve: () => {}, reject }));
+    return new Promise<void>((onWritten, reject) => {
+      if (this.#enqueue(record, { onWritten, resolve: () => {}, reject })) this.#write();
+    });
   }
 
-  #enqueue(record: JournalRecord, pending: Omit<Pending, "line">): void {
-    if (this.#failure !== undefined) return pending.reject(this.#failure);
+  /** Queues a record's line; false (and the record rejected) after a failure. */
+  #enqueue(record: JournalRecord, pending: Omit<Pending, "line">): boolean {
+    if (this.#failure !== undefined) {
+      pending.reject(this.#failure);
+      return false;
+    }
     // A step's output or an error may quote a server that echoed a key.
     this.#unwritten.push({ line: `${redactSecrets(JSON.stringify(record))}\n`, ...pending });
-    this.#writing ??= this.#write();
+    return true;
   }
 
-  async #write(): Promise<void> {
-    // Let appends made in the same tick join the first write too.
-    await Promise.resolve();
-    while (this.#unwritten.length > 0) {
-      const batch = this.#unwritten;
-      this.#unwritten = [];
-      try {
-        if (this.#failure !== undefined) throw this.#failure;
-        const bytes = Buffer.from(batch.map((pending) => pending.line).join(""));
-        for (let offset = 0; offset < bytes.length; ) offset += (await this.#handle.write(bytes, offset)).bytesWritten;
-      } catch (error) {
-        this.#fail(error, batch);
-        continue;
-      }
-      for (const pending of batch) {
-        pending.onWritten?.();
-        this.#unsynced.push(pending);
-      }
-      this.#syncing ??= this.#sync();
+  #write(): void {
+    this.#writeQueued = false;
+    const batch = this.#unwritten;
+    if (batch.length === 0) return;
+    this.#unwritten = [];
+    try {
+      if (this.#failure !== undefined) throw this.#failure;
+      const bytes = Buffer.from(batch.map((pending) => pending.line).join(""));
+      for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#handle.fd, bytes, offset);
+    } catch (error) {
+      this.#fail(error, batch);
+      return;
     }
-    this.#writing = undefined;
+    for (const pending of batch) {
+      pending.onWritten?.();
+      this.#unsynced.push(pending);
+    }
+    this.#syncing ??= this.#sync();
   }
 
   async #sync(): Promise<void> {
@@ -119,9 +130,10 @@ export class RunJournal implements JournalSink {
     for (const pending of batch) pending.reject(this.#failure);
   }
 
-  /** Waits for pending lines, then closes the file. */
+  /** Writes and fsyncs pending lines, then closes the file. */
   async close(): Promise<void> {
-    while (this.#writing !== undefined || this.#syncing !== undefined) await (this.#writing ?? this.#syncing);
+    this.#write();
+    while (this.#syncing !== undefined) await this.#syncing;
     await this.#handle.close();
   }
 }
