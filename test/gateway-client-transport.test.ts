@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { errors as undiciErrors } from "undici";
+import { Agent, type Dispatcher, errors as undiciErrors } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   AbortedError,
@@ -124,6 +124,40 @@ describe("GatewayClient over real sockets", () => {
     await drain(await client(baseURL).chatStream(request));
     expect(seen.authorization).toBe(`Bearer ${API_KEY}`);
     expect(seen.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it("sends a call through the dispatcher given for it instead of the client's own", async () => {
+    const seen: Array<string | undefined> = [];
+    const { baseURL } = await serve((incoming, response) => {
+      seen.push(incoming.headers["x-through"] as string | undefined);
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({
+          id: "c1",
+          object: "chat.completion",
+          created: 1,
+          model: "beta-4o-mini",
+          choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+        }),
+      );
+    });
+    const agent = new Agent();
+    const view = agent.compose(
+      (dispatch): Dispatcher["dispatch"] =>
+        (options, handler) =>
+          dispatch(
+            { ...options, headers: { ...(options.headers as Record<string, string>), "x-through": "view" } },
+            handler,
+          ),
+    );
+    try {
+      const gateway = client(baseURL);
+      await gateway.chat(request, { dispatcher: view });
+      await gateway.chat(request);
+      expect(seen).toEqual(["view", undefined]);
+    } finally {
+      await agent.close();
+    }
   });
 
   it("throws StreamError with the partial chunks on a malformed event", async () => {

@@ -1,3 +1,4 @@
+import type { Dispatcher } from "undici";
 import { SvcFlowError } from "../errors.js";
 import type { GatewayClient } from "../gateway/gateway-client.js";
 import type { UsageRecorder, UsageReservation } from "../gateway/usage-recorder.js";
@@ -29,6 +30,8 @@ export interface AttemptContext {
   readonly signal?: AbortSignal;
   /** The caller's idempotency key for the call; each model's attempts send a key derived from it. */
   readonly idempotencyKey?: string;
+  /** What the attempts are sent through, when not the client's own dispatcher. */
+  readonly dispatcher?: Dispatcher;
 }
 
 const FREE_SLOT: Slot = { release() {} };
@@ -142,9 +145,10 @@ export function signalOf(context: AttemptContext): { signal?: AbortSignal } {
 export function attemptCallOptions(
   context: AttemptContext,
   plan: RequestPlan,
-): { signal?: AbortSignal; idempotencyKey?: string } {
+): { signal?: AbortSignal; idempotencyKey?: string; dispatcher?: Dispatcher } {
   return {
     ...signalOf(context),
+    ...(context.dispatcher === undefined ? {} : { dispatcher: context.dispatcher }),
     ...(context.idempotencyKey === undefined
       ? {}
       : { idempotencyKey: modelIdempotencyKey(context.idempotencyKey, plan.model.id) }),

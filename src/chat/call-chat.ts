@@ -1,3 +1,4 @@
+import type { Dispatcher } from "undici";
 import { getModel, type ModelInfo } from "../catalog/models.js";
 import { ConfigError, type SvcFlowError } from "../errors.js";
 import { checkIdempotencyKey } from "../gateway/call-headers.js";
@@ -57,6 +58,8 @@ export interface ChatCallOptions {
   /** Overall limit of the call, retries and fallbacks included. Default none. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** Sends the call's requests through this dispatcher instead of the client's (a view of it). Default the client's. */
+  readonly dispatcher?: Dispatcher;
   /** Identifies the call for the gateway's idempotency store: each model sends `<key>:<model>`,
    * the same on every retry, so a retry after a lost answer is replayed, not billed again. */
   readonly idempotencyKey?: string;
@@ -179,6 +182,7 @@ function startCall(
     onWarning: (warning) => warnings.emit(warning),
     signal: deadline.signal,
     idempotencyKey: options.idempotencyKey,
+    dispatcher: options.dispatcher,
   };
   const running = callWithFallback(
     plans,

@@ -45,6 +45,8 @@ export interface GatewayClientOptions {
 /** Per-call options: a signal, extra headers and the call's idempotency key (see CallHeaderOptions). */
 export interface CallOptions extends CallHeaderOptions {
   signal?: AbortSignal;
+  /** Sends the call through this dispatcher instead of the client's (e.g. a view of it that adds headers). */
+  dispatcher?: Dispatcher;
 }
 
 /** Options of one streamed call. */
@@ -123,7 +125,7 @@ export class GatewayClient {
       url: this.#chatURL,
       json: body,
       headers: callHeaders(options),
-      ...signalOf(options),
+      ...sendOptionsOf(options),
       readWhole: true,
     });
     const { value, ids, status, headers } = /text\/event-stream/i.test(String(opened.headers["content-type"] ?? ""))
@@ -163,7 +165,7 @@ export class GatewayClient {
       json: body,
       accept: "text/event-stream",
       headers: callHeaders(options),
-      ...signalOf(options),
+      ...sendOptionsOf(options),
     });
     // A relay that fails before streaming may answer with a JSON error body; a proxy, with a page.
     if (isNotAStream(String(opened.headers["content-type"] ?? "")))
@@ -189,7 +191,7 @@ export class GatewayClient {
       method: "GET",
       url: `${this.baseURL}/models`,
       headers: callHeaders(options),
-      ...signalOf(options),
+      ...sendOptionsOf(options),
     });
     const parsed = modelListSchema.safeParse(value);
     if (!parsed.success)
@@ -236,6 +238,9 @@ function firstIssue(error: { issues: ReadonlyArray<{ path: PropertyKey[]; messag
   return issue === undefined ? "unknown issue" : `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`;
 }
 
-function signalOf(options: CallOptions): { signal?: AbortSignal } {
-  return options.signal === undefined ? {} : { signal: options.signal };
+function sendOptionsOf(options: CallOptions): { signal?: AbortSignal; dispatcher?: Dispatcher } {
+  return {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+  };
 }

@@ -28,6 +28,8 @@ export interface TransportRequest {
   /** Whether to send the bearer key; false for downloads from another origin. */
   readonly authorize?: boolean;
   readonly signal?: AbortSignal;
+  /** Sends this request through another dispatcher than the transport's (a caller's view of it, say). */
+  readonly dispatcher?: Dispatcher;
   /** True when the body is read whole (JSON): undici's own timers then bound the wait for the
    * headers and between body chunks, and no watchdog timer runs. Default false: the watchdog runs
    * them, as a stream needs (its chunk timeout is per event, not per packet). */
@@ -85,7 +87,7 @@ export class HttpTransport {
     const { origin, path } = target(url);
     let response: Dispatcher.ResponseData;
     try {
-      const own = this.#options.dispatcher;
+      const own = request.dispatcher ?? this.#options.dispatcher;
       const dispatcher = own instanceof OwnedAgent ? (own.made ?? (await own.dispatcher())) : own;
       response = await dispatcher.request({
         origin,
