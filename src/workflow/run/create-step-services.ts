@@ -189,8 +189,10 @@ class StepServiceSet implements StepServices {
   async chat(call: Omit<ChatCall, "stream">, signal?: AbortSignal): Promise<ChatReply> {
     const limited = { ...call, max_tokens: call.max_tokens ?? defaultOutputTokens(call.model) };
     const send = () =>
+      // The run's client, sending through the step's keyed view of its dispatcher: no client of the step's own.
       callChat(limited, {
-        client: this.#stepClient(),
+        client: this.#shared.client,
+        dispatcher: this.#dispatcher(),
         scheduler: this.#shared.scheduler,
         ledger: this.#billedTo,
         retry: this.#retry,
