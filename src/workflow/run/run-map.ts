@@ -4,7 +4,6 @@ import type { MapStep } from "../schema/step-schemas.js";
 import type { StepNode } from "../step-graph.js";
 import { budgetStop, isAbort, NotStartedError, summarizeError, WaitingError } from "./error-summary.js";
 import type { ErrorSummary } from "./journal-records.js";
-import { createLimiter } from "./limiter.js";
 import { expressionScope, type Halt, type RunState, type Scope } from "./run-state.js";
 import { mapItemKey, mapKey, mapLineage } from "./container-keys.js";
 import { keyFor } from "./reuse-step.js";
@@ -61,7 +60,7 @@ export async function runMap(
   let done = results.filter((result) => result !== undefined).length - failed;
   const progress = () => state.emit({ type: "map-progress", key, id: step.id, done, failed, total: items.length });
   progress();
-  const limit = createLimiter(step.concurrency ?? state.concurrency);
+  const concurrency = step.concurrency ?? state.concurrency;
   const mapState = withOwnHalt(state);
   // Set only by the map's own items; mapState.halt also shows a halt of the run from elsewhere.
   let failure: Halt | undefined;
@@ -127,11 +126,9 @@ export async function runMap(
     }
   };
 
-  // The slot is given back once the item's calls returned; its record lands after its steps' (journal order), so
-  // once it is durable they are too, and only then does the item count as finished.
-  const runItem = async (item: unknown, index: number): Promise<void> => {
-    const result = await limit(() => workItem(item, index));
-    if (result === undefined) return;
+  // Its record lands after its steps' (journal order), so once it is durable they are too, and only then does the
+  // item count as finished.
+  const finishItem = async (result: ItemResult, index: number): Promise<void> => {
     await state.journal.append({ type: "item-finished", key, index, at: new Date().toISOString(), ...result });
     results[index] = result;
     if (result.error === undefined) done++;
@@ -139,7 +136,23 @@ export async function runMap(
     progress();
   };
 
-  const settled = await Promise.allSettled(items.map((item, index) => runItem(item, index)));
+  // `concurrency` workers take the items in order, each the next one as soon as its item's calls returned (its
+  // record's write holds no slot); an item not started yet costs nothing while it waits.
+  const outcomes: Array<Promise<void>> = [];
+  let next = 0;
+  const work = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      const worked = workItem(items[index], index);
+      const outcome = worked.then((result) => (result === undefined ? undefined : finishItem(result, index)));
+      // Read below, with every item's, once all have run; a failure is not unhandled meanwhile.
+      outcome.catch(() => undefined);
+      outcomes[index] = outcome;
+      await worked.catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, work));
+  const settled = await Promise.allSettled(outcomes);
   const errors = settled.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason as unknown] : []));
   if (failure !== undefined) {
     state.halt ??= failure;
