@@ -148,6 +148,22 @@ outputs:
       /Step "b" has not run yet at this point.*Move this step after "b"/,
     ],
     [
+      "a needs: naming a step that comes later",
+      `${HEAD}  - id: a\n    uses: chat\n    needs: [b]\n    with: { prompt: hi }\n  - id: b\n    uses: chat\n    with: { prompt: hi }\n`,
+      8,
+      13,
+      "steps[0].needs[0]",
+      /Step "b" does not run before this one\. Move this step after "b"/,
+    ],
+    [
+      "a needs: naming no step",
+      `${HEAD}  - id: a\n    uses: chat\n    with: { prompt: hi }\n  - id: b\n    uses: chat\n    needs: [zz]\n    with: { prompt: hi }\n`,
+      11,
+      13,
+      "steps[1].needs[0]",
+      /There is no step "zz" \(steps before this one: a\)/,
+    ],
+    [
       "audio sent to a model without audio input",
       `${HEAD}  - id: a\n    uses: chat\n    with:\n      model: beta-4o\n      prompt: listen\n      audio: ["\${{ inputs.song }}"]\n`,
       11,

@@ -11,7 +11,7 @@ export interface ReferenceContext {
   /** Step ids that finish before this point (earlier steps); `steps.<id>` must be one of them. */
   readonly steps?: StepIds;
   /** Every step id in the file, to tell a step that comes later from one that does not exist. */
-  readonly allSteps?: ReadonlySet<string>;
+  readonly allSteps?: StepIds;
   /** The id of the step the reference sits in, to catch a step reading its own output. */
   readonly currentStep?: string;
   /** What may follow `steps.<id>`; default `["output"]`. */

@@ -13,7 +13,7 @@ export type {
   UnaryOperator,
 } from "./ast.js";
 export { checkReferences } from "./check-references.js";
-export type { ReferenceContext } from "./check-references.js";
+export type { ReferenceContext, StepIds } from "./check-references.js";
 export { collectReferences, referencedStepId, referencedStepIds, referencesOf } from "./collect-references.js";
 export type { Reference } from "./collect-references.js";
 export { evaluateExpression } from "./evaluate-expression.js";

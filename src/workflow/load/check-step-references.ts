@@ -5,6 +5,7 @@ import {
   referencedStepId,
   formatPath,
   type ReferenceContext,
+  type StepIds,
   type ValuePath,
 } from "../expression/index.js";
 import { isMapStep, type Step } from "../schema/step-schemas.js";
@@ -35,7 +36,11 @@ export function checkStepReferences(
 ): ReferenceCheck {
   const issues: RawIssue[] = [];
   const stepReads = new Map<Step, string[]>();
-  const allSteps = new Set(places.map((place) => place.step.id));
+  // Every id in the file tells a step that comes later from one that does not exist. Only a problem
+  // asks, so a file without one never makes the set.
+  let everyId: Set<string> | undefined;
+  const allIds = (): Set<string> => (everyId ??= new Set(places.map((place) => place.step.id)));
+  const allSteps: StepIds = { has: (id) => allIds().has(id), [Symbol.iterator]: () => allIds().values() };
   const inputs = Object.keys(definition.inputs ?? {});
   for (const place of places) {
     const { step, path } = place;
@@ -103,7 +108,7 @@ export function toIssue(error: ExpressionError): RawIssue {
   return { path, message, offsetInString: error.column === undefined ? undefined : error.column - 1 };
 }
 
-function checkNeeds(step: Step, place: StepPlace, allSteps: ReadonlySet<string>, issues: RawIssue[]): void {
+function checkNeeds(step: Step, place: StepPlace, allSteps: StepIds, issues: RawIssue[]): void {
   (step.needs ?? []).forEach((id, index) => {
     if (place.earlier.has(id)) return;
     const path = [...place.path, "needs", index];
