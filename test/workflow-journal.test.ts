@@ -19,6 +19,15 @@ async function fileHandlePrototype(file: string): Promise<{ sync(): Promise<void
   return Object.getPrototypeOf(handle) as { sync(): Promise<void> };
 }
 
+/** Spies on fsync, holding the first one until `releaseSync()` is called. */
+async function holdFirstSync(file: string) {
+  let release: () => void = () => {};
+  const sync = vi
+    .spyOn(await fileHandlePrototype(file), "sync")
+    .mockImplementationOnce(() => new Promise<void>((resolve) => (release = resolve)));
+  return { sync, releaseSync: () => release() };
+}
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -51,10 +60,7 @@ describe("run journal", () => {
 
   it("resolves written() once the line is in the file, without waiting for its fsync", async () => {
     const file = path.join(await tempDir(), "journal.jsonl");
-    let releaseSync: () => void = () => {};
-    const sync = vi
-      .spyOn(await fileHandlePrototype(file), "sync")
-      .mockImplementationOnce(() => new Promise<void>((resolve) => (releaseSync = resolve)));
+    const { sync, releaseSync } = await holdFirstSync(file);
     const journal = await RunJournal.open(file);
     let durable = false;
     const appended = journal.append(skipped(1)).then(() => (durable = true));
@@ -70,10 +76,7 @@ describe("run journal", () => {
 
   it("writes lines while an fsync is under way, and resolves them with the next fsync after it", async () => {
     const file = path.join(await tempDir(), "journal.jsonl");
-    let releaseSync: () => void = () => {};
-    const sync = vi
-      .spyOn(await fileHandlePrototype(file), "sync")
-      .mockImplementationOnce(() => new Promise<void>((resolve) => (releaseSync = resolve)));
+    const { sync, releaseSync } = await holdFirstSync(file);
     const journal = await RunJournal.open(file);
     const first = journal.append(skipped(1));
     await vi.waitFor(() => expect(sync).toHaveBeenCalledTimes(1));
