@@ -81,8 +81,7 @@ export class CallIntents {
 
   /** Notes the answer a send got: its request id, and whether the gateway said it honours the key. */
   answered(send: Send, requestId: string | undefined, honoured: boolean): void {
-    if (requestId !== undefined)
-      this.#answered.set(requestId, { idempotencyKey: send.idempotencyKey, resent: send.resent, honoured });
+    if (requestId !== undefined) this.#answered.set(requestId, { ...send, honoured });
   }
 
   /** The call fields of an entry's cost record (the ledger's onEntry): an answered send's key, and whether it may be a double bill. */

@@ -73,12 +73,10 @@ export async function runMap(
     const itemKey = `${key}[${index}]`;
     if (mapState.halt !== undefined) throw new NotStartedError(itemKey);
     const itemScope: Scope = {
-      inputs: scope.inputs,
-      run: scope.run,
+      ...scope,
       steps: { ...scope.steps },
       variables: { ...scope.variables, [variable]: item },
       lineage,
-      ...(scope.forced === undefined ? {} : { forced: scope.forced }),
     };
     const itemState = withOwnHalt(mapState);
     try {

@@ -58,19 +58,11 @@ function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : sortKeys(item)));
   if (value === null || typeof value !== "object") return value;
   const sorted: Record<string, unknown> = {};
-  const names = Object.keys(value);
-  // Most objects of a key are short or made in order (settings, reads, a map item's steps): no sort needed.
-  if (!inOrder(names)) names.sort();
-  for (const name of names) {
+  for (const name of Object.keys(value).sort()) {
     const item = (value as Record<string, unknown>)[name];
     if (item !== undefined) sorted[name] = sortKeys(item);
   }
   return sorted;
-}
-
-function inOrder(names: readonly string[]): boolean {
-  for (let index = 1; index < names.length; index++) if (names[index - 1]! > names[index]!) return false;
-  return true;
 }
 
 const READS = new WeakMap<object, readonly string[]>();
