@@ -331,6 +331,22 @@ describe("SSE framing", () => {
     expect(reply).toMatchObject({ content: "Hello, world" });
   });
 
+  it("skips blank `data:` keep-alive events between chunks", async () => {
+    // Growth-Circle/cadis#2329 and netease-lcap/wave-agent PR #1326: proxies send an empty `data: `
+    // line as a heartbeat; parsing it as JSON aborted an otherwise good stream.
+    const raw = [`data: ${text("Hello")}\n\n`, "data: \n\n", "data:\n\n", `data: ${text(", world", "stop")}\n\n`];
+    const reply = await call("blank data keep-alive", { raw: [...raw, "data: [DONE]\n\n"] }, true);
+    expect(reply).toMatchObject({ content: "Hello, world", finishReason: "stop" });
+  });
+
+  it("ends at a bare `[DONE]` line without `data:`", async () => {
+    // Portkey-AI/gateway#55: the gateway sent `[DONE]` without the `data:` prefix (new-api's
+    // stream scanner also passes such a line on as the end).
+    const raw = [`data: ${text("Hello", "stop")}\n\n`, `data: ${chunk([], { usage: USAGE })}\n\n`, "[DONE]\n\n"];
+    const reply = await call("bare done", { raw }, true);
+    expect(reply).toMatchObject({ content: "Hello", finishReason: "stop", usage: USAGE });
+  });
+
   it("turns an `event: error` event into the typed error its body names", async () => {
     // ggml-org/llama.cpp PR #16109 (before the fix: `event: error` with the error as data), and
     // 8monkey-ai/hebo-gateway#71 (`event: error` then `data: {"error": ...}`).

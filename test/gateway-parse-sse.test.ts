@@ -54,6 +54,9 @@ describe("parseSse", () => {
       [{ data: "a" }, { data: '{"partial"' }],
     ],
     ["[DONE] without a trailing newline ends quietly", "data: a\n\ndata: [DONE]", [{ data: "a" }]],
+    ["a blank data line is a keep-alive, not an event", "data: \n\ndata:\n\ndata:  \n\ndata: x\n\n", [{ data: "x" }]],
+    ["a bare [DONE] line ends the stream", "data: a\n\n[DONE]\n\ndata: never\n\n", [{ data: "a" }]],
+    ["[DONE] padded with spaces ends the stream", "data: a\n\ndata: [DONE] \n\ndata: never\n\n", [{ data: "a" }]],
     ["a byte order mark is dropped", "\uFEFFdata: a\n\n", [{ data: "a" }]],
   ])("%s", async (_name, input, expected) => {
     expect(await collect([encoder.encode(input)])).toEqual(expected);
@@ -96,17 +99,17 @@ describe("parseSse", () => {
   });
 
   const lineText = fc.string({ unit: "binary", maxLength: 30 }).filter((text) => !/[\r\n]/.test(text));
-  const eventArbitrary = fc.record({
-    event: fc.option(
-      lineText.filter((text) => text !== "" && !text.startsWith(" ")),
-      { nil: undefined },
-    ),
-    lines: fc.array(
-      lineText.filter((text) => text !== "[DONE]"),
-      { minLength: 1, maxLength: 4 },
-    ),
-    comment: fc.boolean(),
-  });
+  const eventArbitrary = fc
+    .record({
+      event: fc.option(
+        lineText.filter((text) => text !== "" && !text.startsWith(" ")),
+        { nil: undefined },
+      ),
+      lines: fc.array(lineText, { minLength: 1, maxLength: 4 }),
+      comment: fc.boolean(),
+    })
+    // Blank data is a keep-alive and [DONE] the end: neither is an event.
+    .filter(({ lines }) => !["", "[DONE]"].includes(lines.join("\n").trim()));
 
   it("parses any events with any line ends, split anywhere (property)", async () => {
     await fc.assert(

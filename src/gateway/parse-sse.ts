@@ -17,11 +17,13 @@ export interface SseEvent {
 export const DONE_MARKER = "[DONE]";
 
 const KNOWN_FIELDS = new Set(["data", "event", "id", "retry"]);
+const BLANK = /^\s*$/;
 
 /**
  * Parses a byte stream into server-sent events, whatever the split of the bytes into chunks.
- * Ends at `data: [DONE]` or at the end of the input. A line that is not a known field, a comment
- * or empty, and bytes that are not UTF-8, are thrown as StreamError instead of being skipped.
+ * Ends at `data: [DONE]` (or a bare `[DONE]` line) or at the end of the input. An event whose data
+ * is blank is a keep-alive and is not dispatched. A line that is not a known field, a comment or
+ * empty, and bytes that are not UTF-8, are thrown as StreamError instead of being skipped.
  */
 export async function* parseSse(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
   const decoder = new SseDecoder();
@@ -99,7 +101,7 @@ export class SseDecoder {
       const event = this.#state.line(buffer, this.#start, index);
       this.#start = this.#scanFrom = index = after;
       if (event === undefined) continue;
-      if (event.data === DONE_MARKER) {
+      if (isDone(event.data)) {
         this.#done = true;
         break;
       }
@@ -134,8 +136,13 @@ export class SseDecoder {
     // cannot parse a truncated event then reports that instead of losing it silently.
     if (buffer.length > 0) this.#state.line(buffer, 0, buffer.length);
     const last = this.#state.line("", 0, 0);
-    return last !== undefined && last.data !== DONE_MARKER ? [last] : [];
+    return last !== undefined && !isDone(last.data) ? [last] : [];
   }
+}
+
+// Relays pad the marker ("data: [DONE] ", trailing "\r" from a CR CR LF); it still ends the stream.
+function isDone(data: string): boolean {
+  return data.length <= 12 && data.trim() === DONE_MARKER;
 }
 
 /**
@@ -198,6 +205,9 @@ class EventBuilder {
     }
     const line = text.slice(start, end);
     if (line.startsWith(":")) return undefined;
+    // Some relays end with the marker alone on its line, without "data:" (Portkey-AI/gateway#55;
+    // new-api's stream scanner passes such lines on).
+    if (isDone(line)) return new DataEvent(DONE_MARKER);
 
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
@@ -221,12 +231,14 @@ class EventBuilder {
 
   #dispatch(): SseEvent | undefined {
     const data = this.#data;
-    if (data === undefined) {
+    this.#data = undefined;
+    // A blank data line is a keep-alive some proxies send (`data: ` alone): no event, as the SSE
+    // rules say for empty data; whitespace only is no JSON either (Growth-Circle/cadis#2329).
+    if (data === undefined || BLANK.test(data)) {
       this.#event = undefined;
       this.#retryMs = undefined;
       return undefined;
     }
-    this.#data = undefined;
     const event = this.#event !== undefined && this.#event !== "" ? this.#event : undefined;
     const id = this.#id;
     const retryMs = this.#retryMs;
