@@ -501,6 +501,36 @@ describe("errors as proxies send them", () => {
     expect(errorOf(result)).toBeInstanceOf(AuthenticationError);
   });
 
+  it("turns a 200 reply whose choices are empty into an error, not an empty answer", async () => {
+    // pydantic/pydantic-ai#7909 (this body, from an OpenAI-compatible gateway) and aliasrobotics/cai
+    // PR #436 (Gemini's OpenAI-compatible endpoint empties `choices` on a filter or a rate limit).
+    const result = await call(
+      "empty choices",
+      { json: { id: "123", choices: [], created: 1704067200, model: "gpt-4o-123", object: "chat.completion" } },
+      false,
+    );
+    expect(errorOf(result)).toBeInstanceOf(UpstreamError);
+    expect(errorOf(result).message).toContain("no choices");
+  });
+
+  it("turns vLLM's and sglang's flat error object into the typed error, as a 200 reply and in a stream", async () => {
+    // vllm-project/vllm and sgl-project/sglang, `entrypoints/openai/protocol.py` ErrorResponse:
+    // `{"object": "error", "message", "type", "param", "code"}`, not nested under `error`; read as
+    // an answer before (an empty reply), or as a chunk we could not read.
+    const body = {
+      object: "error",
+      message: "Rate limit exceeded for this deployment.",
+      type: "RateLimitError",
+      param: null,
+      code: 429,
+    };
+    const whole = await call("flat error whole", { json: body }, false);
+    expect(errorOf(whole)).toBeInstanceOf(RateLimitError);
+    expect(errorOf(whole).message).toContain("Rate limit exceeded for this deployment.");
+    const streamed = await call("flat error streamed", { events: [sse(body)] }, true);
+    expect(errorOf(streamed)).toBeInstanceOf(RateLimitError);
+  });
+
   it("turns a 200 HTML page to a stream request into a typed error, not a hang or an empty answer", async () => {
     // A captive portal or a wrong base URL answers 200 text/html (the same page shape as
     // Significant-Gravitas/AutoGPT#944).

@@ -1,5 +1,5 @@
 import type { Dispatcher } from "undici";
-import { ParameterError, type GatewayIds } from "../errors.js";
+import { ParameterError, redactSecrets, type GatewayIds } from "../errors.js";
 import { callHeaders, type CallHeaderOptions } from "./call-headers.js";
 import { createChatStream, type ChatStream } from "./chat-stream.js";
 import { type DownloadedImage, downloadImage, type ImageDownloadOptions } from "./download-image.js";
@@ -12,7 +12,7 @@ import { OwnedAgent } from "./owned-agent.js";
 import { positiveInteger, positiveNumber } from "./positive-number.js";
 import { readEnv } from "./read-env.js";
 import { failedFinishBody, failedFinishReason } from "./stream-ending.js";
-import { isChatRequest, isChatResponse, mayBeErrorBody } from "./wire-guards.js";
+import { isChatRequest, isChatResponse, isErrorReply } from "./wire-guards.js";
 import {
   chatRequestSchema,
   chatResponseSchema,
@@ -132,9 +132,15 @@ export class GatewayClient {
       ? { ...opened, value: await foldStreamReply(this.#streamOf(opened)) }
       : await this.#transport.readJson(opened);
     // Some relays answer 200 with an error body (no choices); its message and code still count.
-    if (!isChatResponse(value) && isErrorReply(value))
-      throw errorFromResponse({ status, headers, body: value, apiKey: this.#apiKey });
+    if (isErrorReply(value)) throw errorFromResponse({ status, headers, body: value, apiKey: this.#apiKey });
     const response = isChatResponse(value) ? value : checkResponse(value, ids, status);
+    // A body without a choice is no answer, whatever else it holds (an empty one is not the reply).
+    if (response.choices.length === 0)
+      throw invalidResponse(
+        `The chat response has no choices: ${redactSecrets(JSON.stringify(value)?.slice(0, 160) ?? "")}`,
+        ids,
+        status,
+      );
     const failed = failedFinishReason(response.choices);
     if (failed !== undefined) throw errorFromResponse({ status, headers, body: failedFinishBody(failed) });
     return { response, ids, replayed: wasReplayed(headers) };
@@ -207,11 +213,6 @@ export class GatewayClient {
   async close(): Promise<void> {
     await this.#ownedAgent?.close();
   }
-}
-
-/** An error body in place of a reply: an `error` field and no choices. */
-function isErrorReply(value: unknown): boolean {
-  return mayBeErrorBody(value) && (value as { choices?: unknown }).choices == null;
 }
 
 function checkRequest(request: ChatRequest): ChatRequest {

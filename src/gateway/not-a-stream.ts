@@ -4,7 +4,7 @@ import { errorFromResponse } from "./error-from-response.js";
 import type { HttpTransport, OpenResponse } from "./http-transport.js";
 import { failedFinishBody, failedFinishReason } from "./stream-ending.js";
 import { chatResponseSchema, type ChatChunk, type ChatResponse } from "./wire.js";
-import { mayBeErrorBody } from "./wire-guards.js";
+import { isErrorReply } from "./wire-guards.js";
 
 /** True when a stream request's answer is not an event stream but a JSON body or a web page; any
  * other type (relays send text/plain, or none) is read as SSE. */
@@ -36,8 +36,7 @@ export async function readNotAStream(
   }
   const value = text === undefined ? undefined : parseJson(text);
   const failure = { status: opened.status, headers: opened.headers, ...(apiKey === undefined ? {} : { apiKey }) };
-  if (mayBeErrorBody(value) && (value as { choices?: unknown }).choices == null)
-    throw errorFromResponse({ ...failure, body: value });
+  if (isErrorReply(value)) throw errorFromResponse({ ...failure, body: value });
   const parsed = value === undefined ? undefined : chatResponseSchema.safeParse(value);
   if (parsed?.success && parsed.data.choices.length > 0) {
     const failed = failedFinishReason(parsed.data.choices);

@@ -208,8 +208,17 @@ export function isChatResponse(value: unknown): value is ChatResponse {
   return isUsage(value.usage);
 }
 
-/** True when `value` may be an error body (an object with a non-null `error` field); only then is
- * it worth asking errorBodySchema, which costs more to fail than to pass. */
+/** True when `value` may be an error body (an object with a non-null `error` field, or the flat
+ * `{"object": "error", "message": ...}` of vLLM and sglang); only then is it worth asking
+ * errorBodySchema, which costs more to fail than to pass. */
 export function mayBeErrorBody(value: unknown): boolean {
-  return isObject(value) && value.error != null;
+  return isObject(value) && (value.error != null || value.object === "error");
+}
+
+/** True when a 200 body is an error in place of a reply: an error body with no choices, or with
+ * an empty list of them (no answer sits beside the error). */
+export function isErrorReply(value: unknown): boolean {
+  if (!mayBeErrorBody(value)) return false;
+  const choices = (value as Fields).choices;
+  return !Array.isArray(choices) || choices.length === 0;
 }

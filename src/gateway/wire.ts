@@ -401,28 +401,39 @@ export const modelListSchema = z.looseObject({
 export type ModelList = z.infer<typeof modelListSchema>;
 
 /** The error body of every non-2xx response. Relays vary: `code` a number (OpenRouter, one-api)
- * or a string of one (Azure, LiteLLM), `param` "None" or "", and some send `error` as a string. */
-export const errorBodySchema = z.looseObject({
-  error: z.union([
-    z.looseObject({
-      message: z
-        .string()
-        .nullish()
-        .transform((message) => message ?? ""),
-      type: z.string().nullish(),
-      code: z
-        .union([z.string(), z.number()])
-        .nullish()
-        .transform((code) => (code == null ? code : String(code))),
-      param: z
-        .unknown()
-        .optional()
-        .transform((param) => (typeof param === "string" ? param : undefined)),
-    }),
-    z.string().transform((message) => ({ message, type: undefined, code: undefined, param: undefined })),
-  ]),
-});
+ * or a string of one (Azure, LiteLLM), `param` "None" or "", and some send `error` as a string.
+ * vLLM and sglang send it flat (`{"object": "error", "message", "type", "code"}`, their
+ * `ErrorResponse` in `entrypoints/openai/protocol.py`), read as if under `error`. */
+export const errorBodySchema = z.preprocess(
+  (value) => (isFlatError(value) ? { error: value } : value),
+  z.looseObject({
+    error: z.union([
+      z.looseObject({
+        message: z
+          .string()
+          .nullish()
+          .transform((message) => message ?? ""),
+        type: z.string().nullish(),
+        code: z
+          .union([z.string(), z.number()])
+          .nullish()
+          .transform((code) => (code == null ? code : String(code))),
+        param: z
+          .unknown()
+          .optional()
+          .transform((param) => (typeof param === "string" ? param : undefined)),
+      }),
+      z.string().transform((message) => ({ message, type: undefined, code: undefined, param: undefined })),
+    ]),
+  }),
+);
 export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+function isFlatError(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const fields = value as Record<string, unknown>;
+  return fields.object === "error" && fields.error == null && typeof fields.message === "string";
+}
 
 /** A music clip; finished once `audio_url` is present. */
 export const clipSchema = z.looseObject({
