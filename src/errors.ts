@@ -220,9 +220,13 @@ export function registerSecret(value: string | undefined): void {
   if (added) longestFirst = [...secretValues].sort((a, b) => b.length - a.length);
 }
 
+// The local gateway's documented demo key is public: hiding it would hide the one key a new user is told to use.
+// A key registered as a secret (SVC_API_KEY=sk-local-demo) is still masked below.
+const PUBLIC_DEMO_KEY = "sk-local-demo";
+
 /** Replaces anything that looks like an API key, and every registered secret, in a string, so they never reach logs. */
 export function redactSecrets(text: string): string {
-  let redacted = text.replace(/\bsk-[A-Za-z0-9_-]{2,}/g, "sk-[redacted]");
+  let redacted = text.replace(/\bsk-[A-Za-z0-9_-]{2,}/g, (key) => (key === PUBLIC_DEMO_KEY ? key : "sk-[redacted]"));
   // Longest first, so a key's unprefixed form does not cut its prefixed form in two.
   for (const value of longestFirst) redacted = redacted.replaceAll(value, "[redacted]");
   return redacted;

@@ -89,10 +89,16 @@ beforeAll(async () => {
 });
 afterAll(async () => gateway?.close());
 
-function cli(argv: readonly string[], key = "sk-all-models"): Promise<{ code: number | null; output: string }> {
+function cli(
+  argv: readonly string[],
+  key = "sk-all-models",
+  unset?: "SVC_BASE_URL" | "SVC_API_KEY",
+): Promise<{ code: number | null; output: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: key };
+  if (unset !== undefined) delete env[unset];
   const child = spawn(process.execPath, [BIN, ...argv], {
     cwd: folder,
-    env: { ...process.env, SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: key },
+    env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -181,6 +187,26 @@ describe("exit codes of the real CLI", () => {
     expect(result.code).toBe(2);
     if (args[0] === "run") expect(existsSync(path.join(folder, args[3]!))).toBe(false);
   });
+
+  it.each([
+    { unset: "SVC_BASE_URL", says: "[missing_base_url]" },
+    { unset: "SVC_API_KEY", says: "[missing_api_key]" },
+  ] as const)(
+    "exits 2 from run and rerun when $unset alone is missing, with no run directory made",
+    async ({ unset, says }) => {
+      const done = out();
+      expect((await cli(["run", "tool.yaml", "--out", done])).code).toBe(0);
+      for (const argv of [
+        ["run", "chat.yaml", "--out", out()],
+        ["rerun", done, "--out", out()],
+      ]) {
+        const result = await cli(argv, "sk-all-models", unset);
+        expect(result.output).toContain(says);
+        expect(result.code).toBe(2);
+        expect(existsSync(path.join(folder, argv[3]!))).toBe(false);
+      }
+    },
+  );
 
   it("exits 2 from resume for a wrong key, leaving the run as it was", async () => {
     const runDir = out();

@@ -60,6 +60,11 @@ describe("redaction by value", () => {
     expect(redactSecrets("a sk-unitSecretValue123 b unitSecretValue123 c")).not.toContain("unitSecretValue123");
   });
 
+  it("keeps the local gateway's public demo key readable, and masks a key that only begins like it", () => {
+    expect(redactSecrets("use the demo key sk-local-demo.")).toBe("use the demo key sk-local-demo.");
+    expect(redactSecrets("key sk-local-demo2x")).toBe("key sk-[redacted]");
+  });
+
   it("keeps a key echoed without its prefix out of stderr, journal, outputs and report of a run", {
     timeout: 120_000,
   }, async () => {

@@ -35,6 +35,28 @@ describe("svc-flow gateway", () => {
     expect(stdout.text()).toBe(line);
   });
 
+  it("names the demo key in full when no keys are configured, and that key is accepted", async () => {
+    const stdout = capture();
+    const stderr = capture();
+    const controller = new AbortController();
+    const exit = main(["gateway", "--port", "0"], {
+      stdout: stdout.stream,
+      stderr: stderr.stream,
+      env: {},
+      cwd: process.cwd(),
+      signal: controller.signal,
+    });
+    for (let attempt = 0; attempt < 100 && !stderr.text().includes("Ctrl-C"); attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const key = /use the demo key (\S+?)\. /.exec(stderr.text())?.[1];
+    expect(key).toBe("sk-local-demo");
+    const baseURL = /listening on (\S+)/.exec(stdout.text())![1];
+    const response = await fetch(`${baseURL}/models`, { headers: { authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(200);
+    controller.abort();
+    expect(await exit).toBe(0);
+  });
+
   it("exits 2 for a bad port", async () => {
     const stderr = capture();
     const code = await main(["gateway", "--port", "abc"], {

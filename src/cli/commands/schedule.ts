@@ -10,6 +10,7 @@ import { runScheduler, type ScheduledJob } from "../../workflow/schedule/run-sch
 import type { SchedulerEvent } from "../../workflow/schedule/scheduler-event.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
+import { callableModels } from "../callable-models.js";
 import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
 
 const FLAGS = {
@@ -29,8 +30,17 @@ export const scheduleCommand: Command = {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length === 0) throw new UsageError("Name at least one workflow file with a schedule:.");
     const flags = await readRunFlags(values, context.cwd, context.signal);
+    // Firings on this machine use this process's gateway settings: a wrong key or a missing SVC_BASE_URL is
+    // refused now (exit 2), not at every firing.
+    const models = values.redis === undefined ? await callableModels(context.env, context.signal) : undefined;
     const workflows = await Promise.all(
-      positionals.map((file) => loadWorkflow(resolve(context.cwd, file), { ...flags, signal: context.signal })),
+      positionals.map((file) =>
+        loadWorkflow(resolve(context.cwd, file), {
+          ...flags,
+          signal: context.signal,
+          ...(models === undefined ? {} : { models }),
+        }),
+      ),
     );
     const jobs = jobsFromWorkflows(workflows);
     const runsDir = resolve(context.cwd, values.runs ?? "runs");
