@@ -98,9 +98,9 @@ export type { CostSummary } from "./cost/summarize-entries.js";
 export { startLocalGateway, loadGatewayConfig } from "./server/on-first-use.js";
 export type { GatewayConfigInput, GatewayStats, LocalGateway, LocalGatewayOptions } from "./server/index.js";
 
-// Workflows (loaded on the first run; svc-flow/workflow has the engine). runWorkflow, resumeWorkflow
-// and connectGateway are composed: with no gateway configured they start a local one.
-export { connectGateway, resumeWorkflow, runWorkflow } from "./cli/run-on-first-use.js";
+// Workflows (loaded on the first run; svc-flow/workflow has the engine). runWorkflow, resumeWorkflow,
+// rerunWorkflow and connectGateway are composed: with no gateway configured they start a local one.
+export { connectGateway, rerunWorkflow, resumeWorkflow, runWorkflow } from "./cli/run-on-first-use.js";
 export { loadWorkflow, parseWorkflow } from "./workflow/load/load-workflow.js";
 export { renderReport } from "./workflow/report/render-report.js";
 export { workflowJsonSchema } from "./workflow/schema/workflow-json-schema.js";
@@ -108,6 +108,7 @@ export { WorkflowError } from "./workflow/workflow-error.js";
 export type {
   ArtifactRef,
   LoadWorkflowOptions,
+  RerunWorkflowOptions,
   ResumeWorkflowOptions,
   RunReportWriter,
   RunResult,

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../src/cli/commands/index.js";
@@ -36,6 +37,15 @@ describe("svc-flow's command table", () => {
       }
       expect(lines.find((text) => text.startsWith("  -h, --help"))).toBeDefined();
     }
+  });
+
+  it("prints package.json's version with --version", async () => {
+    const manifest = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
+    const result = await runCli(["--version"], options);
+    expect(result.code).toBe(0);
+    expect(result.stdout.text).toBe(`svc-flow ${manifest.version}\n`);
   });
 
   it("keeps every help line of every command under 100 characters", async () => {

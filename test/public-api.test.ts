@@ -11,6 +11,7 @@ describe("the public API", () => {
     "loadWorkflow",
     "runWorkflow",
     "resumeWorkflow",
+    "rerunWorkflow",
     "startLocalGateway",
     "SvcFlowError",
     "BudgetExceededError",

@@ -3,11 +3,12 @@ import { redactingStream } from "./redacting-stream.js";
 import { UsageError, type CommandContext, type CommandEntry } from "./command.js";
 import { COMMANDS } from "./commands/index.js";
 import { formatCommandHelp } from "./format-command-help.js";
+import { packageVersion } from "./package-version.js";
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
   const lines = COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
-  return `Usage: svc-flow <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun svc-flow <command> --help for a command's options.\n`;
+  return `Usage: svc-flow <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun svc-flow <command> --help for a command's options; svc-flow --version prints the version.\n`;
 }
 
 /** Runs the CLI with argv (without node and script), returning the exit code. Maps errors once. */
@@ -21,7 +22,7 @@ export async function main(argv: readonly string[], given: Omit<CommandContext, 
     return name === undefined ? 2 : 0;
   }
   if (name === "--version") {
-    context.stdout.write("svc-flow 0.1.0\n");
+    context.stdout.write(`svc-flow ${packageVersion()}\n`);
     return 0;
   }
   const entry: CommandEntry | undefined = COMMANDS.find((candidate) => candidate.name === name);

@@ -9,6 +9,7 @@ import { mediaSource } from "../workflow/media/media-source.js";
 import type { InputSpec } from "../workflow/schema/workflow-schema.js";
 import type { RunWorkflowOptions } from "../workflow/run/run-options.js";
 import { runWorkflow } from "../workflow/run/run-workflow.js";
+import { packageVersion } from "./package-version.js";
 
 /** Options of createWorkflowMcpServer. */
 export interface WorkflowMcpServerOptions {
@@ -33,7 +34,7 @@ export async function createWorkflowMcpServer(
   options: WorkflowMcpServerOptions,
 ): Promise<{ server: Server; workflows: Map<string, Workflow> }> {
   const workflows = await loadWorkflows(options);
-  const server = new Server({ name: "svc-flow", version: "0.1.0" }, { capabilities: { tools: {} } });
+  const server = new Server({ name: "svc-flow", version: packageVersion() }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [...workflows.entries()].map(([name, workflow]) => ({
       name,
