@@ -58,6 +58,49 @@ describe("stream shapes", () => {
     expect(reply).toMatchObject({ content: "Hi", usage: USAGE });
   });
 
+  it("reads chunks and replies whose `created` is a string", async () => {
+    // sashabaranov/go-openai PR #1003 (issue #1002): a server sends `created` as a string; the
+    // field is no part of the answer, and failing the chunk threw a good reply away.
+    const stamp = { ...HEAD, created: "1720000000" };
+    const streamed = await call(
+      "created string streamed",
+      { events: [sse({ ...stamp, choices: [{ index: 0, delta: { content: "Hi" }, finish_reason: "stop" }] })] },
+      true,
+    );
+    expect(streamed).toMatchObject({ content: "Hi", finishReason: "stop" });
+    const whole = await call(
+      "created string whole",
+      {
+        json: {
+          ...stamp,
+          object: "chat.completion",
+          choices: [{ index: 0, message: { role: "assistant", content: "Hi" }, finish_reason: "stop" }],
+          usage: USAGE,
+        },
+      },
+      false,
+    );
+    expect(whole).toMatchObject({ content: "Hi", usage: USAGE });
+  });
+
+  it('reads finish_reason "" as not finished, so a stream that ends without a real one finishes with stop', async () => {
+    // sgl-project/sglang#3912 (this chunk: `"finish_reason": ""`, every unset field null),
+    // ollama/ollama#4357 and looplj/axonhub PR #2073 (Sensenova sends "" on every chunk): read as
+    // a finish reason, "" made the stream look finished at its first chunk.
+    const piece = (content: string) =>
+      chunk([
+        {
+          index: 0,
+          delta: { role: null, content, tool_calls: null },
+          logprobs: null,
+          finish_reason: "",
+          matched_stop: null,
+        },
+      ]);
+    const reply = await call("finish empty string", { events: [piece("Blue"), piece(" sky.")] }, true);
+    expect(reply).toMatchObject({ content: "Blue sky.", finishReason: "stop" });
+  });
+
   it("keeps only the first choice when a server streams several choices by index", async () => {
     // OpenAI API reference, `n`: choices are told apart by `index` and may interleave.
     const reply = await call(

@@ -58,6 +58,11 @@ function isFilledString(value: unknown): boolean {
   return typeof value === "string" && value.length > 0;
 }
 
+// A finish reason of "" reads as null in the schemas.
+function isNullishFilledString(value: unknown): boolean {
+  return value == null || isFilledString(value);
+}
+
 function isOptionalBoolean(value: unknown): boolean {
   return value === undefined || typeof value === "boolean";
 }
@@ -134,7 +139,8 @@ function hasPlainReply(message: Fields): boolean {
 }
 
 function isChunkChoice(value: unknown): boolean {
-  if (!isObject(value) || !Number.isSafeInteger(value.index) || !isNullishString(value.finish_reason)) return false;
+  if (!isObject(value) || !Number.isSafeInteger(value.index) || !isNullishFilledString(value.finish_reason))
+    return false;
   const delta = value.delta;
   if (!isObject(delta) || !isNullishString(delta.role) || !isNullishString(delta.content) || !hasPlainReply(delta))
     return false;
@@ -144,7 +150,7 @@ function isChunkChoice(value: unknown): boolean {
 
 function isResponseChoice(value: unknown): boolean {
   if (!isObject(value) || !Number.isSafeInteger(value.index)) return false;
-  if (!(value.finish_reason === null || typeof value.finish_reason === "string")) return false;
+  if (!(value.finish_reason === null || isFilledString(value.finish_reason))) return false;
   const message = value.message;
   if (!isObject(message) || message.role !== "assistant" || !hasPlainReply(message)) return false;
   if (!(message.content === null || typeof message.content === "string")) return false;

@@ -247,13 +247,21 @@ export interface ChatResponse {
   [key: string]: unknown;
 }
 
-// What a whole completion and a chunk both carry; relays send each field absent, null or "".
+// What a whole completion and a chunk both carry; relays send each field absent, null or "", and
+// some of another type (`created` as a string, sashabaranov/go-openai PR #1003). None of them is
+// part of the answer: a value of the wrong type reads as absent instead of failing the reply.
 const envelopeFields = {
-  id: idString,
-  object: z.string().nullish(),
-  created: z.number().nullish(),
-  model: z.string().nullish(),
+  id: idString.catch(undefined),
+  object: z.string().nullish().catch(undefined),
+  created: z.number().nullish().catch(undefined),
+  model: z.string().nullish().catch(undefined),
 };
+// Some servers send "" for "not finished" on every chunk (sgl-project/sglang#3912, ollama/ollama#4357,
+// Sensenova in looplj/axonhub PR #2073): read as null, or the stream would seem finished at once.
+const finishReason = z
+  .string()
+  .nullish()
+  .transform((reason) => (reason === "" ? null : reason));
 // A choice's index; some relays leave it out for their only choice.
 const choiceIndex = z
   .number()
@@ -277,10 +285,7 @@ export const chatResponseSchema: z.ZodType<ChatResponse> = z
       .array(
         z.looseObject({
           index: choiceIndex,
-          finish_reason: z
-            .string()
-            .nullish()
-            .transform((reason) => reason ?? null),
+          finish_reason: finishReason.transform((reason) => reason ?? null),
           message: z
             .looseObject({
               ...messageFields,
@@ -383,7 +388,7 @@ export const chatChunkSchema: z.ZodType<ChatChunk> = z
             })
             .nullish()
             .transform((delta): ChatDelta => normalizeMessage(delta ?? {})),
-          finish_reason: z.string().nullish(),
+          finish_reason: finishReason,
         }),
       )
       .nullish(),
