@@ -134,6 +134,21 @@ describe("svc-flow agent", () => {
     expect(result.stderr + result.stdout).not.toContain("sk-wrong-secret");
   });
 
+  it.each([
+    {
+      what: "a wrong key",
+      args: [],
+      env: () => ({ SVC_BASE_URL: harness.connection.baseURL, SVC_API_KEY: "sk-wrong" }),
+    },
+    { what: "SVC_API_KEY without SVC_BASE_URL", args: [], env: () => ({ SVC_API_KEY: harness.connection.apiKey }) },
+    { what: "an unknown --model", args: ["--model", "alpha-sonet"], env: () => ({}) },
+  ])("refuses $what (exit 2) before making its run folder", async ({ args, env }) => {
+    const result = await svcFlow(["agent", "research-assistant", TASK, "--out", "run", ...args], { env: env() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toContain("transcript in");
+    expect(await readdir(result.cwd)).not.toContain("run");
+  });
+
   it("uses --workspace for the agent's files, relative to the current folder", async () => {
     const cwd = await harness.workspace({ "data/facts.txt": FACTS["facts.txt"] });
     const result = await svcFlow(["agent", "research-assistant", TASK, "--workspace", "data"], { cwd });

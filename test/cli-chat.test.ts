@@ -144,6 +144,17 @@ describe("svc-flow chat", () => {
     expect(await readdir(dir)).toEqual(["memo.ogg"]);
   });
 
+  it("names the flag and the current folder for a media file that is not there (exit 2)", async () => {
+    const result = await runCli(["chat", "What is this?", "--model", "beta-4o", "--image", "photos/none.png"], {
+      env: env(),
+      cwd: dir,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr.text).toContain(`There is no file ${join(dir, "photos/none.png")} (--image).`);
+    expect(result.stderr.text).toContain("relative to the current folder");
+    expect(result.stderr.text).not.toContain("workflow file");
+  });
+
   it("refuses audio for a model that cannot hear, naming the models that can (exit 2)", async () => {
     await writeFile(join(dir, "note.wav"), makeWav(1));
     const result = await runCli(["chat", "Listen", "--model", "alpha-sonnet-4-6", "--audio", "note.wav"], {

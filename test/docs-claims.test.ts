@@ -1,6 +1,9 @@
 // Facts the user docs state that come from the package manifest, checked against it.
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseWorkflow, runWorkflow } from "../src/index.js";
+import { tempDir } from "./workflow-harness.js";
 
 const read = (file: string) => readFile(new URL(`../${file}`, import.meta.url), "utf8");
 
@@ -16,4 +19,32 @@ describe("what the docs say about the package", () => {
       for (const version of named) expect(version).toBe(least);
     },
   );
+});
+
+describe("what docs/workflows.md says a run directory holds", () => {
+  it("names every file an offline run leaves in its run directory", { timeout: 60_000 }, async () => {
+    const doc = await read("docs/workflows.md");
+    const listing = /## The run directory\n\n```text\n([\s\S]*?)```/.exec(doc)?.[1] ?? "";
+    const named = new Set(listing.split("\n").map((line) => /^ {2}(\S+?)\/?\s/.exec(line)?.[1]));
+    const workflow = parseWorkflow(
+      [
+        "version: 1",
+        "name: listing",
+        "steps:",
+        "  - id: line",
+        "    uses: chat",
+        '    with: { model: alpha-sonnet-4-6, prompt: "One line about lanterns.", maxTokens: 20 }',
+        "  - id: poster",
+        "    uses: image",
+        '    with: { prompt: "A lantern poster" }',
+        "",
+      ].join("\n"),
+    );
+    const outDir = path.join(await tempDir("svc-flow-listing-"), "run");
+    const result = await runWorkflow(workflow, { outDir, env: {}, notice: () => {} });
+    expect(result.status).toBe("done");
+    const files = await readdir(outDir);
+    expect(files).toContain("gateway-state.jsonl");
+    for (const file of files) expect(named, `${file} is not in the listing`).toContain(file);
+  });
 });

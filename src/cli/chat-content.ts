@@ -1,8 +1,9 @@
+import { stat } from "node:fs/promises";
 import type { ModelInfo } from "../catalog/models.js";
 import { ParameterError } from "../errors.js";
 import type { ContentPart } from "../gateway/wire.js";
 import { loadMediaPart, type MediaPart } from "../workflow/media/load-media.js";
-import type { MediaKind } from "../workflow/media/media-source.js";
+import { mediaSource, type MediaKind } from "../workflow/media/media-source.js";
 import { capabilityMessage, type NeededCapability } from "../workflow/step-models.js";
 
 /** The media given on the command line: files, http(s) URLs or data URIs. */
@@ -17,6 +18,8 @@ const NEEDS: ReadonlyArray<[keyof ChatMedia, MediaKind, NeededCapability]> = [
   ["audio", "audio", "audio"],
   ["video", "video", "video"],
 ];
+
+const FLAG: Readonly<Record<MediaKind, string>> = { image: "--image", audio: "--audio", video: "--video" };
 
 /**
  * The user turn: the text, then each medium as a content block. A model that cannot take a medium
@@ -36,6 +39,16 @@ export async function buildChatContent(
   const parts: MediaPart[] = [];
   for (const [field, kind] of NEEDS) {
     for (const item of media[field]) {
+      // The loader's own message speaks of a workflow file's folder; here paths are the shell's.
+      const source = mediaSource(item, { baseDir: options.cwd });
+      if (
+        typeof source === "object" &&
+        source.type === "file" &&
+        (await stat(source.path).catch(() => undefined)) === undefined
+      )
+        throw new ParameterError(
+          `There is no file ${source.path} (${FLAG[kind]}). Paths are relative to the current folder; URLs and data URIs work too.`,
+        );
       parts.push(
         await loadMediaPart(item, kind, {
           baseDir: options.cwd,

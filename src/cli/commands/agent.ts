@@ -14,6 +14,8 @@ import { CostLedger } from "../../cost/cost-ledger.js";
 import { formatYuan } from "../../cost/format-summary-table.js";
 import { SvcFlowError, redactSecrets } from "../../errors.js";
 import { connectGateway } from "../compose-run.js";
+import { callableModels } from "../callable-models.js";
+import { getModel } from "../../catalog/models.js";
 import { missingTaskFiles } from "../task-files.js";
 import { UsageError, type Command, type CommandContext, type FlagSpecs } from "../command.js";
 import { formatColumns } from "../format-command-help.js";
@@ -72,6 +74,10 @@ export const agentCommand: Command = {
     const maxSteps = wholeNumberFlag("max-steps", values["max-steps"]);
     const toolOptions = fetchOptions(values);
     const flags = await readRunFlags(values, context.cwd, context.signal);
+    // A wrong key, a half-set SVC_BASE_URL/SVC_API_KEY or an unknown --model is bad input: refused (exit 2)
+    // before the run folder is made.
+    const models = await callableModels(context.env, context.signal);
+    if (values.model !== undefined && !models?.includes(values.model)) getModel(values.model);
     const runDir = resolve(context.cwd, values.out ?? `runs/${runStamp()}-agent-${name}`);
     // What an agent writes stays in its run directory unless a workspace is named.
     const workspace = flags.workspace ?? path.join(runDir, "workspace");
