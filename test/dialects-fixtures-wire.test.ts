@@ -188,6 +188,50 @@ describe("stream shapes", () => {
     });
   });
 
+  it("assembles a tool call whose arguments are resent whole in every chunk, streamed or folded", async () => {
+    // NousResearch/hermes-agent PR #35718: DeepSeek and Baidu Qianfan resend the arguments so far
+    // in every chunk instead of the new piece; appended, they made invalid JSON.
+    const sofar = (args: string, name?: string) =>
+      chunk([{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_q1", function: { name, arguments: args } }] } }]);
+    const events = [
+      sofar('{"city"', "get_weather"),
+      sofar('{"city": "Par'),
+      sofar('{"city": "Paris"}'),
+      chunk([{ index: 0, delta: {}, finish_reason: "tool_calls" }]),
+    ];
+    const expected = { toolCalls: [{ id: "call_q1", name: "get_weather", arguments: { city: "Paris" } }] };
+    expect(await call("cumulative arguments", { events }, true)).toMatchObject(expected);
+    expect(await call("cumulative arguments folded", { events }, false)).toMatchObject(expected);
+  });
+
+  it("keeps one tool call when a closing chunk restates its complete arguments", async () => {
+    // elizaOS/eliza PR #16973: argument deltas, then a consolidated chunk repeating the whole
+    // arguments re-serialized; lidge-jun/opencodex#361 shows the same duplicate arguments chunk.
+    const call1 = { index: 0, id: "call_e1", type: "function", function: { name: "shell", arguments: "" } };
+    const reply = await call(
+      "restated arguments",
+      {
+        events: [
+          chunk([{ index: 0, delta: { tool_calls: [call1] } }]),
+          chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"command": ' } }] } }]),
+          chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '"ls"}' } }] } }]),
+          chunk([
+            {
+              index: 0,
+              delta: { tool_calls: [{ ...call1, function: { name: "shell", arguments: '{"command":"ls"}' } }] },
+              finish_reason: "tool_calls",
+            },
+          ]),
+        ],
+      },
+      true,
+    );
+    expect(reply).toMatchObject({
+      toolCalls: [{ id: "call_e1", name: "shell", arguments: { command: "ls" } }],
+      invalidToolCalls: [],
+    });
+  });
+
   it("reads GLM's tool call with index -1 and arguments as an object", async () => {
     // zai-org/GLM-4.5#17: `"index": -1` and `arguments` a JSON object, with finish_reason tool_calls.
     const reply = await call(

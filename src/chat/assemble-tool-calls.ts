@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { joinArguments } from "../gateway/join-arguments.js";
 import type { ToolCall as WireToolCall, ToolCallDelta } from "../gateway/wire.js";
 
 /** A tool call whose arguments are a JSON object. */
@@ -65,10 +66,10 @@ export class ToolCallAssembler {
       // A new id is a new call, even when its index was used before (a reused index).
       slot ??= this.#open(wireIndex, delta.id || `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`);
       const name = delta.function?.name;
-      const args = delta.function?.arguments ?? "";
+      const { joined, added: args } = joinArguments(slot.args, delta.function?.arguments ?? "");
       const nameIsNew = Boolean(name) && !slot.name;
       if (nameIsNew) slot.name = name!;
-      slot.args += args;
+      slot.args = joined;
       for (const [key, value] of Object.entries(delta)) {
         if (!KNOWN_FIELDS.has(key) && value !== undefined && value !== null) slot.extras[key] = value;
       }

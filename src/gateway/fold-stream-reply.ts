@@ -1,3 +1,4 @@
+import { joinArguments } from "./join-arguments.js";
 import type { ChatChunk, ChatResponse, ReplyMessage, ToolCall, Usage } from "./wire.js";
 
 interface Choice {
@@ -63,7 +64,7 @@ function addFragment(
   }
   if (fragment.id) call.id = fragment.id;
   if (name) call.function.name = name;
-  call.function.arguments += fragment.function?.arguments ?? "";
+  call.function.arguments = joinArguments(call.function.arguments, fragment.function?.arguments ?? "").joined;
 }
 
 function messageOf(choice: Choice): ReplyMessage {
