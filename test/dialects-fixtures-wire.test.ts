@@ -300,6 +300,27 @@ describe("stream shapes", () => {
     expect(whole).toMatchObject({ content: "Once upon a", finishReason: "length" });
   });
 
+  it("reads an upstream's own finish reasons as the chat format's: end_turn as stop, max_tokens as length", async () => {
+    // aws-samples/bedrock-access-gateway#11 (Claude's `end_turn` passed through in the chunks) and
+    // YumchaLabs/siumai#14 (`end_turn` -> stop, `max_tokens` -> length): a reply cut off by its
+    // budget must say "length", or nobody is told it was cut.
+    const streamed = await call("end_turn streamed", { events: [text("Hello"), text("!", "end_turn")] }, true);
+    expect(streamed).toMatchObject({ content: "Hello!", finishReason: "stop" });
+    const whole = await call(
+      "max_tokens whole",
+      {
+        json: {
+          ...HEAD,
+          object: "chat.completion",
+          choices: [{ index: 0, message: { role: "assistant", content: "Once upon a" }, finish_reason: "max_tokens" }],
+          usage: USAGE,
+        },
+      },
+      false,
+    );
+    expect(whole).toMatchObject({ content: "Once upon a", finishReason: "length" });
+  });
+
   it("gives Azure's content_filter finish as the reply's finish reason, with the text before it", async () => {
     // BerriAI/litellm PR #4828: Azure ends a filtered completion with a chunk whose delta fields
     // are all null and finish_reason "content_filter".

@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatRequest, ChatResponse } from "./wire.js";
+import { FINISH_REASONS, type ChatChunk, type ChatRequest, type ChatResponse } from "./wire.js";
 
 // zod is the authority on the wire format, but a stream checks every chunk and zod costs several
 // microseconds per object (more than parsing its JSON), and tens for a request with tools. These
@@ -58,9 +58,9 @@ function isFilledString(value: unknown): boolean {
   return typeof value === "string" && value.length > 0;
 }
 
-// A finish reason of "" reads as null in the schemas.
-function isNullishFilledString(value: unknown): boolean {
-  return value == null || isFilledString(value);
+// Other finish reasons ("", an upstream's own names) are normalized by the schemas.
+function isFinishReason(value: unknown): boolean {
+  return FINISH_REASONS.has(value as string);
 }
 
 function isOptionalBoolean(value: unknown): boolean {
@@ -139,7 +139,11 @@ function hasPlainReply(message: Fields): boolean {
 }
 
 function isChunkChoice(value: unknown): boolean {
-  if (!isObject(value) || !Number.isSafeInteger(value.index) || !isNullishFilledString(value.finish_reason))
+  if (
+    !isObject(value) ||
+    !Number.isSafeInteger(value.index) ||
+    !(value.finish_reason == null || isFinishReason(value.finish_reason))
+  )
     return false;
   const delta = value.delta;
   if (!isObject(delta) || !isNullishString(delta.role) || !isNullishString(delta.content) || !hasPlainReply(delta))
@@ -150,7 +154,7 @@ function isChunkChoice(value: unknown): boolean {
 
 function isResponseChoice(value: unknown): boolean {
   if (!isObject(value) || !Number.isSafeInteger(value.index)) return false;
-  if (!(value.finish_reason === null || isFilledString(value.finish_reason))) return false;
+  if (!(value.finish_reason === null || isFinishReason(value.finish_reason))) return false;
   const message = value.message;
   if (!isObject(message) || message.role !== "assistant" || !hasPlainReply(message)) return false;
   if (!(message.content === null || typeof message.content === "string")) return false;

@@ -256,12 +256,38 @@ const envelopeFields = {
   created: z.number().nullish().catch(undefined),
   model: z.string().nullish().catch(undefined),
 };
+/** The finish reasons of the chat format. */
+export const FINISH_REASONS = new Set(["stop", "length", "tool_calls", "content_filter", "function_call"]);
+
+// Relays pass their upstream's own names through: Claude's end_turn, max_tokens and tool_use
+// (aws-samples/bedrock-access-gateway#11, YumchaLabs/siumai#14), "end" (earendil-works/pi#2107),
+// Gemini's upper-case STOP, MAX_TOKENS and SAFETY. Read as the format's names, "length" always says
+// the reply was cut off; a name not known here is kept as it came.
+const UPSTREAM_FINISH_REASONS = new Map([
+  ["end_turn", "stop"],
+  ["stop_sequence", "stop"],
+  ["end", "stop"],
+  ["max_tokens", "length"],
+  ["max_output_tokens", "length"],
+  ["tool_use", "tool_calls"],
+  ["safety", "content_filter"],
+  ["recitation", "content_filter"],
+  ["prohibited_content", "content_filter"],
+  ["blocklist", "content_filter"],
+  ["refusal", "content_filter"],
+]);
+
 // Some servers send "" for "not finished" on every chunk (sgl-project/sglang#3912, ollama/ollama#4357,
 // Sensenova in looplj/axonhub PR #2073): read as null, or the stream would seem finished at once.
 const finishReason = z
   .string()
   .nullish()
-  .transform((reason) => (reason === "" ? null : reason));
+  .transform((reason) => {
+    if (reason == null) return reason;
+    if (reason === "") return null;
+    const lower = reason.toLowerCase();
+    return UPSTREAM_FINISH_REASONS.get(lower) ?? (FINISH_REASONS.has(lower) ? lower : reason);
+  });
 // A choice's index; some relays leave it out for their only choice.
 const choiceIndex = z
   .number()
