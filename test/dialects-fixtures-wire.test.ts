@@ -281,6 +281,35 @@ describe("stream shapes", () => {
     expect(reply).toMatchObject({ content: "42", reasoning: "Both integers." });
   });
 
+  it("gives a refusal sent in `refusal` instead of content as the reply's text, streamed and not", async () => {
+    // OpenAI API reference (`delta.refusal`, `message.refusal` with `content: null`);
+    // langchain-ai/langchain#39747 and NousResearch/hermes-agent PR #91181: a dropped refusal left
+    // an empty reply (retried as one).
+    const words = "I'm sorry, I cannot assist with that request.";
+    const refusing = (refusal: string, finish: string | null = null) =>
+      chunk([{ index: 0, delta: { content: null, refusal }, logprobs: null, finish_reason: finish }]);
+    const events = [
+      chunk([{ index: 0, delta: { role: "assistant", content: null, refusal: "" }, finish_reason: null }]),
+      refusing("I'm sorry, "),
+      refusing("I cannot assist with that request."),
+      chunk([{ index: 0, delta: {}, finish_reason: "stop" }]),
+    ];
+    expect(await call("refusal streamed", { events }, true)).toMatchObject({ content: words });
+    const whole = await call(
+      "refusal whole",
+      {
+        json: {
+          ...HEAD,
+          object: "chat.completion",
+          choices: [{ index: 0, message: { role: "assistant", content: null, refusal: words }, finish_reason: "stop" }],
+          usage: USAGE,
+        },
+      },
+      false,
+    );
+    expect(whole).toMatchObject({ content: words });
+  });
+
   it("gives a reply cut by the output budget with finish_reason length, streamed and not", async () => {
     // OpenAI API reference: finish_reason "length" when max_tokens was reached.
     const streamed = await call("length streamed", { events: [text("Once upon a", "length")] }, true);

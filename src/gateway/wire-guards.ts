@@ -132,9 +132,10 @@ function isToolChoice(value: unknown): boolean {
   );
 }
 
-// No `images` to move into the text, and no `reasoning` without `reasoning_content` (see wire.ts).
+// No `images` or `refusal` to move into the text, and no `reasoning` without `reasoning_content` (see wire.ts).
 function hasPlainReply(message: Fields): boolean {
   if (message.images !== undefined || !isNullishString(message.reasoning_content)) return false;
+  if (message.refusal != null && message.refusal !== "") return false;
   return message.reasoning == null || typeof message.reasoning_content === "string";
 }
 

@@ -300,6 +300,7 @@ const messageFields = {
   content: replyContent,
   reasoning_content: z.string().nullish(),
   reasoning: z.string().nullish(),
+  refusal: z.string().nullish(),
   images: z.array(replyImageSchema).nullish(),
 };
 
@@ -330,22 +331,29 @@ export const chatResponseSchema: z.ZodType<ChatResponse> = z
   })
   .transform((response) => ({ ...response, model: response.model ?? undefined, usage: response.usage ?? undefined }));
 
-/** A message or delta in one shape: its `images` moved into its text as Markdown, and reasoning
- * sent as `reasoning` (OpenRouter) read as `reasoning_content` (new-api and LiteLLM send both). */
+/** A message or delta in one shape: its `images` moved into its text as Markdown, a refusal
+ * (OpenAI's `refusal`, sent instead of content) read as its text, and reasoning sent as
+ * `reasoning` (OpenRouter) read as `reasoning_content` (new-api and LiteLLM send both). */
 function normalizeMessage<
   T extends {
     content?: string | null;
     reasoning_content?: string | null;
     reasoning?: string | null;
+    refusal?: string | null;
     images?: readonly z.output<typeof replyImageSchema>[] | null;
   },
 >(message: T): T {
   const markdown = imagesAsMarkdown(message.images);
   const reasoning = message.reasoning_content ?? message.reasoning;
-  if (markdown === "" && reasoning === message.reasoning_content) return message;
+  // A refusal is the model's answer in words; dropped, it left an empty reply
+  // (langchain-ai/langchain#39747, NousResearch/hermes-agent PR #91181).
+  const refusal = message.refusal ? message.refusal : "";
+  if (markdown === "" && refusal === "" && reasoning === message.reasoning_content) return message;
+  const text = `${message.content ?? ""}${refusal}${markdown}`;
   return {
     ...message,
-    ...(markdown === "" ? {} : { content: `${message.content ?? ""}${markdown}`, images: undefined }),
+    ...(text === (message.content ?? "") ? {} : { content: text }),
+    ...(markdown === "" ? {} : { images: undefined }),
     ...(reasoning == null ? {} : { reasoning_content: reasoning }),
   };
 }
