@@ -149,6 +149,32 @@ describe("stream shapes", () => {
     });
   });
 
+  it("keeps one tool call when its id changes after the first fragment", async () => {
+    // poolsideai/pool#9: the first tool_calls chunk carries one id with the name, every later
+    // chunk of the same call (same index) another id; read as a new call, the arguments went to a
+    // nameless second call and the named one ran with none.
+    const piece = (id: string, args: string, name?: string) =>
+      chunk([
+        { index: 0, delta: { tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: args } }] } },
+      ]);
+    const reply = await call(
+      "unstable tool call id",
+      {
+        events: [
+          piece("call_first", "", "get_weather"),
+          piece("call_second", '{"city": '),
+          piece("call_second", '"Paris"}'),
+          chunk([{ index: 0, delta: {}, finish_reason: "tool_calls" }]),
+        ],
+      },
+      true,
+    );
+    expect(reply).toMatchObject({
+      toolCalls: [{ id: "call_first", name: "get_weather", arguments: { city: "Paris" } }],
+      invalidToolCalls: [],
+    });
+  });
+
   it("keeps two complete tool calls that both come with index 0", async () => {
     // ollama/ollama#15457: several streamed tool calls, each whole, every one with `index: 0`.
     const reply = await call(

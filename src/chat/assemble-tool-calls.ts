@@ -50,8 +50,8 @@ interface Slot {
 const KNOWN_FIELDS = new Set(["index", "id", "type", "function"]);
 
 /** Builds tool calls from streamed fragments: by `index`, by position when `index` is absent, and
- * as a new call when a known index comes back with a new id. Arguments may split anywhere; they
- * are validated once, at the end. */
+ * as a new call when a known index comes back with a new id and a name. Arguments may split
+ * anywhere; they are validated once, at the end. */
 export class ToolCallAssembler {
   readonly #slots: Slot[] = [];
   readonly #byWireIndex = new Map<number, Slot>();
@@ -61,11 +61,17 @@ export class ToolCallAssembler {
   add(deltas: readonly ToolCallDelta[]): ToolCallFragment[] {
     return deltas.map((delta, position) => {
       const wireIndex = delta.index ?? position;
-      let slot = delta.id ? this.#byId.get(delta.id) : this.#byWireIndex.get(wireIndex);
-      const isNew = slot === undefined;
-      // A new id is a new call, even when its index was used before (a reused index).
-      slot ??= this.#open(wireIndex, delta.id || `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`);
       const name = delta.function?.name;
+      let slot = delta.id ? this.#byId.get(delta.id) : undefined;
+      if (slot === undefined && !(delta.id && name)) {
+        // A new id without a name continues the call at its index: some servers change the id after
+        // the first fragment (poolsideai/pool#9) or send it only after the name.
+        slot = this.#byWireIndex.get(wireIndex);
+        if (slot !== undefined && delta.id) this.#byId.set(delta.id, slot);
+      }
+      const isNew = slot === undefined;
+      // A new id with a name is a new call, even when its index was used before (a reused index).
+      slot ??= this.#open(wireIndex, delta.id || `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`);
       const { joined, added: args } = joinArguments(slot.args, delta.function?.arguments ?? "");
       const nameIsNew = Boolean(name) && !slot.name;
       if (nameIsNew) slot.name = name!;
