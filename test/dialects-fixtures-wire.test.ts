@@ -510,6 +510,19 @@ describe("SSE framing", () => {
     expect(reply).toMatchObject({ content: "Hello", finishReason: "stop", usage: USAGE });
   });
 
+  it("ends a finished stream whose server sends no [DONE] and keeps the connection open", async () => {
+    // musistudio/claude-code-router PR #1271 (a finish_reason chunk, then the connection stays
+    // open) and maximhq/bifrost#6784 (no [DONE], only keep-alive comments): the reply was complete,
+    // but the chunk timeout turned it into an error.
+    const raw = [
+      `data: ${text("Hello")}\n\n`,
+      `data: ${text(", world", "stop")}\n\n`,
+      `data: ${chunk([], { usage: USAGE })}\n\n`,
+    ];
+    const reply = await call("finished but held open", { raw: [...raw, ": keep-alive\n\n"], hold: true }, true);
+    expect(reply).toMatchObject({ content: "Hello, world", finishReason: "stop", usage: USAGE });
+  });
+
   it("turns an `event: error` event into the typed error its body names", async () => {
     // ggml-org/llama.cpp PR #16109 (before the fix: `event: error` with the error as data), and
     // 8monkey-ai/hebo-gateway#71 (`event: error` then `data: {"error": ...}`).

@@ -19,6 +19,8 @@ export interface Fixture {
   readonly raw?: readonly (string | Buffer)[];
   /** The content type of a raw body; default text/event-stream. */
   readonly contentType?: string;
+  /** Keep the connection open after the last raw piece instead of ending the body. */
+  readonly hold?: boolean;
 }
 
 /** A file the relay serves to GET requests (an image a reply links to). */
@@ -84,7 +86,7 @@ export async function startFixtureRelay(): Promise<FixtureRelay> {
         // Separate writes, so the client sees the pieces as separate reads.
         await sleep(5);
       }
-      response.end();
+      if (!fixture.hold) response.end();
       return;
     }
     for (const event of fixture.events ?? [])

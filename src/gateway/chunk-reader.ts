@@ -1,10 +1,15 @@
-import { StreamError, type SvcFlowError, redactSecrets, type GatewayIds } from "../errors.js";
+import { StreamError, TimeoutError, type SvcFlowError, redactSecrets, type GatewayIds } from "../errors.js";
 import { errorFromResponse } from "./error-from-response.js";
 import type { OpenResponse } from "./http-transport.js";
 import { SseDecoder, type SseEvent } from "./parse-sse.js";
 import { StreamEnding, failedFinishBody, failedFinishReason } from "./stream-ending.js";
 import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
 import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
+
+// After a finish reason only usage and [DONE] may follow, and some servers send neither and keep the
+// connection open (musistudio/claude-code-router PR #1271, maximhq/bifrost#6784): the wait for them
+// is short, and its end ends the stream, instead of a chunk timeout turning the reply into an error.
+const FINISHED_GRACE_MS = 1_000;
 
 /** How the chunks of a stream are read: the chunk timeout, the key to keep out of errors, and
  * whether to keep the chunks for a StreamError's `partial`. */
@@ -102,14 +107,22 @@ export class ChunkReader {
   /** The next piece of the body; undefined when it ended or the consumer cancelled. */
   async #nextPiece(): Promise<unknown> {
     const { watchdog } = this.#opened;
-    if (!this.#armed) watchdog.arm(this.#options.chunkTimeoutMs, "the next stream event");
+    const finished = this.#ending.finished;
+    if (!this.#armed) {
+      const { chunkTimeoutMs } = this.#options;
+      if (finished) watchdog.arm(Math.min(FINISHED_GRACE_MS, chunkTimeoutMs), "the end of a finished stream");
+      else watchdog.arm(chunkTimeoutMs, "the next stream event");
+    }
     this.#armed = true;
     let next: IteratorResult<unknown>;
     try {
       next = await this.#pieces.next();
     } catch (error) {
       if (this.#cancelled()) return undefined;
-      throw watchdog.failure(error, { url: this.#opened.url, responseStarted: true, ...this.#opened.ids });
+      const failure = watchdog.failure(error, { url: this.#opened.url, responseStarted: true, ...this.#opened.ids });
+      // A finished reply whose server neither ends the stream nor sends more is complete all the same.
+      if (finished && failure instanceof TimeoutError) return undefined;
+      throw failure;
     }
     return next.done === true || this.#cancelled() ? undefined : next.value;
   }
