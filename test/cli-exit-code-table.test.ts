@@ -3,6 +3,8 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
+import { once } from "node:events";
+import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
@@ -207,6 +209,31 @@ describe("exit codes of the real CLI", () => {
       }
     },
   );
+
+  it("exits 2 from runs --dir naming a file, with one line and no stack trace", async () => {
+    const result = await cli(["runs", "--dir", "tool.yaml"]);
+    expect(result.code).toBe(2);
+    expect(result.output).toContain(`${path.join(folder, "tool.yaml")} is a file. Pass the folder`);
+    expect(result.output).not.toMatch(/ENOTDIR|\n\s+at /);
+  });
+
+  it("exits 2 with one line from every --redis command when nothing listens at the URL", async () => {
+    const closed = createServer().listen(0, "127.0.0.1");
+    await once(closed, "listening");
+    const url = `redis://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    for (const argv of [
+      ["worker", "--redis", url],
+      ["run", "tool.yaml", "--redis", url, "--out", out()],
+      ["resume", "some-run-id", "--redis", url],
+    ]) {
+      const result = await cli(argv);
+      expect(result.output).toContain(`Cannot reach Redis at ${url} (ECONNREFUSED)`);
+      expect(result.output).not.toContain("Unhandled error");
+      expect(result.output.trim().split("\n")).toHaveLength(1);
+      expect(result.code).toBe(2);
+    }
+  });
 
   it("exits 2 from resume for a wrong key, leaving the run as it was", async () => {
     const runDir = out();

@@ -11,6 +11,7 @@ import { ItemApprovals } from "../workflow/distributed/item-approvals.js";
 import { enqueueAnsweredItem, itemQueue, queueConnection } from "../workflow/distributed/item-queue.js";
 import { RunStore } from "../workflow/distributed/run-store.js";
 import type { Workflow } from "../workflow/load/load-workflow.js";
+import { checkRedis } from "./check-redis.js";
 import type { CommandContext } from "./command.js";
 import { describeDecision, describeWaiting } from "./report-run-result.js";
 
@@ -29,6 +30,7 @@ export async function runOnWorkers(
     allowUnpriced?: boolean;
   },
 ): Promise<number> {
+  await checkRedis(options.redisURL);
   const store = RunStore.connect(options.redisURL);
   try {
     const run = await enqueueRun(store, workflow, {
@@ -62,6 +64,7 @@ export async function resumeOnWorkers(
   runId: string,
   options: { redisURL: string; outDir?: string; budgetYuan?: number; prices?: PriceOverrides; allowUnpriced?: boolean },
 ): Promise<number> {
+  await checkRedis(options.redisURL);
   const store = RunStore.connect(options.redisURL);
   try {
     const count = await reenqueueRun(store, runId, options.redisURL, {
@@ -88,6 +91,7 @@ export async function approveOnWorkers(
   options: { redisURL: string; resume: boolean },
 ): Promise<number> {
   const { runId } = await readDistributedRun(runDir);
+  await checkRedis(options.redisURL);
   const store = RunStore.connect(options.redisURL);
   try {
     const decision = await new ItemApprovals(store).answer(runId, answer);

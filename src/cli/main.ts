@@ -94,6 +94,7 @@ const INPUT_ERROR_CODES: ReadonlySet<string> = new Set([
   "unsupported_audio_format",
   "unknown_time_zone",
   "invalid_run_id",
+  "redis_unreachable",
 ]);
 
 function isInputError(error: SvcFlowError): boolean {

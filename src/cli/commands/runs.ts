@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { formatYuan } from "../../cost/format-summary-table.js";
 import { listRuns, type RunListing } from "../../workflow/schedule/list-runs.js";
@@ -19,7 +20,10 @@ export const runsCommand: Command = {
     if (positionals.length > 0)
       throw new UsageError(`Unexpected argument "${positionals[0]}". Pass the runs folder with --dir.`);
     const limit = numberFlag("limit", values.limit, { min: 1 }) ?? 20;
-    const runs = await listRuns(resolve(context.cwd, values.dir ?? "runs"), { limit });
+    const dir = resolve(context.cwd, values.dir ?? "runs");
+    if ((await stat(dir).catch(() => undefined))?.isDirectory() === false)
+      throw new UsageError(`${dir} is a file. Pass the folder that holds the run directories with --dir.`);
+    const runs = await listRuns(dir, { limit });
     if (values.json === true) {
       context.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
       return 0;

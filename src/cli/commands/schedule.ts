@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { redactSecrets } from "../../errors.js";
 import { formatYuan } from "../../cost/format-summary-table.js";
 import { connectGateway } from "../compose-run.js";
+import { checkRedis, redactRedisURL } from "../check-redis.js";
 import { loadWorkflow } from "../../workflow/load/load-workflow.js";
 import { jobsFromWorkflows } from "../../workflow/schedule/job-from-workflow.js";
 import { LocalRunner } from "../../workflow/schedule/local-runner.js";
@@ -47,8 +48,9 @@ export const scheduleCommand: Command = {
     const log = (line: string) => context.stdout.write(`${new Date().toISOString()} ${line}\n`);
 
     if (values.redis !== undefined) {
+      await checkRedis(values.redis);
       context.stderr.write(
-        `svc-flow schedule: ${jobs.length} workflow(s), items run on the workers of ${values.redis.replace(/\/\/[^@/]*@/, "//***@")}, runs in ${runsDir}.\n`,
+        `svc-flow schedule: ${jobs.length} workflow(s), items run on the workers of ${redactRedisURL(values.redis)}, runs in ${runsDir}.\n`,
       );
       const summary = await runScheduler(jobs, {
         runner: new QueueRunner(values.redis, {

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { redactSecrets } from "../../errors.js";
 import { startItemWorker } from "../../workflow/distributed/start-item-worker.js";
 import { connectGateway } from "../compose-run.js";
+import { checkRedis, redactRedisURL } from "../check-redis.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
 
@@ -40,6 +41,7 @@ export const workerCommand: Command = {
     const globalConcurrency = whole("global-concurrency", values["global-concurrency"]);
     const lockMs = whole("lock-ms", values["lock-ms"]);
     const artifactsDir = resolve(context.cwd, values.artifacts ?? "runs");
+    await checkRedis(values.redis);
     const worker = await startItemWorker({
       redisURL: values.redis,
       artifactsDir,
@@ -65,15 +67,10 @@ export const workerCommand: Command = {
       },
     });
     context.stdout.write(
-      `svc-flow worker ready (pid ${process.pid}, redis ${redactURL(values.redis)}, artifacts ${artifactsDir}). Ctrl-C stops after the items in flight.\n`,
+      `svc-flow worker ready (pid ${process.pid}, redis ${redactRedisURL(values.redis)}, artifacts ${artifactsDir}). Ctrl-C stops after the items in flight.\n`,
     );
     if (!context.signal.aborted) await once(context.signal, "abort");
     await worker.close();
     return 0;
   },
 };
-
-// A Redis URL may carry a password (redis://:secret@host).
-function redactURL(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, "//***@");
-}
