@@ -64,6 +64,17 @@ describe("svc-flow's command table", () => {
     expect(help).toMatch(/^ {2}--items FILE +Run the steps once per row of a \.jsonl or \.csv file \(a batch\)$/m);
   });
 
+  it("describes validate's money flags as checks, since validate spends nothing", async () => {
+    const help = (await runCli(["validate", "--help"], options)).stdout.text;
+    expect(help).toMatch(/^ {2}--budget YUAN +Check as for svc-flow run --budget/m);
+    expect(help).not.toContain("Stop (resumably)");
+  });
+
+  it("says in run's help that media paths in --input are relative to the workflow file", async () => {
+    const help = (await runCli(["run", "--help"], options)).stdout.text;
+    expect(help).toContain("Media and item paths in --input values are relative to the workflow file");
+  });
+
   it("names an unknown command and a bad flag with exit 2", async () => {
     const unknown = await runCli(["rn"], options);
     expect(unknown.code).toBe(2);

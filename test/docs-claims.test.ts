@@ -2,6 +2,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { COMMANDS } from "../src/cli/commands/index.js";
 import { parseWorkflow, runWorkflow } from "../src/index.js";
 import { tempDir } from "./workflow-harness.js";
 
@@ -46,5 +47,22 @@ describe("what docs/workflows.md says a run directory holds", () => {
     const files = await readdir(outDir);
     expect(files).toContain("gateway-state.jsonl");
     for (const file of files) expect(named, `${file} is not in the listing`).toContain(file);
+  });
+});
+
+describe("what docs/cli.md says about the commands", () => {
+  it("lists every command, and its page (cli.md or the page the table links) names each of its flags", async () => {
+    const cli = await read("docs/cli.md");
+    const pages = new Map(
+      [...cli.matchAll(/^\| \[`([a-z]+)[^`]*`\]\(([^)#]*)[^)]*\) \|/gm)].map((match) => [match[1]!, match[2]!]),
+    );
+    for (const entry of COMMANDS) {
+      expect(pages.has(entry.name), `docs/cli.md's table lacks ${entry.name}`).toBe(true);
+      const page = pages.get(entry.name);
+      const text = cli + (page === "" || page === undefined ? "" : await read(`docs/${page}`));
+      const command = await entry.load();
+      for (const flag of Object.keys(command.flags))
+        expect(text.includes(`--${flag}`), `svc-flow ${entry.name} --${flag} is not in its docs`).toBe(true);
+    }
   });
 });

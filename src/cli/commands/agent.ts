@@ -25,7 +25,11 @@ import { readRunFlags } from "../run-flags.js";
 import { terminalApprover } from "../terminal-approver.js";
 
 const FLAGS = {
-  workspace: { type: "string", value: "DIR", help: "Folder the file tools work in; default: RUN_DIR/workspace" },
+  workspace: {
+    type: "string",
+    value: "DIR",
+    help: "Folder the file tools work in; default: the --out folder's workspace/",
+  },
   model: { type: "string", value: "M", help: "The model the agent thinks with; default: the agent's own" },
   budget: { type: "string", value: "YUAN", help: "Stop before spending more than this" },
   "max-steps": { type: "string", value: "N", help: "Most model turns before it must answer; default: the agent's own" },

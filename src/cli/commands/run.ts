@@ -35,6 +35,7 @@ export const runCommand: Command = {
   usage: "svc-flow run FILE [options]",
   flags: FLAGS,
   notes: [
+    "Media and item paths in --input values are relative to the workflow file, not to the current folder.",
     "Progress goes to stderr: a live view on a terminal (NO_COLOR: no colour), plain lines otherwise.",
     "Ctrl-C stops cleanly; finish the run with svc-flow resume RUN_DIR.",
   ],

@@ -8,9 +8,9 @@ import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
 
 // The money settings `run` takes: a budgeted file whose models have no price is refused unless priced or allowed.
 const FLAGS = {
-  budget: RUN_FLAGS.budget,
+  budget: { ...RUN_FLAGS.budget, help: "Check as for svc-flow run --budget: a budgeted run's models need prices" },
   prices: RUN_FLAGS.prices,
-  "allow-unpriced": RUN_FLAGS["allow-unpriced"],
+  "allow-unpriced": { ...RUN_FLAGS["allow-unpriced"], help: "Check as for svc-flow run --allow-unpriced" },
 } as const satisfies FlagSpecs;
 
 // Problems of the file or of what it names (an MCP server that does not start, a variable it reads that is not set).
