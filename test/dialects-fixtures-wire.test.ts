@@ -101,6 +101,22 @@ describe("stream shapes", () => {
     expect(reply).toMatchObject({ content: "Blue sky.", finishReason: "stop" });
   });
 
+  it("reads a streamed choice that carries `message` instead of `delta`", async () => {
+    // Amm1rr/WebAI-to-API#55: with stream=true the chunks' choices held `message`, the whole
+    // reply's shape; read as a missing delta, the text was dropped and the reply came back empty.
+    const reply = await call(
+      "message in a chunk",
+      {
+        events: [
+          chunk([{ index: 0, message: { role: "assistant", content: "Hello" }, finish_reason: null }]),
+          chunk([{ index: 0, message: { role: "assistant", content: " there." }, finish_reason: "stop" }]),
+        ],
+      },
+      true,
+    );
+    expect(reply).toMatchObject({ content: "Hello there.", finishReason: "stop" });
+  });
+
   it("keeps only the first choice when a server streams several choices by index", async () => {
     // OpenAI API reference, `n`: choices are told apart by `index` and may interleave.
     const reply = await call(

@@ -304,26 +304,43 @@ const messageFields = {
   images: z.array(replyImageSchema).nullish(),
 };
 
+// Some servers send a chunk's choice with `message` (the whole reply's shape) instead of `delta`
+// (Amm1rr/WebAI-to-API#55), or the reverse; dropped, its text left an empty reply. A choice
+// without the field it should have reads the other one.
+function readInstead(wanted: "delta" | "message", other: "delta" | "message"): (choice: unknown) => unknown {
+  return (choice) => {
+    if (typeof choice !== "object" || choice === null) return choice;
+    const fields = choice as Record<string, unknown>;
+    const stand = fields[other];
+    return fields[wanted] == null && typeof stand === "object" && stand !== null
+      ? { ...fields, [wanted]: stand }
+      : choice;
+  };
+}
+
 /** The response of a non-streamed chat completion. */
 export const chatResponseSchema: z.ZodType<ChatResponse> = z
   .looseObject({
     ...envelopeFields,
     choices: z
       .array(
-        z.looseObject({
-          index: choiceIndex,
-          finish_reason: finishReason.transform((reason) => reason ?? null),
-          message: z
-            .looseObject({
-              ...messageFields,
-              tool_calls: z
-                .array(replyToolCallSchema)
-                .nullish()
-                .transform((calls) => calls ?? undefined),
-            })
-            .nullish()
-            .transform((message): ReplyMessage => normalizeMessage(message ?? {})),
-        }),
+        z.preprocess(
+          readInstead("message", "delta"),
+          z.looseObject({
+            index: choiceIndex,
+            finish_reason: finishReason.transform((reason) => reason ?? null),
+            message: z
+              .looseObject({
+                ...messageFields,
+                tool_calls: z
+                  .array(replyToolCallSchema)
+                  .nullish()
+                  .transform((calls) => calls ?? undefined),
+              })
+              .nullish()
+              .transform((message): ReplyMessage => normalizeMessage(message ?? {})),
+          }),
+        ),
       )
       .nullish()
       .transform((choices) => choices ?? []),
@@ -413,17 +430,20 @@ export const chatChunkSchema: z.ZodType<ChatChunk> = z
     ...envelopeFields,
     choices: z
       .array(
-        z.looseObject({
-          index: choiceIndex,
-          delta: z
-            .looseObject({
-              ...messageFields,
-              tool_calls: z.array(toolCallDeltaSchema).nullish(),
-            })
-            .nullish()
-            .transform((delta): ChatDelta => normalizeMessage(delta ?? {})),
-          finish_reason: finishReason,
-        }),
+        z.preprocess(
+          readInstead("delta", "message"),
+          z.looseObject({
+            index: choiceIndex,
+            delta: z
+              .looseObject({
+                ...messageFields,
+                tool_calls: z.array(toolCallDeltaSchema).nullish(),
+              })
+              .nullish()
+              .transform((delta): ChatDelta => normalizeMessage(delta ?? {})),
+            finish_reason: finishReason,
+          }),
+        ),
       )
       .nullish(),
     usage: replyUsage,
