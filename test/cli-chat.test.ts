@@ -217,7 +217,7 @@ describe("svc-flow chat", () => {
     [["chat", "hi", "--temperature", "1.5"], /--temperature to be from 0 to 1/],
     [["chat", "hi", "--max-tokens", "2.5"], /--max-tokens to be a whole number/],
     [["chat", "hi", "--out", "x.png"], /--out is for image models/],
-    [["chat", "hi", "--nope"], /Unknown option '--nope'/],
+    [["chat", "hi", "--nope"], /Unknown option --nope\./],
   ])("rejects bad usage %j with exit 2", async (argv, message) => {
     const result = await runCli(argv, { env: env(), cwd: dir });
     expect(result.code).toBe(2);

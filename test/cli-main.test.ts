@@ -75,6 +75,25 @@ describe("svc-flow's command table", () => {
     expect(help).toContain("Media and item paths in --input values are relative to the workflow file");
   });
 
+  it.each([
+    {
+      argv: ["run", "x.yaml", "--budjet", "3"],
+      says: "svc-flow run: Unknown option --budjet. Did you mean --budget?\n",
+    },
+    { argv: ["runs", "--bogus"], says: "svc-flow runs: Unknown option --bogus.\n" },
+    { argv: ["run", "x.yaml", "--budget"], says: "svc-flow run: --budget needs a value: --budget YUAN.\n" },
+    {
+      argv: ["run", "x.yaml", "--budget", "-1"],
+      says: "svc-flow run: --budget needs a value (--budget YUAN); pass one that starts with a dash as --budget=VALUE.\n",
+    },
+    { argv: ["runs", "--json=yes"], says: "svc-flow runs: --json takes no value.\n" },
+  ])("answers a flag mistake in $argv with one line naming the flag (exit 2)", async ({ argv, says }) => {
+    const result = await runCli(argv, options);
+    expect(result.code).toBe(2);
+    expect(result.stderr.text.startsWith(says)).toBe(true);
+    expect(result.stderr.text).not.toContain("positional");
+  });
+
   it("names an unknown command and a bad flag with exit 2", async () => {
     const unknown = await runCli(["rn"], options);
     expect(unknown.code).toBe(2);
