@@ -235,6 +235,30 @@ describe("exit codes of the real CLI", () => {
     }
   });
 
+  it.each([
+    { flag: "run --out", argv: () => ["run", "tool.yaml", "--out", "tool.yaml"], says: "tool.yaml is a file" },
+    {
+      flag: "run --workspace",
+      argv: () => ["run", "tool.yaml", "--out", out(), "--workspace", "chat.yaml/ws"],
+      says: "chat.yaml is a file",
+    },
+    {
+      flag: "chat --out",
+      argv: () => ["chat", "A lantern", "--model", "gamma-2.5-flash-image", "--out", "tool.yaml/poster.png"],
+      says: "is not a folder",
+    },
+    { flag: "music --out", argv: () => ["music", "A jingle", "--out", "tool.yaml"], says: "tool.yaml is a file" },
+    { flag: "diff --html", argv: () => ["diff", ".", ".", "--html", "tool.yaml/d.html"], says: "is not a folder" },
+    { flag: "mcp serve --workflows", argv: () => ["mcp", "serve", "--workflows", "nowhere"], says: "no such folder" },
+  ])("exits 2 from $flag naming a path it cannot use, before paying, with no stack trace", async ({ argv, says }) => {
+    const billed = gateway.stats().keys.reduce((sum, key) => sum + key.billed.length, 0);
+    const result = await cli(argv());
+    expect(result.output).toContain(says);
+    expect(result.output).not.toMatch(/\n\s+at /);
+    expect(result.code).toBe(2);
+    expect(gateway.stats().keys.reduce((sum, key) => sum + key.billed.length, 0)).toBe(billed);
+  });
+
   it("exits 2 from resume for a wrong key, leaving the run as it was", async () => {
     const runDir = out();
     expect((await cli(["run", "broken-model.yaml", "--out", runDir])).code).toBe(1);

@@ -3,6 +3,7 @@ import { loadPriceFile } from "../cost/load-price-file.js";
 import type { PriceOverrides } from "../catalog/prices.js";
 import { UsageError, type FlagSpecs } from "./command.js";
 import { numberFlag } from "./parse-args.js";
+import { checkFolderFlag } from "./path-flags.js";
 
 /** Flags `run` and `resume` share, as parseArgs options. */
 export const RUN_FLAGS = {
@@ -38,6 +39,7 @@ export async function readRunFlags(
 }> {
   const budgetYuan = numberFlag("budget", values.budget, { min: 0 });
   if (budgetYuan === 0) throw new UsageError("Expected --budget to be above 0 yuan.");
+  if (values.workspace !== undefined) await checkFolderFlag("--workspace", resolve(cwd, values.workspace));
   const concurrency = numberFlag("concurrency", values.concurrency, { min: 1 });
   if (concurrency !== undefined && !Number.isInteger(concurrency))
     throw new UsageError(`Expected --concurrency to be a whole number, got "${values.concurrency}".`);

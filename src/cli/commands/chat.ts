@@ -13,6 +13,7 @@ import { UsageError, type Command, type CommandContext, type FlagSpecs } from ".
 import { buildChatContent } from "../chat-content.js";
 import { costLine } from "../cost-line.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
+import { prepareFileFlag } from "../path-flags.js";
 import { saveImages } from "../save-image.js";
 
 /** Model of `svc-flow chat` without --model: the one with published token prices. */
@@ -57,6 +58,8 @@ export const chatCommand: Command = {
     const info = getModel(values.model ?? DEFAULT_CHAT_MODEL);
     if (values.out !== undefined && !info.capabilities.imageGeneration)
       throw new UsageError(`--out is for image models; ${info.id} answers with text. Redirect stdout to save it.`);
+    // The picture is paid for before it is written: a place it cannot go is refused first.
+    if (values.out !== undefined) await prepareFileFlag("--out", resolve(context.cwd, values.out));
     const content = await buildChatContent(
       text,
       { images: values.image ?? [], audio: values.audio ?? [], video: values.video ?? [] },

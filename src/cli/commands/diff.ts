@@ -4,6 +4,7 @@ import { readRunDir } from "../../workflow/run-diff/read-run-dir.js";
 import { writeRunDiffPage } from "../../workflow/run-diff/write-run-diff-page.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { formatRunDiff } from "../format-run-diff.js";
+import { prepareFileFlag } from "../path-flags.js";
 import { parseCommandArgs } from "../parse-args.js";
 
 const FLAGS = {
@@ -29,6 +30,7 @@ export const diffCommand: Command = {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length !== 2)
       throw new UsageError(`Name two run directories to compare (got ${positionals.length}).`);
+    if (values.html !== undefined) await prepareFileFlag("--html", resolve(context.cwd, values.html));
     const [a, b] = await Promise.all(positionals.map((dir) => readRunDir(resolve(context.cwd, dir))));
     const diff = diffRuns(a!, b!);
     if (values.html !== undefined) await writeRunDiffPage(diff, resolve(context.cwd, values.html));

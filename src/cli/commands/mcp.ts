@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
+import { checkExistingFolderFlag } from "../path-flags.js";
 import { createWorkflowMcpServer } from "../workflow-mcp-server.js";
 
 const FLAGS = {
@@ -27,6 +28,7 @@ export const mcpCommand: Command = {
     if (positionals[0] !== "serve" || positionals.length !== 1)
       throw new UsageError("The mcp command has one subcommand: svc-flow mcp serve [--workflows DIR].");
     const workflowsDir = resolve(context.cwd, values.workflows ?? "workflows");
+    await checkExistingFolderFlag("--workflows", workflowsDir);
     const allowed = values["allow-dir"] ?? [];
     const { server, workflows } = await createWorkflowMcpServer({
       workflowsDir,

@@ -7,6 +7,7 @@ import type { Clip } from "../../gateway/wire.js";
 import { connectGateway, DEFAULT_STATE_DIR } from "../compose-run.js";
 import { UsageError, type Command, type CommandContext, type FlagSpecs } from "../command.js";
 import { costLine } from "../cost-line.js";
+import { checkFolderFlag } from "../path-flags.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
 
 /** Seconds `svc-flow music` waits for the clips without --timeout. */
@@ -42,6 +43,8 @@ export const musicCommand: Command = {
     const timeoutS = numberFlag("timeout", values.timeout, { min: 0 }) ?? DEFAULT_MUSIC_TIMEOUT_S;
     if (!(timeoutS > 0)) throw new UsageError(`Expected --timeout to be above 0 seconds, got "${values.timeout}".`);
     const out = values.out ?? "music";
+    // The clips are paid for before they are saved: a folder they cannot go to is refused first.
+    await checkFolderFlag("--out", path.resolve(context.cwd, out));
 
     const ledger = new CostLedger();
     // The local gateway keeps its jobs in runs/local-gateway, so --clips finds them in a later process.

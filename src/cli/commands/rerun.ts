@@ -6,6 +6,7 @@ import { parseCommandArgs } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";
 import { readInputs, readReuseDirs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
 import { callableModels } from "../callable-models.js";
+import { checkFolderFlag } from "../path-flags.js";
 import { throwIfInterrupted } from "../interrupted.js";
 
 const FLAGS = {
@@ -52,6 +53,11 @@ export const rerunCommand: Command = {
     throwIfInterrupted(context.signal);
     const reuse = readReuseDirs(values.reuse, context.cwd);
     const runDir = resolve(context.cwd, positionals[0]!);
+    const outDir = resolve(
+      context.cwd,
+      values.out ?? `runs/${runStamp()}-${basename(runDir).replace(/^\d{8}-\d{6}-/, "")}`,
+    );
+    await checkFolderFlag("--out", outDir);
     const result = await rerunWorkflow(runDir, {
       ...flags,
       ...(values.workflow === undefined ? {} : { workflow: resolve(context.cwd, values.workflow) }),
@@ -59,7 +65,7 @@ export const rerunCommand: Command = {
       ...(reuse.length === 0 ? {} : { reuse }),
       ...(models === undefined ? {} : { models }),
       inputs: readInputs(values.input),
-      outDir: resolve(context.cwd, values.out ?? `runs/${runStamp()}-${basename(runDir).replace(/^\d{8}-\d{6}-/, "")}`),
+      outDir,
       ...runIo(context),
     });
     return reportRunResult(result, context);

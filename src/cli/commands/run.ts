@@ -9,6 +9,7 @@ import { readInputs, readReuseDirs, readRunFlags, RUN_FLAGS } from "../run-flags
 import { runOnWorkers } from "../distributed-run.js";
 import { callableModels } from "../callable-models.js";
 import { throwIfInterrupted } from "../interrupted.js";
+import { checkFolderFlag } from "../path-flags.js";
 
 const FLAGS = {
   input: {
@@ -55,6 +56,8 @@ export const runCommand: Command = {
     });
     throwIfInterrupted(context.signal);
     const reuse = readReuseDirs(values.reuse, context.cwd);
+    const outDir = resolve(context.cwd, values.out ?? `runs/${runStamp()}-${workflow.name}`);
+    await checkFolderFlag("--out", outDir);
     if (values.redis !== undefined) {
       if (reuse.length > 0) throw new UsageError("--reuse runs on this machine; leave out --redis.");
       return runOnWorkers(context, workflow, {
@@ -64,14 +67,14 @@ export const runCommand: Command = {
         allowUnpriced: flags.allowUnpriced,
         inputs: readInputs(values.input),
         ...(values.items === undefined ? {} : { items: resolve(context.cwd, values.items) }),
-        outDir: resolve(context.cwd, values.out ?? `runs/${runStamp()}-${workflow.name}`),
+        outDir,
         detach: values.detach === true,
       });
     }
     const result = await runWorkflow(workflow, {
       ...flags,
       inputs: readInputs(values.input),
-      outDir: resolve(context.cwd, values.out ?? `runs/${runStamp()}-${workflow.name}`),
+      outDir,
       ...(values.items === undefined ? {} : { items: resolve(context.cwd, values.items) }),
       ...(reuse.length === 0 ? {} : { reuse }),
       ...runIo(context),
