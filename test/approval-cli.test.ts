@@ -168,6 +168,11 @@ describe("approval steps through the CLI", () => {
     expect(invalid.stderr).toContain("[invalid_approval_input]");
     expect(invalid.stderr).toContain("copies");
 
+    const notJson = await cli(["approve", "run", "sign-off", "--input", "copies=2"], folder);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain("the JSON reply the step asks for");
+    expect(notJson.stderr).not.toContain('"note"');
+
     expect((await cli(["approve", "run", "sign-off", "--input", '{"copies": 2}'], folder)).code).toBe(0);
     const again = await cli(["approve", "run", "sign-off"], folder);
     expect(again.code).toBe(2);

@@ -63,6 +63,9 @@ function parseInput(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new UsageError(`Expected --input to be JSON, e.g. '{"note":"ok"}': ${(error as Error).message}.`);
+    // The reply fills the step's input: schema; a note for the record goes in --note.
+    throw new UsageError(
+      `Expected --input to be the JSON reply the step asks for, e.g. '{"copies": 200}' (a note goes in --note): ${(error as Error).message}.`,
+    );
   }
 }
