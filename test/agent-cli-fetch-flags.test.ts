@@ -101,10 +101,10 @@ describe("svc-flow agent's fetch_url flags", () => {
       /^ {2}--allow-private-network +Let fetch_url reach localhost and private addresses/m,
     );
     expect(result.stdout.text).toMatch(
-      /^ {2}--fetch-max-bytes N +Most bytes fetch_url reads from a page; default 262144$/m,
+      /^ {2}--fetch-max-bytes N +Most bytes fetch_url reads from a page; default: 262144$/m,
     );
     expect(result.stdout.text).toMatch(
-      /^ {2}--fetch-timeout-ms N +How long fetch_url waits for a page; default 15000$/m,
+      /^ {2}--fetch-timeout-ms N +How long fetch_url waits for a page; default: 15000$/m,
     );
   });
 });

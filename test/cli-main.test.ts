@@ -55,6 +55,14 @@ describe("svc-flow's command table", () => {
     expect(long).toEqual([]);
   });
 
+  it("writes every flag's default the same way, as 'default: X'", async () => {
+    for (const entry of COMMANDS) {
+      const command = await entry.load();
+      for (const [name, flag] of Object.entries(command.flags))
+        expect(flag.help, `svc-flow ${entry.name} --${name}`).not.toMatch(/default [^:]/);
+    }
+  });
+
   it("describes svc-flow run's flags one per line", async () => {
     const help = (await runCli(["run", "--help"], options)).stdout.text;
     expect(help).toMatch(/^ {2}--budget YUAN +Stop \(resumably\) before spending more; default: the file's budget:$/m);

@@ -44,8 +44,8 @@ const FLAGS = {
     type: "boolean",
     help: "Let fetch_url reach localhost and private addresses (10.x, 192.168.x)",
   },
-  "fetch-max-bytes": { type: "string", value: "N", help: "Most bytes fetch_url reads from a page; default 262144" },
-  "fetch-timeout-ms": { type: "string", value: "N", help: "How long fetch_url waits for a page; default 15000" },
+  "fetch-max-bytes": { type: "string", value: "N", help: "Most bytes fetch_url reads from a page; default: 262144" },
+  "fetch-timeout-ms": { type: "string", value: "N", help: "How long fetch_url waits for a page; default: 15000" },
   json: { type: "boolean", help: "Print the outcome as JSON instead of the live view" },
   approve: {
     type: "string",

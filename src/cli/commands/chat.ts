@@ -20,7 +20,7 @@ import { saveImages } from "../save-image.js";
 export const DEFAULT_CHAT_MODEL = "alpha-sonnet-4-6";
 
 const FLAGS = {
-  model: { type: "string", value: "M", help: `The model; default ${DEFAULT_CHAT_MODEL} (svc-flow models lists them)` },
+  model: { type: "string", value: "M", help: `The model; default: ${DEFAULT_CHAT_MODEL} (svc-flow models lists them)` },
   system: { type: "string", value: "TEXT", help: "A system message before yours" },
   image: {
     type: "string",
@@ -32,7 +32,7 @@ const FLAGS = {
   video: { type: "string", multiple: true, value: "FILE", help: "Attach a video (path or URL)" },
   "max-tokens": { type: "string", value: "N", help: "Most tokens in the reply" },
   temperature: { type: "string", value: "T", help: "Sampling temperature, 0 to 1" },
-  out: { type: "string", value: "FILE", help: "Where an image model's picture goes; default ./image-<sha8>.png" },
+  out: { type: "string", value: "FILE", help: "Where an image model's picture goes; default: ./image-<sha8>.png" },
   prices: {
     type: "string",
     value: "FILE",

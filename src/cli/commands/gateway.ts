@@ -7,7 +7,7 @@ import { numberFlag, parseCommandArgs } from "../parse-args.js";
 export const DEFAULT_GATEWAY_PORT = 8787;
 
 const FLAGS = {
-  port: { type: "string", value: "N", help: `Port on 127.0.0.1; 0 picks a free one; default ${DEFAULT_GATEWAY_PORT}` },
+  port: { type: "string", value: "N", help: `Port on 127.0.0.1; 0 picks a free one; default: ${DEFAULT_GATEWAY_PORT}` },
   config: {
     type: "string",
     value: "FILE",

@@ -6,12 +6,12 @@ import { checkExistingFolderFlag } from "../path-flags.js";
 import { createWorkflowMcpServer } from "../workflow-mcp-server.js";
 
 const FLAGS = {
-  workflows: { type: "string", value: "DIR", help: "Folder whose workflow files become tools; default ./workflows" },
+  workflows: { type: "string", value: "DIR", help: "Folder whose workflow files become tools; default: ./workflows" },
   "allow-dir": {
     type: "string",
     multiple: true,
     value: "DIR",
-    help: "A folder whose files calls may pass as media or items inputs (repeatable); default the workflows folder and .",
+    help: "A folder whose files calls may pass as media or items inputs (repeatable); default: the workflows folder and .",
   },
 } as const satisfies FlagSpecs;
 

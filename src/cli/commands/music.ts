@@ -16,7 +16,7 @@ export const DEFAULT_MUSIC_TIMEOUT_S = 300;
 const FLAGS = {
   instrumental: { type: "boolean", help: "Music without vocals" },
   out: { type: "string", value: "DIR", help: "Folder the two clips are downloaded to; default: music" },
-  timeout: { type: "string", value: "S", help: `Seconds to wait for the clips; default ${DEFAULT_MUSIC_TIMEOUT_S}` },
+  timeout: { type: "string", value: "S", help: `Seconds to wait for the clips; default: ${DEFAULT_MUSIC_TIMEOUT_S}` },
   clips: {
     type: "string",
     value: "ID,ID",

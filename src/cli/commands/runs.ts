@@ -7,7 +7,7 @@ import { numberFlag, parseCommandArgs } from "../parse-args.js";
 
 const FLAGS = {
   dir: { type: "string", value: "DIR", help: "Folder of run directories; default: runs" },
-  limit: { type: "string", value: "N", help: "Newest runs to list; default 20" },
+  limit: { type: "string", value: "N", help: "Newest runs to list; default: 20" },
   json: { type: "boolean", help: "Print the runs as JSON" },
 } as const satisfies FlagSpecs;
 
