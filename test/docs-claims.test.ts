@@ -51,6 +51,13 @@ describe("what docs/workflows.md says a run directory holds", () => {
 });
 
 describe("what docs/cli.md says about the commands", () => {
+  it("docs/cost-and-budgets.md names every command that takes --prices", async () => {
+    const doc = await read("docs/cost-and-budgets.md");
+    const sentence = /`run`, [^:]* take it as `--prices FILE`/.exec(doc)?.[0] ?? "";
+    for (const entry of COMMANDS)
+      if ("prices" in (await entry.load()).flags) expect(sentence, entry.name).toContain(`\`${entry.name}\``);
+  });
+
   it("lists every command, and its page (cli.md or the page the table links) names each of its flags", async () => {
     const cli = await read("docs/cli.md");
     const pages = new Map(
