@@ -39,6 +39,12 @@ describe("svc-flow's command table", () => {
     }
   });
 
+  it("prints a command's help for svc-flow help COMMAND, as for COMMAND --help", async () => {
+    const help = await runCli(["help", "resume"], options);
+    expect(help.code).toBe(0);
+    expect(help.stdout.text).toBe((await runCli(["resume", "--help"], options)).stdout.text);
+  });
+
   it("prints package.json's version with --version", async () => {
     const manifest = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as {
       version: string;

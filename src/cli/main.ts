@@ -16,7 +16,11 @@ export async function main(argv: readonly string[], given: Omit<CommandContext, 
   // Every key the process knows is masked wherever a command writes, whatever form a server echoes it in.
   registerSecret(given.env.SVC_API_KEY);
   const context = { ...given, stdout: redactingStream(given.stdout), stderr: redactingStream(given.stderr) };
-  const [name, ...rest] = argv;
+  // `svc-flow help run` is `svc-flow run --help`.
+  const [name, ...rest] =
+    argv[0] === "help" && argv[1] !== undefined && COMMANDS.some((entry) => entry.name === argv[1])
+      ? [argv[1], "--help"]
+      : argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     context.stdout.write(help());
     return name === undefined ? 2 : 0;
