@@ -526,6 +526,19 @@ describe("SSE framing", () => {
     expect(reply).toMatchObject({ content: "Hello", finishReason: "stop", usage: USAGE });
   });
 
+  it("keeps the text that follows a finish reason sent too early, on reasoning chunks", async () => {
+    // open-webui/open-webui#16377: `"finish_reason": "stop"` on every reasoning_content chunk, then
+    // the content; the reply is all of it, not the reasoning alone.
+    const thinking = (piece: string) =>
+      chunk([{ index: 0, delta: { reasoning_content: piece }, finish_reason: "stop" }]);
+    const reply = await call(
+      "early finish on reasoning",
+      { events: [thinking("Short"), thinking(" thought."), text("Blue"), text(" sky.", "stop")] },
+      true,
+    );
+    expect(reply).toMatchObject({ content: "Blue sky.", reasoning: "Short thought.", finishReason: "stop" });
+  });
+
   it("ends a finished stream whose server sends no [DONE] and keeps the connection open", async () => {
     // musistudio/claude-code-router PR #1271 (a finish_reason chunk, then the connection stays
     // open) and maximhq/bifrost#6784 (no [DONE], only keep-alive comments): the reply was complete,

@@ -8,8 +8,10 @@ import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
 
 // After a finish reason only usage and [DONE] may follow, and some servers send neither and keep the
 // connection open (musistudio/claude-code-router PR #1271, maximhq/bifrost#6784): the wait for them
-// is short, and its end ends the stream, instead of a chunk timeout turning the reply into an error.
-const FINISHED_GRACE_MS = 1_000;
+// is shorter, and its end ends the stream, instead of a chunk timeout turning the reply into an error.
+// Not much shorter: some servers put a finish reason on chunks before the last (open-webui#16377),
+// and a pause after one must not cut the text that follows.
+const FINISHED_GRACE_MS = 5_000;
 
 /** How the chunks of a stream are read: the chunk timeout, the key to keep out of errors, and
  * whether to keep the chunks for a StreamError's `partial`. */
