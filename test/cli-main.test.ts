@@ -45,6 +45,18 @@ describe("svc-flow's command table", () => {
     expect(help.stdout.text).toBe((await runCli(["resume", "--help"], options)).stdout.text);
   });
 
+  it.each([
+    { argv: ["run", "x.yaml", "--detach"], says: "--detach goes with --redis URL" },
+    { argv: ["resume", "runs/x", "--out", "elsewhere"], says: "--out goes with --redis" },
+  ])(
+    "refuses $argv.0's distributed-only flag without --redis instead of ignoring it (exit 2)",
+    async ({ argv, says }) => {
+      const result = await runCli(argv, options);
+      expect(result.code).toBe(2);
+      expect(result.stderr.text).toContain(says);
+    },
+  );
+
   it("prints package.json's version with --version", async () => {
     const manifest = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as {
       version: string;

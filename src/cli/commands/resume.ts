@@ -29,6 +29,10 @@ export const resumeCommand: Command = {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
     if (positionals.length !== 1)
       throw new UsageError("Name the run directory to resume (the --out of `svc-flow run`).");
+    if (values.out !== undefined && values.redis === undefined)
+      throw new UsageError(
+        "--out goes with --redis (where a distributed run's files go); a run directory is finished in place.",
+      );
     const flags = await readRunFlags(values, context.cwd, context.signal);
     const models = values.redis === undefined ? await callableModels(context.env, context.signal) : undefined;
     throwIfInterrupted(context.signal);

@@ -46,6 +46,10 @@ export const runCommand: Command = {
       throw new UsageError(
         positionals.length === 0 ? "Name the workflow file to run." : "Run one workflow file at a time.",
       );
+    if (values.detach === true && values.redis === undefined)
+      throw new UsageError(
+        "--detach goes with --redis URL, where workers run the items. Without --redis this process runs the workflow; put it in the background with your shell instead.",
+      );
     const flags = await readRunFlags(values, context.cwd, context.signal);
     const models = await callableModels(context.env, context.signal);
     const workflow = await loadWorkflow(resolve(context.cwd, positionals[0]!), {
