@@ -246,6 +246,21 @@ describe("stream shapes", () => {
     expect(await call("cumulative arguments folded", { events }, false)).toMatchObject(expected);
   });
 
+  it("keeps arguments that continue with everything before them (a nested object under the same key), streamed or folded", async () => {
+    // The resend reading above must not take a real continuation for a resend: `{"filter":` then
+    // `{"filter":"x"}}` is one object nested in another, as the chat format appends it.
+    const piece = (args: string, name?: string) =>
+      chunk([{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_n1", function: { name, arguments: args } }] } }]);
+    const events = [
+      piece('{"filter":', "search"),
+      piece('{"filter":"x"}}'),
+      chunk([{ index: 0, delta: {}, finish_reason: "tool_calls" }]),
+    ];
+    const expected = { toolCalls: [{ id: "call_n1", name: "search", arguments: { filter: { filter: "x" } } }] };
+    expect(await call("nested arguments", { events }, true)).toMatchObject(expected);
+    expect(await call("nested arguments folded", { events }, false)).toMatchObject(expected);
+  });
+
   it("keeps one tool call when a closing chunk restates its complete arguments", async () => {
     // elizaOS/eliza PR #16973: argument deltas, then a consolidated chunk repeating the whole
     // arguments re-serialized; lidge-jun/opencodex#361 shows the same duplicate arguments chunk.

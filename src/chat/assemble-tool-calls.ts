@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { joinArguments } from "../gateway/join-arguments.js";
+import { StreamedArguments } from "../gateway/streamed-arguments.js";
 import type { ToolCall as WireToolCall, ToolCallDelta } from "../gateway/wire.js";
 
 /** A tool call whose arguments are a JSON object. */
@@ -43,7 +43,7 @@ interface Slot {
   readonly index: number;
   id: string;
   name: string;
-  args: string;
+  readonly args: StreamedArguments;
   extras: Record<string, unknown>;
 }
 
@@ -72,10 +72,9 @@ export class ToolCallAssembler {
       const isNew = slot === undefined;
       // A new id with a name is a new call, even when its index was used before (a reused index).
       slot ??= this.#open(wireIndex, delta.id || `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`);
-      const { joined, added: args } = joinArguments(slot.args, delta.function?.arguments ?? "");
+      const args = slot.args.add(delta.function?.arguments ?? "");
       const nameIsNew = Boolean(name) && !slot.name;
       if (nameIsNew) slot.name = name!;
-      slot.args = joined;
       for (const [key, value] of Object.entries(delta)) {
         if (!KNOWN_FIELDS.has(key) && value !== undefined && value !== null) slot.extras[key] = value;
       }
@@ -100,20 +99,21 @@ export class ToolCallAssembler {
     const extras: ToolCallExtras = {};
     for (const slot of this.#slots) {
       if (Object.keys(slot.extras).length > 0) extras[slot.id] = slot.extras;
-      const parsed = parseArguments(slot.args);
+      const args = slot.args.text;
+      const parsed = parseArguments(args);
       if (!slot.name) {
-        invalidToolCalls.push({ id: slot.id, arguments: slot.args, error: "The tool call has no name." });
+        invalidToolCalls.push({ id: slot.id, arguments: args, error: "The tool call has no name." });
       } else if (parsed.ok) {
         toolCalls.push({ id: slot.id, name: slot.name, arguments: parsed.value });
       } else {
-        invalidToolCalls.push({ id: slot.id, name: slot.name, arguments: slot.args, error: parsed.error });
+        invalidToolCalls.push({ id: slot.id, name: slot.name, arguments: args, error: parsed.error });
       }
     }
     return { toolCalls, invalidToolCalls, extras };
   }
 
   #open(wireIndex: number, id: string): Slot {
-    const slot: Slot = { index: this.#slots.length, id, name: "", args: "", extras: {} };
+    const slot: Slot = { index: this.#slots.length, id, name: "", args: new StreamedArguments(), extras: {} };
     this.#slots.push(slot);
     this.#byId.set(id, slot);
     this.#byWireIndex.set(wireIndex, slot);

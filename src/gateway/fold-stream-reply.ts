@@ -1,4 +1,4 @@
-import { joinArguments } from "./join-arguments.js";
+import { StreamedArguments } from "./streamed-arguments.js";
 import type { ChatChunk, ChatResponse, ReplyMessage, ToolCall, Usage } from "./wire.js";
 
 interface Choice {
@@ -7,6 +7,8 @@ interface Choice {
   reasoning: string;
   finish: string | null;
   calls: ToolCall[];
+  /** Each call's arguments as their fragments came; its text is set once the stream ends. */
+  args: Map<ToolCall, StreamedArguments>;
 }
 
 /**
@@ -28,13 +30,13 @@ export async function foldStreamReply(chunks: AsyncIterable<ChatChunk>): Promise
     for (const { index, delta, finish_reason } of chunk.choices) {
       let choice = choices.get(index);
       if (choice === undefined) {
-        choice = { role: "assistant", content: "", reasoning: "", finish: null, calls: [] };
+        choice = { role: "assistant", content: "", reasoning: "", finish: null, calls: [], args: new Map() };
         choices.set(index, choice);
       }
       if (delta.role) choice.role = delta.role;
       choice.content += delta.content ?? "";
       choice.reasoning += delta.reasoning_content ?? "";
-      for (const fragment of delta.tool_calls ?? []) addFragment(choice.calls, fragment);
+      for (const fragment of delta.tool_calls ?? []) addFragment(choice, fragment);
       if (finish_reason) choice.finish = finish_reason;
     }
   }
@@ -51,7 +53,7 @@ export async function foldStreamReply(chunks: AsyncIterable<ChatChunk>): Promise
 }
 
 function addFragment(
-  calls: ToolCall[],
+  { calls, args }: Choice,
   fragment: NonNullable<ChatChunk["choices"][number]["delta"]["tool_calls"]>[number],
 ) {
   const name = fragment.function?.name;
@@ -64,11 +66,17 @@ function addFragment(
   }
   if (fragment.id) call.id = fragment.id;
   if (name) call.function.name = name;
-  call.function.arguments = joinArguments(call.function.arguments, fragment.function?.arguments ?? "").joined;
+  let streamed = args.get(call);
+  if (streamed === undefined) {
+    streamed = new StreamedArguments();
+    args.set(call, streamed);
+  }
+  streamed.add(fragment.function?.arguments ?? "");
 }
 
 function messageOf(choice: Choice): ReplyMessage {
   const calls = choice.calls.filter((call) => call !== undefined);
+  for (const call of calls) call.function.arguments = choice.args.get(call)?.text ?? "";
   return {
     role: choice.role,
     content: choice.content === "" && calls.length > 0 ? null : choice.content,
