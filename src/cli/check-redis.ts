@@ -1,4 +1,5 @@
 import { ConfigError } from "../errors.js";
+import { redactRedisURL } from "../workflow/distributed/connect-redis.js";
 
 /** How long the first connection to a `--redis` URL may take before it counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -45,9 +46,4 @@ function unreachable(url: string, error: unknown): ConfigError {
       "(redis://HOST:PORT) of the Redis the workers share.",
     { code: "redis_unreachable" },
   );
-}
-
-/** A Redis URL for messages: a password in it (redis://:secret@host) is masked. */
-export function redactRedisURL(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, "//***@");
 }

@@ -3,7 +3,8 @@ import { resolve } from "node:path";
 import { redactSecrets } from "../../errors.js";
 import { startItemWorker } from "../../workflow/distributed/start-item-worker.js";
 import { connectGateway } from "../compose-run.js";
-import { checkRedis, redactRedisURL } from "../check-redis.js";
+import { redactRedisURL } from "../../workflow/distributed/connect-redis.js";
+import { checkRedis } from "../check-redis.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
 

@@ -1,5 +1,6 @@
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { connectRedis } from "./connect-redis.js";
 
 /** The BullMQ queue every worker takes items from. */
 export const ITEM_QUEUE = "svc-flow-items";
@@ -20,7 +21,7 @@ export function itemJobId(runId: string, index: number): string {
 
 /** A BullMQ connection to `url`, as BullMQ wants it (blocking commands never time out). */
 export function queueConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null });
+  return connectRedis(url);
 }
 
 /** The item queue on `connection`. */

@@ -1,4 +1,5 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { connectRedis } from "./connect-redis.js";
 import { z } from "zod";
 import { ConfigError } from "../../errors.js";
 import { ITEMS_FORMATS } from "../batch/read-items.js";
@@ -74,7 +75,7 @@ export class RunStore {
 
   /** A store on its own connection to `url` (redis://host:port/db). */
   static connect(url: string): RunStore {
-    return new RunStore(new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false }));
+    return new RunStore(connectRedis(url));
   }
 
   #key(runId: string, part: string): string {
