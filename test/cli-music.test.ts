@@ -86,6 +86,15 @@ describe("svc-flow music", () => {
     expect(spent()).toBe(0);
   });
 
+  it("refuses clip ids the gateway does not know with exit 2, without saying they may still finish", async () => {
+    const local = await start({ completeAfterMs: 100 });
+    const result = await runCli(["music", "--clips", "nope"], { env: gatewayEnv(local.baseURL, KEY), cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr.text).toMatch(/No clip "nope"/);
+    expect(result.stderr.text).not.toMatch(/may still finish/);
+    noKey(result);
+  });
+
   it.each([
     [["music"], /Describe the music in quotes/],
     [["music", "a tune", "--clips", "a,b"], /not both/],

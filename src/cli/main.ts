@@ -78,6 +78,8 @@ const INPUT_ERROR_CODES: ReadonlySet<string> = new Set([
   "missing_base_url",
   "model_not_found",
   "model_not_allowed",
+  // The gateway has no such thing (a clip id, a path under a wrong base URL): the request's fault.
+  "not_found",
   "invalid_workflow",
   "invalid_items",
   "invalid_step_input",

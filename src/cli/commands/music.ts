@@ -83,7 +83,8 @@ export const musicCommand: Command = {
       } catch (error) {
         if (error instanceof SvcFlowError && error.code === "music_failed") {
           if (requestId !== undefined) ledger.refund(requestId);
-        } else if (recover !== undefined) {
+        } else if (recover !== undefined && !(error instanceof SvcFlowError && error.code === "not_found")) {
+          // A clip the gateway does not know will not finish; the hint would send the user round again.
           context.stderr.write(`The clips may still finish: ${recover}\n`);
         }
         throw error;
