@@ -1,8 +1,9 @@
 // The floor beside workflow-map.bench.ts, in a fresh process: the same N chat calls (one per item,
 // the same prompt shape) sent by a bare p-queue + undici loop, CONCURRENCY in flight, each reply
-// read and JSON.parsed. With JOURNAL "journal", each call is also journaled as the engine does at
-// the least: an intent line written before the send, a bill line after the reply, each line one
-// write, the fsyncs grouped (one at a time, each covering every line written before it starts).
+// read and JSON.parsed. With JOURNAL "journal", each call is also journaled as a run that pays
+// nothing twice must at the least: an intent line written before the send, a bill line after the
+// reply, each line one write, the fsyncs grouped (one at a time, each covering every line written
+// before it starts).
 // argv is BASE_URL ITEMS CONCURRENCY WARMUP [JOURNAL]; reports wall time and CPU time of the
 // measured items (the warm-up's left out), as the map's worker does.
 import { fsync, openSync, writeSync } from "node:fs";

@@ -2,7 +2,7 @@
 // simulated latency), with a bare p-queue + undici loop sending the same calls beside it, round by
 // round (rounds alternate, so both see the same machine): wall time against the ideal
 // items x latency / concurrency (target >= 0.9), client CPU per item against the bare loop's
-// (target <= 1.5x), the same bare loop with the least journal the engine keeps (what durability
+// (target <= 1.5x), the same bare loop with the least journal a run that pays nothing twice needs (what durability
 // alone costs), peak RSS of the running process, and how long `resume` takes on the finished run
 // (all items replayed from the journal, no calls). Medians over the rounds.
 import { fork } from "node:child_process";
@@ -125,7 +125,7 @@ const bench: Bench = {
           unit: "ms",
           baseline: bareCpuPerItem,
           ratio: journaledCpuPerItem / bareCpuPerItem,
-          note: `the bare loop plus the least journal the engine keeps (an intent line before each send, a bill line after, fsyncs grouped): what durability alone costs; baseline: the bare loop; ${note}`,
+          note: `the bare loop plus the least journal a run that pays nothing twice needs (an intent line before each send, a bill line after, fsyncs grouped): what durability alone costs; baseline: the bare loop; ${note}`,
         },
         {
           bench: "workflow-map",
