@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../../errors.js";
+import { connectConfiguredGateway } from "../connect-gateway.js";
 import { BATCH_KEY, batchBodyFor, resolveRunInputs } from "../batch/batch-run-body.js";
 import { checkRunInputs, type Workflow } from "../load/load-workflow.js";
 import { subtreeIds } from "../load/walk-steps.js";
@@ -29,6 +30,11 @@ export async function runWorkflow(workflow: Workflow, options: RunWorkflowOption
     throw new ConfigError(`Expected the budget to be above 0 yuan, got ${options.budgetYuan}.`);
   }
   checkRerunFrom(workflow, options.rerunFrom);
+  // Without a connect of its own (the composed runWorkflow's starts a local gateway), a run needs a configured
+  // gateway: none, or half of one, is bad input, refused before the run directory exists.
+  if (options.connect === undefined) {
+    await connectConfiguredGateway({ ...options.gateway, ...(options.env === undefined ? {} : { env: options.env }) });
+  }
   // Read (never locked) before the run directory exists: a source that is no run, or a live one, is bad input.
   const reuse = (options.reuse ?? []).map((dir) => path.resolve(dir));
   const finished = await finishedStepsByKey(reuse);
