@@ -1,7 +1,7 @@
 import { StreamError, TimeoutError, type SvcFlowError, redactSecrets, type GatewayIds } from "../errors.js";
 import { errorFromResponse } from "./error-from-response.js";
 import type { OpenResponse } from "./http-transport.js";
-import { SseDecoder, type SseEvent } from "./parse-sse.js";
+import { SseDecoder } from "./parse-sse.js";
 import { StreamEnding, failedFinishBody, failedFinishReason } from "./stream-ending.js";
 import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
 import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
@@ -67,11 +67,7 @@ export class ChunkReader {
         if (this.#sse.done) return this.#end();
         const piece = await this.#nextPiece();
         if (piece !== undefined) {
-          try {
-            this.#sse.push(piece as Buffer);
-          } catch (error) {
-            throw this.#withPartial(error);
-          }
+          this.#withPartial(() => this.#sse.push(piece as Buffer));
           continue;
         }
         if (this.#cancelled()) {
@@ -79,13 +75,7 @@ export class ChunkReader {
           this.close();
           return undefined;
         }
-        let last: SseEvent[];
-        try {
-          last = this.#sse.end();
-        } catch (error) {
-          throw this.#withPartial(error);
-        }
-        for (const event of last) chunks.push(this.#chunk(event.data));
+        for (const event of this.#withPartial(() => this.#sse.end())) chunks.push(this.#chunk(event.data));
       }
     } catch (error) {
       this.close();
@@ -130,12 +120,7 @@ export class ChunkReader {
   }
 
   #takeData(): string | undefined {
-    let data: string | undefined;
-    try {
-      data = this.#sse.take()?.data;
-    } catch (error) {
-      throw this.#withPartial(error);
-    }
+    const data = this.#withPartial(() => this.#sse.take())?.data;
     if (data !== undefined && this.#armed) {
       this.#opened.watchdog.disarm();
       this.#armed = false;
@@ -167,8 +152,12 @@ export class ChunkReader {
   }
 
   // The SSE parser's errors, with the chunks that came before them.
-  #withPartial(error: unknown): unknown {
-    return error instanceof StreamError ? withPartial(error, this.#received, this.#opened.ids) : error;
+  #withPartial<T>(step: () => T): T {
+    try {
+      return step();
+    } catch (error) {
+      throw error instanceof StreamError ? withPartial(error, this.#received, this.#opened.ids) : error;
+    }
   }
 }
 
