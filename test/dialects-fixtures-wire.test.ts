@@ -19,6 +19,15 @@ const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => sse({
 const text = (content: string, finish: string | null = null) =>
   chunk([{ index: 0, delta: { content }, finish_reason: finish }]);
 const USAGE = { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 };
+/** A whole (non-streamed) reply of one choice with `message`'s fields, as a fixture's JSON body. */
+const wholeReply = (message: Record<string, unknown>, finishReason: string) => ({
+  json: {
+    ...HEAD,
+    object: "chat.completion",
+    choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finishReason }],
+    usage: USAGE,
+  },
+});
 
 let relay: FixtureRelay;
 beforeAll(async () => {
@@ -352,18 +361,7 @@ describe("stream shapes", () => {
       chunk([{ index: 0, delta: {}, finish_reason: "stop" }]),
     ];
     expect(await call("refusal streamed", { events }, true)).toMatchObject({ content: words });
-    const whole = await call(
-      "refusal whole",
-      {
-        json: {
-          ...HEAD,
-          object: "chat.completion",
-          choices: [{ index: 0, message: { role: "assistant", content: null, refusal: words }, finish_reason: "stop" }],
-          usage: USAGE,
-        },
-      },
-      false,
-    );
+    const whole = await call("refusal whole", wholeReply({ content: null, refusal: words }, "stop"), false);
     expect(whole).toMatchObject({ content: words });
   });
 
@@ -371,18 +369,7 @@ describe("stream shapes", () => {
     // OpenAI API reference: finish_reason "length" when max_tokens was reached.
     const streamed = await call("length streamed", { events: [text("Once upon a", "length")] }, true);
     expect(streamed).toMatchObject({ content: "Once upon a", finishReason: "length" });
-    const whole = await call(
-      "length whole",
-      {
-        json: {
-          ...HEAD,
-          object: "chat.completion",
-          choices: [{ index: 0, message: { role: "assistant", content: "Once upon a" }, finish_reason: "length" }],
-          usage: USAGE,
-        },
-      },
-      false,
-    );
+    const whole = await call("length whole", wholeReply({ content: "Once upon a" }, "length"), false);
     expect(whole).toMatchObject({ content: "Once upon a", finishReason: "length" });
   });
 
@@ -392,18 +379,7 @@ describe("stream shapes", () => {
     // budget must say "length", or nobody is told it was cut.
     const streamed = await call("end_turn streamed", { events: [text("Hello"), text("!", "end_turn")] }, true);
     expect(streamed).toMatchObject({ content: "Hello!", finishReason: "stop" });
-    const whole = await call(
-      "max_tokens whole",
-      {
-        json: {
-          ...HEAD,
-          object: "chat.completion",
-          choices: [{ index: 0, message: { role: "assistant", content: "Once upon a" }, finish_reason: "max_tokens" }],
-          usage: USAGE,
-        },
-      },
-      false,
-    );
+    const whole = await call("max_tokens whole", wholeReply({ content: "Once upon a" }, "max_tokens"), false);
     expect(whole).toMatchObject({ content: "Once upon a", finishReason: "length" });
   });
 
@@ -465,26 +441,15 @@ describe("a stream request answered without a stream", () => {
     // qualcomm/GenieX#567: a server that ignores `stream: true` and answers with one JSON body.
     const reply = await call(
       "whole reply to a stream",
-      {
-        json: {
-          ...HEAD,
-          object: "chat.completion",
-          choices: [
-            {
-              index: 0,
-              message: {
-                role: "assistant",
-                content: "Checking.",
-                tool_calls: [
-                  { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
-                ],
-              },
-              finish_reason: "tool_calls",
-            },
+      wholeReply(
+        {
+          content: "Checking.",
+          tool_calls: [
+            { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
           ],
-          usage: USAGE,
         },
-      },
+        "tool_calls",
+      ),
       true,
     );
     expect(reply).toMatchObject({

@@ -9,18 +9,24 @@ function capture() {
   return { stream, text: () => text };
 }
 
+/** Runs `svc-flow gateway ARGV` in-process, with its output captured; abort `controller` to stop it. */
+function gatewayCommand(argv: readonly string[]) {
+  const stdout = capture();
+  const stderr = capture();
+  const controller = new AbortController();
+  const exit = main(["gateway", ...argv], {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env: {},
+    cwd: process.cwd(),
+    signal: controller.signal,
+  });
+  return { stdout, stderr, controller, exit };
+}
+
 describe("svc-flow gateway", () => {
   it("prints exactly one stdout line with its base URL, serves, and stops on abort", async () => {
-    const stdout = capture();
-    const stderr = capture();
-    const controller = new AbortController();
-    const exit = main(["gateway", "--port", "0"], {
-      stdout: stdout.stream,
-      stderr: stderr.stream,
-      env: {},
-      cwd: process.cwd(),
-      signal: controller.signal,
-    });
+    const { stdout, controller, exit } = gatewayCommand(["--port", "0"]);
     let line = "";
     for (let attempt = 0; attempt < 100 && !line.includes("\n"); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -36,16 +42,7 @@ describe("svc-flow gateway", () => {
   });
 
   it("names the demo key in full when no keys are configured, and that key is accepted", async () => {
-    const stdout = capture();
-    const stderr = capture();
-    const controller = new AbortController();
-    const exit = main(["gateway", "--port", "0"], {
-      stdout: stdout.stream,
-      stderr: stderr.stream,
-      env: {},
-      cwd: process.cwd(),
-      signal: controller.signal,
-    });
+    const { stdout, stderr, controller, exit } = gatewayCommand(["--port", "0"]);
     for (let attempt = 0; attempt < 100 && !stderr.text().includes("Ctrl-C"); attempt++)
       await new Promise((resolve) => setTimeout(resolve, 20));
     const key = /use the demo key (\S+?)\. /.exec(stderr.text())?.[1];
@@ -58,28 +55,14 @@ describe("svc-flow gateway", () => {
   });
 
   it("exits 2 for a bad port", async () => {
-    const stderr = capture();
-    const code = await main(["gateway", "--port", "abc"], {
-      stdout: new PassThrough(),
-      stderr: stderr.stream,
-      env: {},
-      cwd: process.cwd(),
-      signal: new AbortController().signal,
-    });
-    expect(code).toBe(2);
+    const { stderr, exit } = gatewayCommand(["--port", "abc"]);
+    expect(await exit).toBe(2);
     expect(stderr.text()).toMatch(/--port/);
   });
 
   it("exits 2 for a config file that does not validate", async () => {
-    const stderr = capture();
-    const code = await main(["gateway", "--config", "/nonexistent/gateway.yaml"], {
-      stdout: new PassThrough(),
-      stderr: stderr.stream,
-      env: {},
-      cwd: process.cwd(),
-      signal: new AbortController().signal,
-    });
-    expect(code).toBe(2);
+    const { stderr, exit } = gatewayCommand(["--config", "/nonexistent/gateway.yaml"]);
+    expect(await exit).toBe(2);
     expect(stderr.text()).toMatch(/gateway.yaml/);
   });
 });
