@@ -1,9 +1,8 @@
-import { stat } from "node:fs/promises";
 import type { ModelInfo } from "../catalog/models.js";
 import { ParameterError } from "../errors.js";
 import type { ContentPart } from "../gateway/wire.js";
 import { loadMediaPart, type MediaPart } from "../workflow/media/load-media.js";
-import { mediaSource, type MediaKind } from "../workflow/media/media-source.js";
+import type { MediaKind } from "../workflow/media/media-source.js";
 import { capabilityMessage, type NeededCapability } from "../workflow/step-models.js";
 
 /** The media given on the command line: files, http(s) URLs or data URIs. */
@@ -39,20 +38,13 @@ export async function buildChatContent(
   const parts: MediaPart[] = [];
   for (const [field, kind] of NEEDS) {
     for (const item of media[field]) {
-      // The loader's own message speaks of a workflow file's folder; here paths are the shell's.
-      const source = mediaSource(item, { baseDir: options.cwd });
-      if (
-        typeof source === "object" &&
-        source.type === "file" &&
-        (await stat(source.path).catch(() => undefined)) === undefined
-      )
-        throw new ParameterError(
-          `There is no file ${source.path} (${FLAG[kind]}). Paths are relative to the current folder; URLs and data URIs work too.`,
-        );
       parts.push(
         await loadMediaPart(item, kind, {
           baseDir: options.cwd,
           runDir: options.cwd,
+          // Here paths are the shell's, not a workflow file's.
+          missingFile: (file) =>
+            `There is no file ${file} (${FLAG[kind]}). Paths are relative to the current folder; URLs and data URIs work too.`,
           ...(options.signal === undefined ? {} : { signal: options.signal }),
         }),
       );

@@ -26,6 +26,8 @@ export interface MediaFolders {
   readonly signal?: AbortSignal;
   /** For a media link's whole download; default MEDIA_DOWNLOAD_TIMEOUT_MS. */
   readonly downloadTimeoutMs?: number;
+  /** The message for a file that is not there; default: it names the workflow file's folder, where paths start. */
+  readonly missingFile?: (file: string) => string;
 }
 
 /** A content part for the chat message (OpenAI style, which ChatGateway sends as is). */
@@ -55,7 +57,7 @@ export async function loadMediaPart(value: unknown, kind: MediaKind, folders: Me
   }
   const { bytes, mime, name } =
     source.type === "file"
-      ? await readMediaFile(source.path)
+      ? await readMediaFile(source.path, folders)
       : source.type === "url"
         ? await download(source.url, folders.signal, folders.downloadTimeoutMs ?? MEDIA_DOWNLOAD_TIMEOUT_MS)
         : fromDataUri(source.uri);
@@ -83,10 +85,15 @@ function sniffAudio(bytes: Buffer): "mp3" | "wav" | undefined {
   return probeMp3(bytes) === undefined ? undefined : "mp3";
 }
 
-async function readMediaFile(file: string): Promise<{ bytes: Buffer; mime?: string; name: string }> {
+async function readMediaFile(
+  file: string,
+  folders: MediaFolders,
+): Promise<{ bytes: Buffer; mime?: string; name: string }> {
   const facts = await stat(file).catch(() => undefined);
   if (facts === undefined)
-    throw new ParameterError(`There is no file ${file}. Paths are relative to the workflow file's folder.`);
+    throw new ParameterError(
+      folders.missingFile?.(file) ?? `There is no file ${file}. Paths are relative to the workflow file's folder.`,
+    );
   tooLarge(facts.size, file);
   return { bytes: await readFile(file), name: file };
 }
