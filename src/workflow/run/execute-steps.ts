@@ -34,13 +34,6 @@ export async function executeSteps(
   state: RunState,
   prefix: string,
 ): Promise<Journaled> {
-  // A list of one step (a map item's usual body) is that step: it waits for nothing, and its failure is the list's.
-  if (nodes.length === 1) {
-    const journaled = await runStep(nodes[0]!, scope, state, prefix);
-    // Whoever hands the outputs on waits for it; a journal failure with nobody waiting is reported by the run's last record.
-    journaled.durable.catch(() => undefined);
-    return journaled;
-  }
   const done = new Map<string, Promise<Journaled>>();
   for (const node of nodes) {
     const waitFor = node.after.map((id) => done.get(id)).filter((promise) => promise !== undefined);
