@@ -17,16 +17,12 @@ const cache = new Map<string, Template>();
  */
 export function renderValue(value: unknown, scope: ExpressionScope, location: ValuePath = []): unknown {
   if (typeof value === "string") return hasExpression(value) ? renderString(value, scope, location) : value;
-  if (Array.isArray(value)) return value.map((item, index) => renderChild(item, scope, location, index));
+  if (Array.isArray(value)) return value.map((item, index) => renderValue(item, scope, [...location, index]));
   if (!isPlainObject(value)) return value;
   // fromEntries defines properties, so a "__proto__" key stays a plain key.
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderChild(item, scope, location, key)]));
-}
-
-// A child's path (for its errors) is made only when it has something to render.
-function renderChild(item: unknown, scope: ExpressionScope, location: ValuePath, step: string | number): unknown {
-  if (typeof item === "string" ? !hasExpression(item) : typeof item !== "object" || item === null) return item;
-  return renderValue(item, scope, [...location, step]);
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, renderValue(item, scope, [...location, key])]),
+  );
 }
 
 function renderString(text: string, scope: ExpressionScope, location: ValuePath): unknown {

@@ -73,5 +73,6 @@ export interface StepResult {
 
 /** The scope as the expression evaluator takes it. */
 export function expressionScope(scope: Scope): ExpressionScope {
+  // inputs, run and steps win over a map variable of the same name.
   return { ...scope.variables, inputs: scope.inputs, run: scope.run, steps: scope.steps };
 }
