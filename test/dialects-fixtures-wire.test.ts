@@ -498,6 +498,22 @@ describe("SSE framing", () => {
     expect(reply).toMatchObject({ content: "Hello, world", finishReason: "stop" });
   });
 
+  it('skips heartbeat events whose data is `{"type": "ping"}` or `{}`, streamed or folded', async () => {
+    // anthropics/anthropic-sdk-typescript#734, openai-php/client PR #556, jamesrochabrun/SwiftOpenAI#144:
+    // Anthropic's OpenAI-compatible layer sends `data: {"type": "ping"}` between chunks; an object with
+    // neither choices nor usage failed an otherwise good stream.
+    const raw = [
+      `data: ${chunk([{ index: 0, delta: { role: "assistant" } }])}\n\n`,
+      'data: {"type": "ping"}\n\n',
+      `data: ${text("Hello")}\n\n`,
+      "data: {}\n\n",
+      `data: ${text(", world", "stop")}\n\n`,
+      "data: [DONE]\n\n",
+    ];
+    expect(await call("ping events", { raw }, true)).toMatchObject({ content: "Hello, world", finishReason: "stop" });
+    expect(await call("ping events folded", { raw }, false)).toMatchObject({ content: "Hello, world" });
+  });
+
   it("ends at a bare `[DONE]` line without `data:`", async () => {
     // Portkey-AI/gateway#55: the gateway sent `[DONE]` without the `data:` prefix (new-api's
     // stream scanner also passes such a line on as the end).

@@ -120,7 +120,9 @@ export class ChunkReader {
   }
 
   #takeData(): string | undefined {
-    const data = this.#withPartial(() => this.#sse.take())?.data;
+    let data = this.#withPartial(() => this.#sse.take())?.data;
+    // Like comments, heartbeat events do not count as the stream moving.
+    while (data !== undefined && isHeartbeat(data)) data = this.#withPartial(() => this.#sse.take())?.data;
     if (data !== undefined && this.#armed) {
       this.#opened.watchdog.disarm();
       this.#armed = false;
@@ -162,6 +164,14 @@ export class ChunkReader {
 }
 
 function ignore(): void {}
+
+// Keep-alive events that carry no chunk: `{}`, and the `{"type": "ping"}` of Anthropic's OpenAI-compatible
+// layer (anthropics/anthropic-sdk-typescript#734, openai-php/client PR #556).
+const HEARTBEAT = /^\s*\{\s*(?:"type"\s*:\s*"[\w.-]*"\s*)?\}\s*$/;
+
+function isHeartbeat(data: string): boolean {
+  return data.length <= 64 && HEARTBEAT.test(data);
+}
 
 /** The chunks that arrived before a failure (each one was checked when it came). */
 function receivedChunks(received: readonly string[]): ChatChunk[] {
