@@ -174,6 +174,8 @@ function liveView(context: CommandContext): (event: AgentEvent) => void {
   const stderr = context.stderr as CommandContext["stderr"] & { isTTY?: boolean; columns?: number };
   const style = stderr.isTTY === true ? "tty" : "plain";
   return (event) => {
+    // A failure is the command's error, which the entry point prints once with its code and ids.
+    if (event.type === "failed") return;
     const line = formatAgentEvent(event, style, stderr.columns ?? 100);
     if (line !== undefined) stderr.write(`${line}\n`);
   };
