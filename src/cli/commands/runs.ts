@@ -35,14 +35,20 @@ export const runsCommand: Command = {
       return 0;
     }
     context.stdout.write(`${formatRuns(runs)}\n`);
-    const waiting = runs.filter((run) => run.waitingFor !== undefined && run.waitingFor.length > 0);
-    if (waiting.length > 0)
-      context.stdout.write(
-        `\nAnswer a waiting run with: svc-flow approve RUN_DIR STEP_ID [--reject] [--note TEXT] [--item N]\n`,
-      );
+    const hints = runs
+      .filter((run) => run.state === "answered")
+      .map((run) => `${run.name} is answered: go on with svc-flow resume ${shellWord(run.dir)}`);
+    if (runs.some((run) => run.waitingFor !== undefined && run.waitingFor.length > 0))
+      hints.unshift("Answer a waiting run with: svc-flow approve RUN_DIR STEP_ID [--reject] [--note TEXT] [--item N]");
+    if (hints.length > 0) context.stdout.write(`\n${hints.join("\n")}\n`);
     return 0;
   },
 };
+
+// A path pasted into a shell stays one word.
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
 
 /** Runs as an aligned table for people. */
 export function formatRuns(runs: readonly RunListing[]): string {

@@ -9,9 +9,10 @@ import { isAlive, LOCK_FILE, readLockState } from "../run/run-dir-lock.js";
 
 /**
  * A run's state as seen from its directory. `running`: a live process holds its lock;
- * `interrupted`: its process is gone; `svc-flow resume` finishes it; `waiting`: for a person.
+ * `interrupted`: its process is gone; `svc-flow resume` finishes it; `waiting`: for a person;
+ * `answered`: what it waited on is answered (`approve --no-resume`); `svc-flow resume` goes on.
  */
-export type RunState = "running" | "done" | "failed" | "stopped" | "interrupted" | "waiting";
+export type RunState = "running" | "done" | "failed" | "stopped" | "interrupted" | "waiting" | "answered";
 
 /** One run directory, summarized. */
 export interface RunListing {
@@ -68,8 +69,6 @@ export async function describeRun(dir: string): Promise<RunListing | undefined> 
   const [first, last] = await Promise.all([readFirstLine(journal), readLastLine(journal)]);
   if (first === undefined && batch === undefined) return undefined;
   const started = first as JournalLine | undefined;
-  const finished =
-    (last as JournalLine | undefined)?.type === "run-finished" ? (last as JournalLine).status : undefined;
   const cost =
     (await readJson<{ totalYuan?: number; complete?: boolean; possibleDoubleBills?: { totalYuan?: number } }>(
       join(dir, "cost.json"),
@@ -78,14 +77,33 @@ export async function describeRun(dir: string): Promise<RunListing | undefined> 
     dir,
     name: started?.name ?? dir.split(/[\\/]/).pop()!,
     startedAt: started?.startedAt,
-    state: finished ?? (await unfinishedState(dir, batch, () => lastAttemptPid(journal, started))),
+    ...(await runState(dir, journal, last as JournalLine | undefined, started, batch)),
     items:
       batch?.total === undefined ? undefined : { done: batch.done ?? 0, failed: batch.failed ?? 0, total: batch.total },
     costYuan: cost.totalYuan ?? 0,
     unpriced: cost.complete === false,
     ...doubleBilled("possibleDoubleBills" in cost ? cost.possibleDoubleBills?.totalYuan : undefined),
-    ...(finished === "waiting" ? { waitingFor: await openApprovals(journal) } : {}),
   };
+}
+
+async function runState(
+  dir: string,
+  journal: string,
+  last: JournalLine | undefined,
+  started: JournalLine | undefined,
+  batch: Partial<BatchFile> | undefined,
+): Promise<Pick<RunListing, "state" | "waitingFor">> {
+  if (last?.type === "run-finished" && last.status !== undefined)
+    return last.status === "waiting"
+      ? { state: "waiting", waitingFor: await openApprovals(journal) }
+      : { state: last.status };
+  // `approve --no-resume` appends its answer after the waiting run's run-finished line. Unless a resume now
+  // holds the run, it waits for the questions still open or, with none, for `svc-flow resume`.
+  if (last?.type === "approval-decided" && (await readLockState(join(dir, LOCK_FILE))).state !== "held") {
+    const open = await openApprovals(journal);
+    return open.length > 0 ? { state: "waiting", waitingFor: open } : { state: "answered" };
+  }
+  return { state: await unfinishedState(dir, batch, () => lastAttemptPid(journal, started)) };
 }
 
 function doubleBilled(yuan: number | undefined): { possibleDoubleBillYuan?: number } {
