@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
-import { PrivateAddressError, type SvcFlowError, TimeoutError, UpstreamError } from "../errors.js";
+import { type SvcFlowError, TimeoutError, UpstreamError } from "../errors.js";
 import { probeImage } from "../media/probe.js";
-import { toAbortedError } from "./to-aborted-error.js";
+import { fetchWithLimits } from "./fetch-with-limits.js";
 
 /** Limits of one image download. */
 export interface ImageDownloadOptions {
@@ -45,56 +45,49 @@ export async function downloadImage(
   const timeoutMs = options.timeoutMs ?? IMAGE_DOWNLOAD_DEFAULTS.timeoutMs;
   const url = parseLink(link);
   const own = url.origin === route.gatewayOrigin;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
-  const failed = (message: string, retryable: boolean, status?: number) =>
+  const failed = (message: string, retryable: boolean, extra: { status?: number; cause?: unknown } = {}) =>
     new UpstreamError(`Downloading the image ${url.href} failed: ${message}`, {
       code: "image_download_failed",
       retryable,
-      ...(status === undefined ? {} : { status }),
+      ...extra,
     });
-  try {
-    // Loaded here, so importing the client does not load undici (see OwnedAgent).
-    const [{ fetch }, { publicOnlyAgent }] = await Promise.all([
-      import("undici"),
-      import("../net/public-only-agent.js"),
-    ]);
-    const response = await fetch(url, {
-      signal,
-      // The gateway's own links are served by it; a redirect off its origin would skip the address check.
-      redirect: own ? "error" : "follow",
-      ...(own ? (route.gatewayDispatcher === undefined ? {} : { dispatcher: route.gatewayDispatcher }) : {}),
-      ...(own ? {} : { dispatcher: publicOnlyAgent() }),
-      headers: { accept: "image/*" },
-    });
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw failed(`HTTP ${response.status}.`, response.status >= 500 || response.status === 429, response.status);
-    }
-    const type = response.headers.get("content-type") ?? "";
-    if (type !== "" && !IMAGE_TYPES.test(type)) {
-      await response.body?.cancel();
-      throw failed(`the link answered with ${type.split(";")[0]}, not an image.`, false);
-    }
-    const declared = Number(response.headers.get("content-length") ?? 0);
-    if (declared > maxBytes) {
-      await response.body?.cancel();
-      throw failed(`it is ${declared} bytes, over the limit of ${maxBytes}.`, false);
-    }
-    const pieces: Uint8Array[] = [];
-    let size = 0;
-    for await (const piece of response.body ?? []) {
-      size += piece.byteLength;
-      if (size > maxBytes) throw failed(`it is over the limit of ${maxBytes} bytes.`, false);
-      pieces.push(piece);
-    }
-    const bytes = Buffer.concat(pieces);
-    const facts = probeImage(bytes);
-    if (facts === undefined) throw failed("its bytes are not a PNG, JPEG, GIF or WebP image.", false);
-    return { bytes, mimeType: `image/${facts.format}` };
-  } catch (error) {
-    throw classify(error, url, options.signal, timeout, timeoutMs);
-  }
+  // Loaded here, so importing the client does not load undici (see OwnedAgent).
+  const { publicOnlyAgent } = await import("../net/public-only-agent.js");
+  const dispatcher = own ? route.gatewayDispatcher : publicOnlyAgent();
+  const { bytes } = await fetchWithLimits(url, {
+    maxBytes,
+    timeoutMs,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    // The gateway's own links are served by it; a redirect off its origin would skip the address check.
+    redirect: own ? "error" : "follow",
+    ...(dispatcher === undefined ? {} : { dispatcher }),
+    headers: { accept: "image/*" },
+    contentTypes: IMAGE_TYPES,
+    failure: (failure): SvcFlowError => {
+      switch (failure.reason) {
+        case "status":
+          return failed(`HTTP ${failure.status}.`, failure.retryable, { status: failure.status });
+        case "content-type":
+          return failed(`the link answered with ${failure.contentType.split(";")[0]}, not an image.`, false);
+        case "too-large":
+          return failed(
+            failure.declared
+              ? `it is ${failure.bytes} bytes, over the limit of ${maxBytes}.`
+              : `it is over the limit of ${maxBytes} bytes.`,
+            false,
+          );
+        case "timeout":
+          return new TimeoutError(`Downloading the image ${url.href} took longer than ${timeoutMs} ms.`, {
+            cause: failure.cause,
+          });
+        case "network":
+          return failed(`${(failure.cause as Error).message}.`, true, { cause: failure.cause });
+      }
+    },
+  });
+  const facts = probeImage(bytes);
+  if (facts === undefined) throw failed("its bytes are not a PNG, JPEG, GIF or WebP image.", false);
+  return { bytes, mimeType: `image/${facts.format}` };
 }
 
 function parseLink(link: string): URL {
@@ -110,25 +103,4 @@ function parseLink(link: string): URL {
       retryable: false,
     });
   return url;
-}
-
-function classify(
-  error: unknown,
-  url: URL,
-  caller: AbortSignal | undefined,
-  timeout: AbortSignal,
-  timeoutMs: number,
-): SvcFlowError {
-  if (error instanceof UpstreamError) return error;
-  if (caller?.aborted) return toAbortedError(caller.reason);
-  if (timeout.aborted)
-    return new TimeoutError(`Downloading the image ${url.href} took longer than ${timeoutMs} ms.`, { cause: error });
-  // undici wraps connection failures ("fetch failed"); the refusal of a private address is inside.
-  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause)
-    if (cause instanceof PrivateAddressError) return cause;
-  return new UpstreamError(`Downloading the image ${url.href} failed: ${(error as Error).message}.`, {
-    code: "image_download_failed",
-    retryable: true,
-    cause: error,
-  });
 }

@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { fetch } from "undici";
-import { ParameterError, SvcFlowError, TimeoutError, UpstreamError } from "../../errors.js";
+import { ParameterError, type SvcFlowError, TimeoutError, UpstreamError } from "../../errors.js";
+import { fetchWithLimits } from "../../gateway/fetch-with-limits.js";
 import { probeMp3 } from "../../media/mp3.js";
 import { probeMp4 } from "../../media/mp4.js";
 import { parseDataUri, probeImage } from "../../media/probe.js";
@@ -110,53 +110,44 @@ async function download(
   signal: AbortSignal | undefined,
   timeoutMs: number,
 ): Promise<{ bytes: Buffer; mime?: string; name: string }> {
-  // A link that never answers, or trickles its body, would hold the step for good: the whole
-  // download, redirects included, gets one deadline.
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const bounded = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
-  try {
-    const response = await fetch(url, { signal: bounded, redirect: "follow" });
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new UpstreamError(`Downloading ${url} failed with HTTP ${response.status}.`, {
-        status: response.status,
-        retryable: response.status >= 500 || response.status === 429,
-      });
-    }
-    const declared = Number(response.headers.get("content-length") ?? 0);
-    if (declared > MAX_MEDIA_BYTES) await response.body?.cancel();
-    tooLarge(declared, url);
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const chunk of response.body ?? []) {
-      size += chunk.byteLength;
-      tooLarge(size, url);
-      chunks.push(chunk);
-    }
-    const type = response.headers.get("content-type");
-    return {
-      bytes: Buffer.concat(chunks),
-      ...(type === null ? {} : { mime: type }),
-      name: new URL(url).pathname || url,
-    };
-  } catch (error) {
-    if (timeout.aborted && signal?.aborted !== true)
-      throw new TimeoutError(
-        `Downloading ${url} took over ${timeoutMs / 1000}s. Save the file and give its path, or a faster link.`,
-        { cause: error },
-      );
-    if (error instanceof SvcFlowError || signal?.aborted === true) throw error;
-    throw new UpstreamError(`Downloading ${url} failed: ${(error as Error).message}. Check the link.`, {
-      retryable: true,
-      cause: error,
-    });
-  }
+  const { bytes, contentType } = await fetchWithLimits(url, {
+    maxBytes: MAX_MEDIA_BYTES,
+    timeoutMs,
+    ...(signal === undefined ? {} : { signal }),
+    failure: (failure): SvcFlowError => {
+      switch (failure.reason) {
+        case "status":
+          return new UpstreamError(`Downloading ${url} failed with HTTP ${failure.status}.`, {
+            status: failure.status,
+            retryable: failure.retryable,
+          });
+        case "too-large":
+          return tooLargeError(url);
+        case "content-type":
+          // Not asked for (no contentTypes): the bytes say what the media is, whatever its label.
+          return new UpstreamError(`${url} answered with ${failure.contentType}.`, { retryable: false });
+        case "timeout":
+          return new TimeoutError(
+            `Downloading ${url} took over ${timeoutMs / 1000}s. Save the file and give its path, or a faster link.`,
+            { cause: failure.cause },
+          );
+        case "network":
+          return new UpstreamError(`Downloading ${url} failed: ${(failure.cause as Error).message}. Check the link.`, {
+            retryable: true,
+            cause: failure.cause,
+          });
+      }
+    },
+  });
+  return { bytes, ...(contentType === undefined ? {} : { mime: contentType }), name: new URL(url).pathname || url };
 }
 
 function tooLarge(bytes: number, what: string): void {
-  if (bytes > MAX_MEDIA_BYTES) {
-    throw new ParameterError(
-      `${what} is over ${MAX_MEDIA_BYTES / 1024 / 1024} MiB, more than one request carries. Split it or send a shorter clip.`,
-    );
-  }
+  if (bytes > MAX_MEDIA_BYTES) throw tooLargeError(what);
+}
+
+function tooLargeError(what: string): ParameterError {
+  return new ParameterError(
+    `${what} is over ${MAX_MEDIA_BYTES / 1024 / 1024} MiB, more than one request carries. Split it or send a shorter clip.`,
+  );
 }
