@@ -797,3 +797,65 @@ describe("a non-stream request answered with a stream", () => {
     expect(errorOf(result)).toBeInstanceOf(AuthenticationError);
   });
 });
+
+describe("a body whose content type says something else", () => {
+  const events = `data: ${text("Hello")}\n\ndata: ${text(", world", "stop")}\n\ndata: ${chunk([], { usage: USAGE })}\n\ndata: [DONE]\n\n`;
+  const whole = JSON.stringify(wholeReply({ content: "Hello, world" }, "stop").json);
+  const expected = { content: "Hello, world", finishReason: "stop", usage: USAGE };
+
+  // vllm-project/vllm-ascend PR #6985 (a proxy serving the stream as application/json), 54xzh/FLIT#71
+  // (text/plain), tinyhumansai/tinyagents PR #56 (no content type): the body is events all the same.
+  it.each([["application/json"], ["text/plain; charset=utf-8"], [null]])(
+    "reads an event stream served as %s, to a stream request",
+    async (contentType) => {
+      const reply = await call(`events as ${contentType} streamed`, { raw: [events], contentType }, true);
+      expect(reply).toMatchObject(expected);
+    },
+  );
+
+  // Wei-Shaw/sub2api#2826: a non-stream request answered with events under no or another content type.
+  it.each([["application/json"], ["text/plain; charset=utf-8"], [null]])(
+    "folds an event stream served as %s, to a non-stream request",
+    async (contentType) => {
+      const reply = await call(`events as ${contentType} whole`, { raw: [events], contentType }, false);
+      expect(reply).toMatchObject(expected);
+    },
+  );
+
+  // decolua/9router PR #3301: a whole chat.completion labelled text/event-stream.
+  it.each([
+    ["text/event-stream", true],
+    ["text/event-stream", false],
+    ["text/plain", true],
+  ])("reads a whole reply served as %s (stream request: %s)", async (contentType, stream) => {
+    const reply = await call(`whole as ${contentType} ${stream}`, { raw: [whole], contentType }, stream);
+    expect(reply).toMatchObject(expected);
+  });
+
+  it("reads a whole reply with `data: [DONE]` glued after it, streamed or not", async () => {
+    // decolua/9router#1396 and #3492: `{...}data: [DONE]` under text/event-stream, which is no JSON.
+    const raw = [`${whole}data: [DONE]`];
+    expect(await call("whole then done streamed", { raw }, true)).toMatchObject(expected);
+    expect(await call("whole then done", { raw }, false)).toMatchObject(expected);
+  });
+
+  it("reads a JSON reply, a JSON error body and an event stream that start with a byte order mark", async () => {
+    // RFC 8259 section 8.1 (a reader may ignore a BOM); fastify/secure-json-parse PR #5 and
+    // hapijs/bourne#28 (old proxies and Windows services put one before JSON).
+    const bom = "\uFEFF";
+    const json = { raw: [`${bom}${whole}`], contentType: "application/json" };
+    expect(await call("bom whole", json, false)).toMatchObject(expected);
+    expect(await call("bom whole streamed", json, true)).toMatchObject(expected);
+    expect(await call("bom events", { raw: [`${bom}${events}`] }, true)).toMatchObject(expected);
+    const quota = { error: { message: "You exceeded your current quota.", code: "insufficient_quota" } };
+    const refused = await call(
+      "bom error",
+      { status: 429, raw: [`${bom}${JSON.stringify(quota)}`], contentType: "application/json" },
+      false,
+    );
+    expect(errorOf(refused)).toMatchObject({
+      code: "insufficient_quota",
+      message: expect.stringContaining("HTTP 429 insufficient_quota"),
+    });
+  });
+});

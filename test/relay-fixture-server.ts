@@ -17,8 +17,10 @@ export interface Fixture {
   /** The body exactly as these pieces, each written (and flushed) on its own: framing and byte
    * splits as they came. */
   readonly raw?: readonly (string | Buffer)[];
-  /** The content type of a raw body; default text/event-stream. */
-  readonly contentType?: string;
+  /** The content type of a raw body; default text/event-stream, null for none. */
+  readonly contentType?: string | null;
+  /** More response headers. */
+  readonly headers?: Readonly<Record<string, string>>;
   /** Keep the connection open after the last raw piece instead of ending the body. */
   readonly hold?: boolean;
 }
@@ -79,7 +81,11 @@ export async function startFixtureRelay(): Promise<FixtureRelay> {
       response.end(JSON.stringify(fixture.json));
       return;
     }
-    response.writeHead(fixture.status ?? 200, { "content-type": fixture.contentType ?? "text/event-stream" });
+    const contentType = fixture.contentType === undefined ? "text/event-stream" : fixture.contentType;
+    response.writeHead(fixture.status ?? 200, {
+      ...(contentType === null ? {} : { "content-type": contentType }),
+      ...fixture.headers,
+    });
     if (fixture.raw !== undefined) {
       for (const piece of fixture.raw) {
         response.write(piece);

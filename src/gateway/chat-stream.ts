@@ -31,16 +31,24 @@ export interface ChunkSource {
   close(): void;
 }
 
-/** Wraps an open `text/event-stream` response as a ChatStream. */
-export function createChatStream(opened: OpenResponse, options: ChunkReaderOptions): ChatStream {
+/** Wraps an open response to a stream request as a ChatStream. Unless its content type says event
+ * stream, the body's first bytes are awaited first: a whole JSON body (a relay's error, or a reply
+ * that ignored `stream: true`) is read then, so its error rejects here, as an error status would. */
+export async function createChatStream(opened: OpenResponse, options: ChunkReaderOptions): Promise<ChatStream> {
   let cancelled = false;
   const reader = new ChunkReader(opened, options, () => cancelled);
+  if (!isEventStream(opened.headers)) await reader.start();
   return chatStreamOf(reader, opened, () => {
     cancelled = true;
     // Aborting the request ends a read in progress; the reader then closes the body quietly.
     opened.watchdog.cancel();
     if (!opened.body.destroyed) opened.body.on("error", () => undefined).destroy();
   });
+}
+
+/** True when the response's content type says event stream. */
+export function isEventStream(headers: OpenResponse["headers"]): boolean {
+  return /text\/event-stream/i.test(String(headers["content-type"] ?? ""));
 }
 
 /** Chunks read from a source as a ChatStream; `stop` ends a read in progress when it is cancelled. */

@@ -1,9 +1,11 @@
 import { StreamError, TimeoutError, type SvcFlowError, redactSecrets, type GatewayIds } from "../errors.js";
+import { bodyKind, type BodyKind } from "./body-kind.js";
 import { errorFromResponse } from "./error-from-response.js";
 import type { OpenResponse } from "./http-transport.js";
 import { SseDecoder } from "./parse-sse.js";
 import { StreamEnding, failedFinishBody, failedFinishReason } from "./stream-ending.js";
 import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
+import { wholeBodyChunks } from "./whole-body-chunks.js";
 import { isChatChunk, mayBeErrorBody } from "./wire-guards.js";
 
 // After a finish reason only usage and [DONE] may follow, and some servers send neither and keep the
@@ -28,7 +30,8 @@ export interface ChunkReaderOptions {
  * arrives in a few pieces costs a few waits, not one per chunk. The chunk timeout runs while
  * waiting for bytes and stops while the consumer works, so keep-alive comments cannot hide a
  * stalled stream. A stream read to its end hands its socket back to the pool; one closed early,
- * cancelled or failed closes it.
+ * cancelled or failed closes it. What the body holds is told by its first bytes, not its content
+ * type: a whole JSON body (or a page) is read whole and stands for the chunks it carries.
  */
 export class ChunkReader {
   readonly #opened: OpenResponse;
@@ -41,6 +44,11 @@ export class ChunkReader {
   readonly #received: string[] = [];
   readonly #keepPartial: boolean;
   #count = 0;
+  // Undefined until the first bytes that are not whitespace came; they are held in #head till then.
+  #kind: BodyKind | undefined;
+  #head: Buffer[] = [];
+  // The chunks a whole body stands for, once read.
+  #whole: ChatChunk[] | undefined;
   // The first wait is the first-byte timer's, armed when the request was sent.
   #armed = true;
   #over = false;
@@ -62,12 +70,14 @@ export class ChunkReader {
     const chunks: ChatChunk[] = [];
     try {
       for (;;) {
+        if (this.#whole !== undefined) return this.#endWhole(this.#whole);
         for (let data = this.#takeData(); data !== undefined; data = this.#takeData()) chunks.push(this.#chunk(data));
         if (chunks.length > 0) return chunks;
         if (this.#sse.done) return this.#end();
         const piece = await this.#nextPiece();
         if (piece !== undefined) {
-          this.#withPartial(() => this.#sse.push(piece as Buffer));
+          if (this.#kind === "events") this.#withPartial(() => this.#sse.push(piece as Buffer));
+          else await this.#sniff(piece as Buffer);
           continue;
         }
         if (this.#cancelled()) {
@@ -75,12 +85,57 @@ export class ChunkReader {
           this.close();
           return undefined;
         }
+        // A body of whitespace only ends as an empty stream.
+        for (const held of this.#head) this.#withPartial(() => this.#sse.push(held));
         for (const event of this.#withPartial(() => this.#sse.end())) chunks.push(this.#chunk(event.data));
       }
     } catch (error) {
       this.close();
       throw error;
     }
+  }
+
+  /** Reads until the first bytes tell what the body holds; a whole body is then read and checked,
+   * and what it stands for (its reply, or the error it carries) comes out here. Throws as `read`. */
+  async start(): Promise<void> {
+    try {
+      while (this.#kind === undefined) {
+        const piece = await this.#nextPiece();
+        // An empty body, or a cancel: `read` says which.
+        if (piece === undefined) return;
+        await this.#sniff(piece as Buffer);
+      }
+    } catch (error) {
+      this.close();
+      throw error;
+    }
+  }
+
+  // Holds the body's first pieces until one says what the body is: events go to the parser, anything
+  // else is read whole.
+  async #sniff(piece: Buffer): Promise<void> {
+    this.#head.push(piece);
+    const kind = bodyKind(this.#head);
+    if (kind === undefined) return;
+    // Bytes that are neither JSON nor a page go to the parser, which says what is wrong with them.
+    this.#kind = kind === "other" ? "events" : kind;
+    if (this.#kind === "events") {
+      for (const held of this.#head) this.#withPartial(() => this.#sse.push(held));
+      this.#head = [];
+      return;
+    }
+    for (let next = await this.#nextPiece(); next !== undefined; next = await this.#nextPiece())
+      this.#head.push(next as Buffer);
+    if (this.#cancelled()) return;
+    const text = Buffer.concat(this.#head).toString("utf8");
+    this.#head = [];
+    this.#whole = wholeBodyChunks(text, this.#opened, this.#options.apiKey);
+  }
+
+  #endWhole(chunks: ChatChunk[]): ChatChunk[] {
+    this.#complete = true;
+    this.close();
+    return chunks;
   }
 
   /** Stops reading: a stream read to its end leaves its socket to the pool, any other is cut. */
@@ -92,7 +147,7 @@ export class ChunkReader {
     if (body.destroyed) return;
     // Destroying emits "error" on the body, which nobody reads any more.
     body.on("error", ignore);
-    if (this.#complete) body.dump({ limit: 64 * 1024 }).catch(ignore);
+    if (this.#complete && body.dump !== undefined) body.dump({ limit: 64 * 1024 }).catch(ignore);
     else body.destroy();
   }
 

@@ -14,6 +14,7 @@ import {
   redactSecrets,
   type SvcFlowErrorOptions,
 } from "../errors.js";
+import { withoutBom } from "./body-kind.js";
 import { readGatewayIds, readRetryAfterS, type HeaderSource } from "./gateway-ids.js";
 import { errorBodySchema } from "./wire.js";
 
@@ -221,7 +222,7 @@ function readDetail(body: unknown, clean: (text: string) => string): Detail {
   if (typeof body === "string" || body instanceof Uint8Array) {
     const text = typeof body === "string" ? body : new TextDecoder().decode(body);
     try {
-      value = JSON.parse(text);
+      value = JSON.parse(withoutBom(text));
     } catch {
       return { message: clean(text.replace(/<[^>]*>/g, " ")) };
     }

@@ -1,13 +1,14 @@
 import type { Dispatcher } from "undici";
 import { ParameterError, redactSecrets, type GatewayIds } from "../errors.js";
 import { callHeaders, type CallHeaderOptions } from "./call-headers.js";
-import { createChatStream, type ChatStream } from "./chat-stream.js";
+import { Readable } from "node:stream";
+import { bodyKind } from "./body-kind.js";
+import { createChatStream, isEventStream, type ChatStream } from "./chat-stream.js";
 import { type DownloadedImage, downloadImage, type ImageDownloadOptions } from "./download-image.js";
 import { errorFromResponse } from "./error-from-response.js";
 import { wasReplayed } from "./gateway-ids.js";
 import { foldStreamReply } from "./fold-stream-reply.js";
-import { HttpTransport, invalidResponse, type OpenResponse } from "./http-transport.js";
-import { isNotAStream, readNotAStream } from "./not-a-stream.js";
+import { HttpTransport, invalidResponse, jsonBody, type OpenResponse } from "./http-transport.js";
 import { OwnedAgent } from "./owned-agent.js";
 import { positiveInteger, positiveNumber } from "./positive-number.js";
 import { readEnv } from "./read-env.js";
@@ -128,9 +129,9 @@ export class GatewayClient {
       ...sendOptionsOf(options),
       readWhole: true,
     });
-    const { value, ids, status, headers } = /text\/event-stream/i.test(String(opened.headers["content-type"] ?? ""))
-      ? { ...opened, value: await foldStreamReply(this.#streamOf(opened)) }
-      : await this.#transport.readJson(opened);
+    const { value, ids, status, headers } = isEventStream(opened.headers)
+      ? { ...opened, value: await foldStreamReply(await this.#streamOf(opened)) }
+      : await this.#readWhole(opened);
     // Some relays answer 200 with an error body (no choices); its message and code still count.
     if (isErrorReply(value)) throw errorFromResponse({ status, headers, body: value, apiKey: this.#apiKey });
     const response = isChatResponse(value) ? value : checkResponse(value, ids, status);
@@ -146,8 +147,19 @@ export class GatewayClient {
     return { response, ids, replayed: wasReplayed(headers) };
   }
 
+  // A body is JSON or events by its first bytes, whatever its content type says (relays label event
+  // streams application/json or text/plain).
+  async #readWhole(
+    opened: OpenResponse,
+  ): Promise<{ value: unknown } & Pick<OpenResponse, "ids" | "status" | "headers">> {
+    const bytes = await this.#transport.readBody(opened);
+    if (bodyKind([bytes]) !== "events") return jsonBody(bytes, opened);
+    const value = await foldStreamReply(await this.#streamOf({ ...opened, body: Readable.from([bytes]) }));
+    return { ...opened, value };
+  }
+
   // A relay that streams whatever it was asked: its events, read by the stream reader (errors inside included).
-  #streamOf(opened: OpenResponse): ChatStream {
+  #streamOf(opened: OpenResponse): Promise<ChatStream> {
     // As for a stream asked for: the first event within the first-byte timeout (the reader times the rest).
     opened.watchdog.arm(this.#firstByteTimeoutMs, "the first stream event");
     return createChatStream(opened, {
@@ -173,9 +185,6 @@ export class GatewayClient {
       headers: callHeaders(options),
       ...sendOptionsOf(options),
     });
-    // A relay that fails before streaming may answer with a JSON error body; a proxy, with a page.
-    if (isNotAStream(String(opened.headers["content-type"] ?? "")))
-      return readNotAStream(opened, this.#transport, this.#apiKey);
     return createChatStream(opened, {
       chunkTimeoutMs: this.#transport.chunkTimeoutMs,
       apiKey: this.#apiKey,

@@ -1,5 +1,7 @@
+import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { UpstreamError, type GatewayIds } from "../errors.js";
+import { jsonTextOf } from "./body-kind.js";
 import { errorFromResponse } from "./error-from-response.js";
 import { readGatewayIds } from "./gateway-ids.js";
 import { OwnedAgent } from "./owned-agent.js";
@@ -36,12 +38,16 @@ export interface TransportRequest {
   readonly readWhole?: boolean;
 }
 
+/** A response body: undici's, or a stream that stands in for it (a body already read). Only undici's
+ * can be dumped, which hands its socket back to the pool. */
+export type ResponseBody = Readable & { dump?: Dispatcher.ResponseData["body"]["dump"] };
+
 /** A 2xx response whose body has not been read yet; its watchdog is still armed for the first byte. */
 export interface OpenResponse {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly ids: GatewayIds;
-  readonly body: Dispatcher.ResponseData["body"];
+  readonly body: ResponseBody;
   readonly watchdog: RequestWatchdog;
   readonly url: string;
 }
@@ -151,17 +157,12 @@ export class HttpTransport {
   async readJson(
     opened: OpenResponse,
   ): Promise<{ value: unknown; ids: GatewayIds; status: number; headers: OpenResponse["headers"] }> {
-    const bytes = await this.#readAll(opened);
-    try {
-      return {
-        value: JSON.parse(bytes.toString("utf8")),
-        ids: opened.ids,
-        status: opened.status,
-        headers: opened.headers,
-      };
-    } catch (error) {
-      throw invalidResponse(`The response from ${opened.url} is not JSON.`, opened.ids, opened.status, error);
-    }
+    return jsonBody(await this.#readAll(opened), opened);
+  }
+
+  /** Reads an opened 2xx response's whole body. */
+  readBody(opened: OpenResponse): Promise<Buffer> {
+    return this.#readAll(opened);
   }
 
   /** The body's chunks, each within the chunk timeout; failures come out as typed errors. */
@@ -201,6 +202,23 @@ export class HttpTransport {
         .once("end", () => settleRead(read))
         .once("error", (error: unknown) => settleRead(read, error));
     });
+  }
+}
+
+/** A whole body parsed as JSON (see jsonTextOf), with the response's ids, status and headers. */
+export function jsonBody(
+  bytes: Buffer,
+  opened: OpenResponse,
+): { value: unknown; ids: GatewayIds; status: number; headers: OpenResponse["headers"] } {
+  try {
+    return {
+      value: JSON.parse(jsonTextOf(bytes.toString("utf8"))),
+      ids: opened.ids,
+      status: opened.status,
+      headers: opened.headers,
+    };
+  } catch (error) {
+    throw invalidResponse(`The response from ${opened.url} is not JSON.`, opened.ids, opened.status, error);
   }
 }
 

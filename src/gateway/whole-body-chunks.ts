@@ -1,49 +1,33 @@
 import { StreamError } from "../errors.js";
-import { chatStreamOf, chunksSource, type ChatStream } from "./chat-stream.js";
+import { jsonTextOf } from "./body-kind.js";
 import { errorFromResponse } from "./error-from-response.js";
-import type { HttpTransport, OpenResponse } from "./http-transport.js";
+import type { OpenResponse } from "./http-transport.js";
 import { failedFinishBody, failedFinishReason } from "./stream-ending.js";
 import { chatResponseSchema, type ChatChunk, type ChatResponse } from "./wire.js";
 import { isErrorReply } from "./wire-guards.js";
 
-/** True when a stream request's answer is not an event stream but a JSON body or a web page; any
- * other type (relays send text/plain, or none) is read as SSE. */
-export function isNotAStream(contentType: string): boolean {
-  return /application\/json|text\/html/i.test(contentType);
-}
-
 /**
- * Reads a stream request's answer that came as JSON or HTML. A JSON error body (relays that fail
- * before streaming) is thrown as its typed error; a whole `chat.completion` (a server that ignores
- * `stream: true`, qualcomm/GenieX#567) is the reply, as a stream of one chunk; anything else, such
- * as a proxy's or a captive portal's page, is a StreamError that names the content type and never
- * quotes markup.
+ * The chunks a stream request's answer stands for when it came whole instead of as events (a JSON
+ * body, or a web page). A JSON error body (relays that fail before streaming) is thrown as its typed
+ * error; a whole `chat.completion` (a server that ignores `stream: true`, qualcomm/GenieX#567) is the
+ * reply, as one chunk; anything else, such as a proxy's or a captive portal's page, is a StreamError
+ * that names the content type and never quotes markup.
  */
-export async function readNotAStream(
-  opened: OpenResponse,
-  transport: HttpTransport,
+export function wholeBodyChunks(
+  text: string,
+  opened: Pick<OpenResponse, "status" | "headers" | "ids" | "url">,
   apiKey: string | undefined,
-): Promise<ChatStream> {
-  const pieces: Buffer[] = [];
-  let text: string | undefined;
-  try {
-    for await (const piece of transport.chunks(opened)) pieces.push(piece);
-    text = Buffer.concat(pieces).toString("utf8");
-  } catch {
-    // What came is unreadable either way; the error below says what kind of answer it was.
-  } finally {
-    opened.watchdog.release();
-  }
-  const value = text === undefined ? undefined : parseJson(text);
+): ChatChunk[] {
+  const value = parseJson(jsonTextOf(text));
   const failure = { status: opened.status, headers: opened.headers, ...(apiKey === undefined ? {} : { apiKey }) };
   if (isErrorReply(value)) throw errorFromResponse({ ...failure, body: value });
   const parsed = value === undefined ? undefined : chatResponseSchema.safeParse(value);
   if (parsed?.success && parsed.data.choices.length > 0) {
     const failed = failedFinishReason(parsed.data.choices);
     if (failed !== undefined) throw errorFromResponse({ ...failure, body: failedFinishBody(failed) });
-    return chatStreamOf(chunksSource([asChunk(parsed.data)]), opened);
+    return [asChunk(parsed.data)];
   }
-  const kind = String(opened.headers["content-type"] ?? "")
+  const kind = String(opened.headers["content-type"] ?? "(no content type)")
     .split(";")[0]!
     .trim();
   throw new StreamError(

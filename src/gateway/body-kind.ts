@@ -1,0 +1,39 @@
+/** What a response body holds, told by its first bytes: a JSON document, a web page, server-sent
+ * events, or none of these (binary or plain text). */
+export type BodyKind = "json" | "page" | "events" | "other";
+
+// A byte order mark and whitespace may come first; neither says what follows.
+const LEADING = new Set([0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf]);
+
+/**
+ * The kind of a body from its first pieces, whatever its content type says: relays serve event
+ * streams as application/json (vllm-project/vllm-ascend PR #6985) or text/plain, and JSON as
+ * text/event-stream. An event stream starts with a field or a comment, never with `{`, `[` or `<`.
+ * Undefined while the pieces hold nothing but whitespace.
+ */
+export function bodyKind(pieces: readonly Uint8Array[]): BodyKind | undefined {
+  for (const piece of pieces) {
+    for (const byte of piece) {
+      if (LEADING.has(byte)) continue;
+      if (byte === 0x7b || byte === 0x5b) return "json";
+      if (byte === 0x3c) return "page";
+      // An event stream's lines start with a field name or a comment's colon.
+      return byte === 0x3a || (byte >= 0x61 && byte <= 0x7a) ? "events" : "other";
+    }
+  }
+  return undefined;
+}
+
+/** The text without the byte order mark some servers put first (RFC 8259 section 8.1 lets a reader ignore it). */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+const DONE_TAIL = /(?:data:[ \t]*)?\[DONE\]$/;
+
+/** The JSON document of a whole body: without a leading byte order mark, and without the
+ * `data: [DONE]` some relays glue after it (decolua/9router#1396 and #3492). */
+export function jsonTextOf(text: string): string {
+  const body = withoutBom(text).trimEnd();
+  return body.endsWith("[DONE]") ? body.replace(DONE_TAIL, "") : body;
+}
