@@ -15,10 +15,11 @@ export interface CliProcess {
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns bin/svc-flow.js with ARGV in `cwd`; `env` is added to a bare environment (PATH only). */
+/** Spawns bin/svc-flow.js with ARGV in `cwd`; `env` is added to a bare environment (PATH only).
+ * `close` closes the reading end of that stream at once, as `| head -1` does once it has its line. */
 export function spawnCli(
   argv: readonly string[],
-  options: { cwd: string; env?: NodeJS.ProcessEnv; stdin?: string },
+  options: { cwd: string; env?: NodeJS.ProcessEnv; stdin?: string; close?: "stdout" | "stderr" },
 ): CliProcess {
   const child = spawn(process.execPath, [BIN, ...argv], {
     cwd: options.cwd,
@@ -26,6 +27,7 @@ export function spawnCli(
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
   });
   if (options.stdin !== undefined) child.stdin!.end(options.stdin);
+  if (options.close !== undefined) child[options.close]!.destroy();
   const text = { stdout: "", stderr: "" };
   const waiters = new Set<() => void>();
   for (const name of ["stdout", "stderr"] as const)

@@ -118,6 +118,14 @@ export async function runFromProcess(): Promise<void> {
       controller.abort(new Error(`Received ${signal}`));
     });
   }
+  // A reader that went away (`svc-flow runs | head -1`) closes the pipe: stop quietly, as SIGPIPE would stop
+  // a C program, instead of dying on an unhandled 'error' with a stack trace. Work in flight stops resumably.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+      controller.abort(new Error("Output closed"));
+    });
+  }
   process.exitCode = await main(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,
