@@ -2,6 +2,7 @@
 // beside it (docs/dialects.md lists them): stream shapes, SSE framing, finish reasons, and errors
 // in the shapes proxies send. The client gives the right text, tool calls, usage and typed errors,
 // and never hangs.
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AuthenticationError,
@@ -857,5 +858,57 @@ describe("a body whose content type says something else", () => {
       code: "insufficient_quota",
       message: expect.stringContaining("HTTP 429 insufficient_quota"),
     });
+  });
+});
+
+describe("a compressed body", () => {
+  // Anionex/agent-vision-toolkit PR #36: OpenAI-compatible gateways (internal proxies) that gzip every
+  // answer whatever Accept-Encoding says; undici's request hands the bytes on undecoded.
+  const events = `data: ${text("Hello")}\n\ndata: ${text(", world", "stop")}\n\ndata: ${chunk([], { usage: USAGE })}\n\ndata: [DONE]\n\n`;
+  const whole = JSON.stringify(wholeReply({ content: "Hello, world" }, "stop").json);
+  const expected = { content: "Hello, world", finishReason: "stop", usage: USAGE };
+  const coded = (coding: string, body: string) =>
+    coding === "gzip" ? gzipSync(body) : coding === "deflate" ? deflateSync(body) : brotliCompressSync(body);
+
+  it.each([["gzip"], ["deflate"], ["br"]])("reads a %s reply, streamed and not", async (coding) => {
+    const headers = { "content-encoding": coding };
+    const json = { raw: [coded(coding, whole)], contentType: "application/json", headers };
+    expect(await call(`${coding} whole`, json, false)).toMatchObject(expected);
+    const body = coded(coding, events);
+    // Split, as a proxy flushes it: the decoder takes the pieces as they come.
+    const streamed = { raw: [body.subarray(0, 1), body.subarray(1, 9), body.subarray(9)], headers };
+    expect(await call(`${coding} events`, streamed, true)).toMatchObject(expected);
+  });
+
+  it("reads a gzip error body for its code", async () => {
+    const quota = { error: { message: "You exceeded your current quota.", code: "insufficient_quota" } };
+    const raw = [gzipSync(JSON.stringify(quota))];
+    const result = await call(
+      "gzip error",
+      { status: 429, raw, contentType: "application/json", headers: { "content-encoding": "gzip" } },
+      false,
+    );
+    expect(errorOf(result)).toMatchObject({ message: expect.stringContaining("HTTP 429 insufficient_quota") });
+  });
+
+  it("reads a body labelled gzip that a proxy already decoded as it is", async () => {
+    // freelensapp/freelens-ai-extension#272 and preset-io/agor PR #1104: a proxy built on fetch passes
+    // `content-encoding: gzip` on over the body fetch decoded; langgenius/dify#9275 shows the
+    // "incorrect header check" a client that trusts the header then reports.
+    const headers = { "content-encoding": "gzip" };
+    expect(
+      await call("decoded whole", { raw: [whole], contentType: "application/json", headers }, false),
+    ).toMatchObject(expected);
+    expect(await call("decoded events", { raw: [events], headers }, true)).toMatchObject(expected);
+  });
+
+  it("turns a gzip body that does not decode into an invalid_response error, not a hang", async () => {
+    const raw = [gzipSync(whole).subarray(0, 20), Buffer.from("not the rest of it")];
+    const result = await call(
+      "broken gzip",
+      { raw, contentType: "application/json", headers: { "content-encoding": "gzip" } },
+      false,
+    );
+    expect(errorOf(result)).toMatchObject({ code: "invalid_response" });
   });
 });

@@ -126,6 +126,20 @@ describe("GatewayClient over real sockets", () => {
     expect(seen.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
+  it("asks for an uncompressed body, streamed or not", async () => {
+    // Without Accept-Encoding any coding is acceptable (RFC 9110 section 12.5.3); undici sends none.
+    const seen: Array<string | undefined> = [];
+    const { baseURL } = await serve((incoming, response) => {
+      seen.push(incoming.headers["accept-encoding"]);
+      sseHead(response);
+      response.end(chunk("x", "stop"));
+    });
+    const gateway = client(baseURL);
+    await drain(await gateway.chatStream(request));
+    await gateway.chat(request);
+    expect(seen).toEqual(["identity", "identity"]);
+  });
+
   it("sends a call through the dispatcher given for it instead of the client's own", async () => {
     const seen: Array<string | undefined> = [];
     const { baseURL } = await serve((incoming, response) => {

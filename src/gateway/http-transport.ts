@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { UpstreamError, type GatewayIds } from "../errors.js";
 import { jsonTextOf } from "./body-kind.js";
+import { decodedBody } from "./decoded-body.js";
 import { errorFromResponse } from "./error-from-response.js";
 import { readGatewayIds } from "./gateway-ids.js";
 import { OwnedAgent } from "./owned-agent.js";
@@ -86,6 +87,8 @@ export class HttpTransport {
       if (lower !== "authorization") headers[lower] = request.headers[name]!;
     }
     headers.accept = request.accept ?? "application/json";
+    // Without it any coding is acceptable (RFC 9110 section 12.5.3), and undici's request does not decode.
+    headers["accept-encoding"] = "identity";
     headers["user-agent"] = "svc-flow";
     if (request.authorize !== false) headers.authorization = this.#authorization;
     if (request.json !== undefined) headers["content-type"] = "application/json";
@@ -112,11 +115,14 @@ export class HttpTransport {
 
     watchdog.attach(response.body);
     const ids = readGatewayIds(response.headers);
+    const status = response.statusCode;
     const opened: OpenResponse = {
-      status: response.statusCode,
+      status,
       headers: response.headers,
       ids,
-      body: response.body,
+      body: decodedBody(response.body, response.headers["content-encoding"], (cause) =>
+        invalidResponse(`The body from ${url} does not decode as its content-encoding says.`, ids, status, cause),
+      ),
       watchdog,
       url,
     };
