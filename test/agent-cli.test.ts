@@ -194,6 +194,13 @@ describe("svc-flow agent", () => {
     expect(result.stderr).toContain("✓");
   });
 
+  it("keeps the terminal's symbols but leaves out colour when NO_COLOR is set", async () => {
+    const env = { SVC_BASE_URL: harness.connection.baseURL, SVC_API_KEY: harness.connection.apiKey, NO_COLOR: "1" };
+    const result = await svcFlow(["agent", "research-assistant", TASK], { tty: true, env });
+    expect(result.stderr).toContain("▶ research-assistant");
+    expect(result.stderr).not.toContain("\x1b[");
+  });
+
   it.each([
     [["agent"], /Name an agent: data-analyst, media-producer, research-assistant/],
     [["agent", "poet", "write"], /Unknown agent "poet"/],

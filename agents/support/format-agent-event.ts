@@ -13,10 +13,16 @@ const COLOURS = {
   reset: "\u001b[0m",
 };
 
-/** One line (or a few) for an event of a run as it happens; undefined for events not shown live. */
-export function formatAgentEvent(event: AgentEvent, style: EventStyle, width = 100): string | undefined {
-  const paint = (colour: keyof typeof COLOURS, text: string) =>
-    style === "tty" ? `${COLOURS[colour]}${text}${COLOURS.reset}` : text;
+/** One line (or a few) for an event of a run as it happens; undefined for events not shown live.
+ * `colour` (default: on for `tty`) is off on a terminal with NO_COLOR. */
+export function formatAgentEvent(
+  event: AgentEvent,
+  style: EventStyle,
+  width = 100,
+  colour = style === "tty",
+): string | undefined {
+  const paint = (name: keyof typeof COLOURS, text: string) =>
+    colour ? `${COLOURS[name]}${text}${COLOURS.reset}` : text;
   const room = Math.max(30, width - 24);
   switch (event.type) {
     case "start":

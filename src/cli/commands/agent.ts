@@ -23,6 +23,7 @@ import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
 import { readMcpFile } from "../read-mcp-file.js";
 import { readRunFlags } from "../run-flags.js";
 import { terminalApprover } from "../terminal-approver.js";
+import { colourOn } from "../terminal-style.js";
 
 const FLAGS = {
   workspace: {
@@ -173,10 +174,11 @@ function fetchOptions(values: {
 function liveView(context: CommandContext): (event: AgentEvent) => void {
   const stderr = context.stderr as CommandContext["stderr"] & { isTTY?: boolean; columns?: number };
   const style = stderr.isTTY === true ? "tty" : "plain";
+  const colour = colourOn(stderr, context.env);
   return (event) => {
     // A failure is the command's error, which the entry point prints once with its code and ids.
     if (event.type === "failed") return;
-    const line = formatAgentEvent(event, style, stderr.columns ?? 100);
+    const line = formatAgentEvent(event, style, stderr.columns ?? 100, colour);
     if (line !== undefined) stderr.write(`${line}\n`);
   };
 }
