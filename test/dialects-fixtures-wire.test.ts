@@ -348,6 +348,26 @@ describe("stream shapes", () => {
     expect(reply).toMatchObject({ content: "42", reasoning: "Both integers." });
   });
 
+  it("reads Mistral's thinking parts of an array content as the reasoning, streamed and not", async () => {
+    // BerriAI/litellm#16272 (these chunks, magistral-medium-2509), vercel/ai PR #17779 (the whole
+    // reply's content as thinking and text parts): the reasoning was dropped with the parts.
+    const thinking = (piece: string) => ({ type: "thinking", thinking: [{ type: "text", text: piece }] });
+    const events = [
+      chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
+      chunk([{ index: 0, delta: { content: [thinking("'s a greeting")] }, finish_reason: null }]),
+      chunk([{ index: 0, delta: { content: [thinking(", I should return a greeting.")] }, finish_reason: null }]),
+      text("Hello!"),
+      chunk([{ index: 0, delta: { content: "" }, finish_reason: "stop" }], { usage: USAGE }),
+    ];
+    const expected = { content: "Hello!", reasoning: "'s a greeting, I should return a greeting." };
+    expect(await call("magistral thinking", { events }, true)).toMatchObject(expected);
+    const whole = wholeReply(
+      { content: [thinking("'s a greeting, I should return a greeting."), { type: "text", text: "Hello!" }] },
+      "stop",
+    );
+    expect(await call("magistral thinking whole", whole, false)).toMatchObject(expected);
+  });
+
   it("gives a refusal sent in `refusal` instead of content as the reply's text, streamed and not", async () => {
     // OpenAI API reference (`delta.refusal`, `message.refusal` with `content: null`);
     // langchain-ai/langchain#39747 and NousResearch/hermes-agent PR #91181: a dropped refusal left

@@ -306,16 +306,47 @@ const messageFields = {
 
 // Some servers send a chunk's choice with `message` (the whole reply's shape) instead of `delta`
 // (Amm1rr/WebAI-to-API#55), or the reverse; dropped, its text left an empty reply. A choice
-// without the field it should have reads the other one.
+// without the field it should have reads the other one; its thinking parts are read as reasoning.
 function readInstead(wanted: "delta" | "message", other: "delta" | "message"): (choice: unknown) => unknown {
   return (choice) => {
     if (typeof choice !== "object" || choice === null) return choice;
     const fields = choice as Record<string, unknown>;
     const stand = fields[other];
-    return fields[wanted] == null && typeof stand === "object" && stand !== null
-      ? { ...fields, [wanted]: stand }
-      : choice;
+    const read =
+      fields[wanted] == null && typeof stand === "object" && stand !== null ? { ...fields, [wanted]: stand } : fields;
+    const message = read[wanted];
+    const withReasoning = thinkingAsReasoning(message);
+    return withReasoning === message ? read : { ...read, [wanted]: withReasoning };
   };
+}
+
+// Mistral's reasoning models send `content` as a list of parts, the reasoning in `thinking` parts
+// (`{"type": "thinking", "thinking": [{"type": "text", "text": ...}]}`, BerriAI/litellm#16272,
+// vercel/ai PR #17779). Left in the content they were dropped with the reasoning; they are read as
+// the reasoning, the other parts as the text.
+function thinkingAsReasoning(message: unknown): unknown {
+  if (typeof message !== "object" || message === null) return message;
+  const fields = message as Record<string, unknown>;
+  const content = fields.content;
+  if (!Array.isArray(content) || !content.some(isThinkingPart)) return message;
+  let reasoning = typeof fields.reasoning_content === "string" ? fields.reasoning_content : "";
+  for (const part of content) if (isThinkingPart(part)) reasoning += thinkingText(part.thinking);
+  return { ...fields, content: content.filter((part) => !isThinkingPart(part)), reasoning_content: reasoning };
+}
+
+function isThinkingPart(part: unknown): part is { thinking: unknown } {
+  return typeof part === "object" && part !== null && (part as { type?: unknown }).type === "thinking";
+}
+
+function thinkingText(thinking: unknown): string {
+  if (typeof thinking === "string") return thinking;
+  if (!Array.isArray(thinking)) return "";
+  let text = "";
+  for (const piece of thinking) {
+    const value = typeof piece === "object" && piece !== null ? (piece as { text?: unknown }).text : undefined;
+    if (typeof value === "string") text += value;
+  }
+  return text;
 }
 
 /** The response of a non-streamed chat completion. */
