@@ -6,6 +6,7 @@ import type { PossibleDoubleBills } from "../workflow/run/call-intents.js";
 import type { RunResult, WaitingApproval } from "../workflow/run/run-options.js";
 import { runOutcome } from "../workflow/run/run-outcome.js";
 import type { CommandContext } from "./command.js";
+import { shellWord } from "./shell-word.js";
 
 /** Prints how a run ended and returns the exit code (see runOutcome): 0 done, 1 stopped, failed or no item succeeded, 2 a bad key or model, 3 waiting for a decision. */
 export function reportRunResult(result: RunResult, context: Pick<CommandContext, "stdout" | "stderr" | "cwd">): number {
@@ -34,7 +35,7 @@ export function reportRunResult(result: RunResult, context: Pick<CommandContext,
   } else if (outcome.kind === "stopped" && result.reason === "interrupted") {
     // The stop was asked for: no error to explain, only how to go on.
     context.stderr.write(
-      `Interrupted; resume with \`svc-flow resume ${where}\`.\nFinished steps are journaled. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`,
+      `Interrupted; resume with \`svc-flow resume ${shellWord(where)}\`.\nFinished steps are journaled. Report: ${path.join(where, REPORT_FILE)}. Cost so far: ${cost}.\n`,
     );
   } else {
     const message = result.error?.message ?? "";
@@ -83,7 +84,7 @@ export function describeDecision(decision: RecordedApproval): string {
 
 /** `svc-flow approve RUN_DIR STEP_ID [--item N]` for a step instance key (`check`, `posters[2].check`). */
 export function approveCommand(runDir: string, key: string): string {
-  const dir = /^[\w./-]+$/.test(runDir) ? runDir : JSON.stringify(runDir);
+  const dir = shellWord(runDir);
   const item = /^[\w-]+\[(\d+)\]\.([\w-]+)$/.exec(key);
   if (item !== null) return `svc-flow approve ${dir} ${item[2]} --item ${item[1]}`;
   return `svc-flow approve ${dir} ${/^[\w-]+$/.test(key) ? key : `'${key}'`}`;

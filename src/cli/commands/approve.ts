@@ -6,6 +6,7 @@ import { resumeWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
 import { describeDecision, reportRunResult } from "../report-run-result.js";
+import { shellWord } from "../shell-word.js";
 
 const FLAGS = {
   reject: { type: "boolean", help: "Answer no (default: approve)" },
@@ -49,7 +50,7 @@ export const approveCommand: Command = {
     const decision = await recordApproval(runDir, answer);
     context.stderr.write(`${describeDecision(decision)}.\n`);
     if (values["no-resume"] === true) {
-      context.stdout.write(`Recorded. Continue the run with: svc-flow resume ${positionals[0]}\n`);
+      context.stdout.write(`Recorded. Continue the run with: svc-flow resume ${shellWord(positionals[0]!)}\n`);
       return 0;
     }
     const result = await resumeWorkflow(runDir, {

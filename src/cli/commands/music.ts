@@ -9,6 +9,7 @@ import { UsageError, type Command, type CommandContext, type FlagSpecs } from ".
 import { costLine } from "../cost-line.js";
 import { checkFolderFlag } from "../path-flags.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
+import { shellWord } from "../shell-word.js";
 
 /** Seconds `svc-flow music` waits for the clips without --timeout. */
 export const DEFAULT_MUSIC_TIMEOUT_S = 300;
@@ -69,7 +70,7 @@ export const musicCommand: Command = {
         // Written before waiting: a run cut short can still fetch what it paid for.
         context.stdout.write(`clips ${clipIds.join(" ")}\n`);
       }
-      const recover = `svc-flow music --clips ${clipIds.join(",")} --out ${out}`;
+      const recover = `svc-flow music --clips ${clipIds.join(",")} --out ${shellWord(out)}`;
       context.stderr.write(
         `Waiting for ${clipIds.length} clip(s) (up to ${timeoutS} s).${recover === undefined ? "" : ` If this stops, fetch them without paying again: ${recover}`}\n`,
       );

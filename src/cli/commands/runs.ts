@@ -4,6 +4,7 @@ import { formatYuan } from "../../cost/format-summary-table.js";
 import { listRuns, type RunListing } from "../../workflow/schedule/list-runs.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
+import { shellWord } from "../shell-word.js";
 
 const FLAGS = {
   dir: { type: "string", value: "DIR", help: "Folder of run directories; default: runs" },
@@ -44,11 +45,6 @@ export const runsCommand: Command = {
     return 0;
   },
 };
-
-// A path pasted into a shell stays one word.
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
-}
 
 /** Runs as an aligned table for people. */
 export function formatRuns(runs: readonly RunListing[]): string {

@@ -1,0 +1,87 @@
+// Paths as shell users have them: spaces, non-ASCII letters, quotes, and a working folder elsewhere.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
+import { BIN, spawnCli } from "./cli-process.js";
+import { tempDir } from "./workflow-harness.js";
+
+vi.setConfig({ testTimeout: 90_000 });
+
+const LOOK = `version: 1
+name: look
+inputs:
+  photo: { type: string }
+steps:
+  - id: look
+    uses: chat
+    with: { model: beta-4o, prompt: "Describe this photo.", images: ["\${{ inputs.photo }}"], maxTokens: 40 }
+`;
+
+const SIGN_OFF = `version: 1
+name: sign-off
+steps:
+  - id: sign-off
+    uses: approval
+    with: { prompt: "Publish?" }
+`;
+
+let gateway: LocalGateway;
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  gateway = await startLocalGateway({});
+  env = { SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: "sk-local-demo" };
+});
+afterAll(async () => gateway?.close());
+
+async function cli(argv: string[], cwd: string) {
+  const running = spawnCli(argv, { cwd, env });
+  const { code } = await running.exit;
+  return { code, stdout: running.stdout(), stderr: running.stderr() };
+}
+
+describe("paths with spaces and non-ASCII letters", () => {
+  it("runs a workflow, a media input relative to it and --out from another working folder", async () => {
+    const root = await tempDir("svc-flow-paths-");
+    const project = path.join(root, "dir ü space");
+    await mkdir(path.join(project, "media ☀"), { recursive: true });
+    await copyFile(
+      path.join(import.meta.dirname, "..", "workflows", "media", "lantern.png"),
+      path.join(project, "media ☀", "lámpara 1.png"),
+    );
+    await writeFile(path.join(project, "flów 1.yaml"), LOOK);
+
+    const result = await cli(
+      ["run", "dir ü space/flów 1.yaml", "--input", "photo=media ☀/lámpara 1.png", "--out", "out dir/rün 1"],
+      root,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Outputs: out dir/rün 1/outputs.json");
+    expect(existsSync(path.join(root, "out dir", "rün 1", "outputs.json"))).toBe(true);
+  });
+
+  it("prints approve and resume commands a shell runs as they are, quotes and all", async () => {
+    const root = await tempDir("svc-flow-paths-");
+    await writeFile(path.join(root, "flow.yaml"), SIGN_OFF);
+    const out = "it's my rüns/one";
+    const waiting = await cli(["run", "flow.yaml", "--out", out], root);
+    expect(waiting.code).toBe(3);
+    const approve = /Approve: (svc-flow approve .*) \[--note TEXT\]/.exec(waiting.stdout)?.[1];
+    expect(approve).toBe(`svc-flow approve 'it'\\''s my rüns/one' sign-off`);
+
+    // Pasted into a shell, with --no-resume so the resume line comes next.
+    const shell = (command: string) =>
+      promisify(execFile)("sh", ["-c", command.replace(/^svc-flow /, `"${process.execPath}" "${BIN}" `)], {
+        cwd: root,
+        env: { PATH: process.env.PATH, ...env },
+      });
+    const recorded = await shell(`${approve} --no-resume`);
+    const resume = /Continue the run with: (svc-flow resume .*)/.exec(recorded.stdout)?.[1];
+    expect(resume).toBe(`svc-flow resume 'it'\\''s my rüns/one'`);
+    const resumed = await shell(resume!);
+    expect(resumed.stdout).toContain("Done.");
+  });
+});
