@@ -6,7 +6,7 @@ import { readJournal, type JournalRecord } from "../src/workflow/index.js";
 import { RunJournal } from "../src/workflow/run/run-journal.js";
 import { tempDir } from "./workflow-harness.js";
 
-const skipped = (n: number): JournalRecord => ({
+const skipped = (n: number): Extract<JournalRecord, { type: "step-skipped" }> => ({
   type: "step-skipped",
   key: `s${n}`,
   id: `s${n}`,
@@ -119,5 +119,52 @@ describe("run journal", () => {
     await expect(journal.append(skipped(3))).rejects.toBe(failure);
     await expect(journal.written(skipped(4))).rejects.toBe(failure);
     await journal.close();
+  });
+});
+
+// A record whose line is about `bytes` long, of three-byte characters placed so that, as a file's
+// first line, the reader's first 1 MiB read ends inside one of them.
+function wideRecord(bytes: number, tag: string): JournalRecord {
+  const head = Buffer.byteLength(JSON.stringify({ ...skipped(0), key: tag }).replace(`"${tag}"`, '"'));
+  const fill = bytes - head - 2;
+  const mib = 1024 * 1024;
+  // ASCII padding before the first 漢 puts the boundary one byte into a character.
+  const pad = (mib - head - tag.length - 1) % 3;
+  const key = `${tag}${"a".repeat(pad)}${"漢".repeat(Math.floor((fill - tag.length - pad) / 3))}`;
+  return { ...skipped(0), key, id: tag };
+}
+
+async function writeLines(file: string, text: string): Promise<void> {
+  const handle = await open(file, "w");
+  await handle.write(text);
+  await handle.close();
+}
+
+describe("reading a journal", () => {
+  it("reads lines longer than a read in order, a character split between two reads included", async () => {
+    const file = path.join(await tempDir(), "journal.jsonl");
+    const records = [wideRecord(1_500_000, "w1"), wideRecord(1_200_000, "w2"), skipped(3)];
+    await writeLines(file, records.map((record) => `${JSON.stringify(record)}\n`).join(""));
+    const read = await readJournal(file);
+    expect(read.tornTail).toBe(false);
+    expect(read.records).toEqual(records);
+  });
+
+  it("drops a torn last line after long lines, and repair cuts exactly its bytes", async () => {
+    const file = path.join(await tempDir(), "journal.jsonl");
+    const whole = [wideRecord(1_100_000, "w1"), skipped(2)].map((record) => `${JSON.stringify(record)}\n`).join("");
+    const torn = JSON.stringify(wideRecord(1_100_000, "w3")).slice(0, 700_000);
+    await writeLines(file, whole + torn);
+    const read = await readJournal(file, { repair: true });
+    expect(read.tornTail).toBe(true);
+    expect(read.records.map((record) => (record as { id: string }).id)).toEqual(["w1", "s2"]);
+    expect(await readFile(file, "utf8")).toBe(whole);
+  });
+
+  it("names a damaged line by its number when it comes after a read boundary", async () => {
+    const file = path.join(await tempDir(), "journal.jsonl");
+    const long = `${JSON.stringify(wideRecord(1_300_000, "w1"))}\n`;
+    await writeLines(file, `${long}${JSON.stringify(skipped(2))}\nnot json\n${JSON.stringify(skipped(4))}\n`);
+    await expect(readJournal(file)).rejects.toThrow(`Line 3 of ${file} is not JSON`);
   });
 });

@@ -5,7 +5,7 @@ import { ConfigError } from "../../errors.js";
 import type { ApprovalDecision, ApprovalRequest } from "../run/journal-records.js";
 import { Replay } from "../run/replay.js";
 import { RunDirLock } from "../run/run-dir-lock.js";
-import { readJournal, RunJournal } from "../run/run-journal.js";
+import { RunJournal } from "../run/run-journal.js";
 import { JOURNAL_FILE } from "../run/run-workflow.js";
 
 /** An answer to one approval step of a run. */
@@ -44,7 +44,7 @@ export async function recordApproval(runDir: string, answer: ApprovalAnswer): Pr
 
 async function recordOwned(runDir: string, answer: ApprovalAnswer): Promise<RecordedApproval> {
   const journalPath = path.join(runDir, JOURNAL_FILE);
-  const { request, ...decision } = decideApproval(new Replay((await readJournal(journalPath)).records), runDir, answer);
+  const { request, ...decision } = decideApproval(await Replay.read(journalPath), runDir, answer);
   const journal = await RunJournal.open(journalPath);
   try {
     await journal.append(decision);

@@ -4,9 +4,9 @@ import { summarizeEntries, type CostTotals } from "../../cost/summarize-entries.
 import { ConfigError } from "../../errors.js";
 import { parseWorkflow, type Workflow } from "../load/load-workflow.js";
 import { stepKind } from "../report/collect-step-rows.js";
-import type { ErrorSummary, RecordOf, ResolvedCall, RunStarted } from "../run/journal-records.js";
+import type { ErrorSummary, JournalRecord, RecordOf, ResolvedCall, RunStarted } from "../run/journal-records.js";
 import { Replay } from "../run/replay.js";
-import { readJournal } from "../run/run-journal.js";
+
 import { JOURNAL_FILE, WORKFLOW_COPY } from "../run/start-run-directory.js";
 import { childSteps, type Step } from "../schema/step-schemas.js";
 
@@ -64,8 +64,13 @@ export async function readRunDir(dir: string): Promise<RunDirContents> {
     throw new ConfigError(`There is no run directory at ${directory}. Pass a directory \`svc-flow run\` wrote.`, {
       code: "invalid_run_dir",
     });
-  const { records } = await readJournal(path.join(directory, JOURNAL_FILE));
-  const replay = new Replay(records);
+  const records: JournalRecord[] = [];
+  const replay = await Replay.read(path.join(directory, JOURNAL_FILE), {
+    each: (record) => {
+      if (record.type === "step-finished" || record.type === "step-failed" || record.type === "step-skipped")
+        records.push(record);
+    },
+  });
   const byStep = summarizeEntries(replay.costs).byTag.step ?? {};
   const steps = new Map<string, StepInstance>();
   const stepKeys = new Map<string, string>();

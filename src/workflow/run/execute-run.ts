@@ -43,7 +43,7 @@ export interface RunPlan {
   readonly runDir: string;
   readonly journal: RunJournal;
   readonly replay: Replay;
-  /** The journal's records so far (the report is made from them and what this attempt appends). */
+  /** The journal's records so far that the report may read (`reportMayRead`): it is made from them and what this attempt appends. */
   readonly records: readonly JournalRecord[];
   readonly resumed: boolean;
   /** The step-key prefix of a batch's rows (`items`), for a batch run. */

@@ -3,7 +3,8 @@ import path from "node:path";
 import { ConfigError } from "../../errors.js";
 import { isArtifactRef } from "../media/media-source.js";
 import { LOCK_FILE, readLockState } from "./run-dir-lock.js";
-import { readJournal } from "./run-journal.js";
+import type { JournalRecord, RecordOf } from "./journal-records.js";
+import { forEachJournalRecord } from "./run-journal.js";
 import { JOURNAL_FILE } from "./start-run-directory.js";
 
 /** A finished step of an earlier run that a new run can take instead of running it. */
@@ -38,16 +39,20 @@ export async function finishedStepsByKey(runDirs: readonly string[]): Promise<Ma
   for (const given of runDirs) {
     const runDir = path.resolve(given);
     await checkReusable(runDir);
-    const { records } = await readJournal(path.join(runDir, JOURNAL_FILE));
-    const first = records[0];
+    let first: JournalRecord | undefined;
+    const records: Array<RecordOf<"step-finished">> = [];
+    await forEachJournalRecord(path.join(runDir, JOURNAL_FILE), (record) => {
+      first ??= record;
+      if (record.type === "step-finished" && record.stepKey !== undefined && record.kind !== "approval")
+        records.push(record);
+    });
     if (first?.type !== "run-started") {
       throw new ConfigError(`${runDir} holds no run: its journal does not start with a run. Name another --reuse.`, {
         code: "invalid_run_dir",
       });
     }
     for (const record of records) {
-      if (record.type !== "step-finished" || record.stepKey === undefined || record.kind === "approval") continue;
-      if (found.has(record.stepKey)) continue;
+      if (record.stepKey === undefined || found.has(record.stepKey)) continue;
       const artifacts = artifactPaths(record.output);
       if (!(await allExist(runDir, artifacts))) continue;
       found.set(record.stepKey, {

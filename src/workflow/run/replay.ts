@@ -9,6 +9,7 @@ import type {
   RecordOf,
   RunStarted,
 } from "./journal-records.js";
+import { forEachJournalRecord } from "./run-journal.js";
 
 /** What a journal says is already done, indexed for the engine. */
 export class Replay {
@@ -33,10 +34,9 @@ export class Replay {
   readonly approvalRequests = new Map<string, ApprovalRequest>();
   /** Approval answers, by step key: the first answer counts. */
   readonly approvalDecisions = new Map<string, ApprovalDecision>();
-  /** The budget in force last (the start's, or a resume's raised one). */
-  readonly budgetYuan?: number;
-  /** How the last attempt ended, when it got that far. */
-  readonly finished?: RecordOf<"run-finished">;
+  #budgetYuan: number | undefined;
+  #finished: RecordOf<"run-finished"> | undefined;
+  #last: JournalRecord;
   #costsByStep: Map<string, CostEntry[]> | undefined;
 
   constructor(records: readonly JournalRecord[]) {
@@ -47,71 +47,110 @@ export class Replay {
       });
     }
     this.start = first;
-    let budgetYuan = first.budgetYuan;
-    let finished: RecordOf<"run-finished"> | undefined;
-    for (const record of records) {
-      switch (record.type) {
-        case "step-finished":
-          this.steps.set(record.key, record);
-          break;
-        case "step-skipped":
-          this.skipped.add(record.key);
-          break;
-        case "item-finished": {
-          const items = this.items.get(record.key) ?? new Map<number, RecordOf<"item-finished">>();
-          items.set(record.index, record);
-          this.items.set(record.key, items);
-          break;
-        }
-        case "music-submitted":
-          this.music.set(record.key, {
-            key: record.key,
-            operation: record.operation,
-            clipIds: record.clipIds,
-            ...(record.requestId === undefined ? {} : { requestId: record.requestId }),
-          });
-          break;
-        case "cost":
-          this.costs.push(record.entry);
-          if (record.musicJob !== undefined) {
-            const { requestId } = record.entry;
-            const job = { ...record.musicJob, ...(requestId === undefined ? {} : { requestId }) };
-            if (job.call === undefined) this.music.set(job.key, job);
-            else this.toolMusic.set(toolMusicKey(job.key, job.call), job);
-          }
-          if (record.idempotencyKey !== undefined) {
-            this.openCalls.delete(record.idempotencyKey);
-            if (record.possibleDoubleBill === true)
-              this.doubleBills.push(doubleBillOf(record.entry, record.idempotencyKey));
-          }
-          break;
-        case "call-intent":
-          this.openCalls.set(record.idempotencyKey, record.key);
-          break;
-        case "agent-turn":
-          inner(this.agentTurns, record.key).set(record.turn, record);
-          break;
-        case "agent-tool-result":
-          inner(this.agentToolResults, record.key).set(agentCallKey(record.turn, record.callId), record);
-          break;
-        case "approval-requested":
-          if (!this.approvalRequests.has(record.key)) this.approvalRequests.set(record.key, record);
-          break;
-        case "approval-decided":
-          if (!this.approvalDecisions.has(record.key)) this.approvalDecisions.set(record.key, record);
-          break;
-        case "run-resumed":
-          if (record.budgetYuan !== undefined) budgetYuan = record.budgetYuan;
-          break;
-        case "run-finished":
-          finished = record;
-          break;
-        default:
-          break;
+    this.#budgetYuan = first.budgetYuan;
+    this.#last = first;
+    for (const record of records) this.add(record);
+  }
+
+  /**
+   * Reads a run's journal record by record into a Replay (see `forEachJournalRecord`: the text is
+   * never held whole); `each` sees every record too, for what a caller keeps besides.
+   */
+  static async read(
+    journalPath: string,
+    options: { repair?: boolean; each?: (record: JournalRecord) => void } = {},
+  ): Promise<Replay> {
+    let replay: Replay | undefined;
+    await forEachJournalRecord(
+      journalPath,
+      (record) => {
+        if (replay === undefined) replay = new Replay([record]);
+        else replay.add(record);
+        options.each?.(record);
+      },
+      options,
+    );
+    return replay ?? new Replay([]);
+  }
+
+  /** The budget in force last (the start's, or a resume's raised one). */
+  get budgetYuan(): number | undefined {
+    return this.#budgetYuan;
+  }
+
+  /** How the last attempt ended, when it got that far. */
+  get finished(): RecordOf<"run-finished"> | undefined {
+    return this.#finished;
+  }
+
+  /** The journal's last record. */
+  get last(): JournalRecord {
+    return this.#last;
+  }
+
+  /** Takes in the journal's next record. */
+  add(record: JournalRecord): void {
+    this.#last = record;
+    switch (record.type) {
+      case "step-finished":
+        this.steps.set(record.key, record);
+        break;
+      case "step-skipped":
+        this.skipped.add(record.key);
+        break;
+      case "item-finished": {
+        const items = this.items.get(record.key) ?? new Map<number, RecordOf<"item-finished">>();
+        items.set(record.index, record);
+        this.items.set(record.key, items);
+        break;
       }
+      case "music-submitted":
+        this.music.set(record.key, {
+          key: record.key,
+          operation: record.operation,
+          clipIds: record.clipIds,
+          ...(record.requestId === undefined ? {} : { requestId: record.requestId }),
+        });
+        break;
+      case "cost":
+        this.costs.push(record.entry);
+        this.#costsByStep = undefined;
+        if (record.musicJob !== undefined) {
+          const { requestId } = record.entry;
+          const job = { ...record.musicJob, ...(requestId === undefined ? {} : { requestId }) };
+          if (job.call === undefined) this.music.set(job.key, job);
+          else this.toolMusic.set(toolMusicKey(job.key, job.call), job);
+        }
+        if (record.idempotencyKey !== undefined) {
+          this.openCalls.delete(record.idempotencyKey);
+          if (record.possibleDoubleBill === true)
+            this.doubleBills.push(doubleBillOf(record.entry, record.idempotencyKey));
+        }
+        break;
+      case "call-intent":
+        this.openCalls.set(record.idempotencyKey, record.key);
+        break;
+      case "agent-turn":
+        inner(this.agentTurns, record.key).set(record.turn, record);
+        break;
+      case "agent-tool-result":
+        inner(this.agentToolResults, record.key).set(agentCallKey(record.turn, record.callId), record);
+        break;
+      case "approval-requested":
+        if (!this.approvalRequests.has(record.key)) this.approvalRequests.set(record.key, record);
+        break;
+      case "approval-decided":
+        if (!this.approvalDecisions.has(record.key)) this.approvalDecisions.set(record.key, record);
+        break;
+      case "run-resumed":
+        if (record.budgetYuan !== undefined) this.#budgetYuan = record.budgetYuan;
+        break;
+      case "run-finished":
+        this.#finished = record;
+        break;
+      default:
+        break;
     }
-    this.budgetYuan = budgetYuan;
-    this.finished = finished;
   }
 
   /** The cost entries earlier attempts journaled for step instance `key` (a step cut short by a kill or a wait). */

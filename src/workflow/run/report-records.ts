@@ -40,14 +40,18 @@ export class ReportRecords implements JournalSink {
   }
 
   #keep(record: JournalRecord): void {
-    // Costs are in the ledger; a call's intent matters only to resume, which reads the journal itself.
-    if (record.type === "cost" || record.type === "call-intent") return;
+    if (!reportMayRead(record)) return;
     const row = this.#rowPrefix !== undefined && "key" in record && record.key.startsWith(this.#rowPrefix);
     if (row && !onFirstPage(record.key)) {
       if (record.type !== "step-finished" || findMedia(record.output).length === 0) return;
     }
     this.#records.push(record);
   }
+}
+
+/** Whether the report may read a record: costs are in the ledger, and a call's intent matters only to resume (the replay). */
+export function reportMayRead(record: JournalRecord): boolean {
+  return record.type !== "cost" && record.type !== "call-intent";
 }
 
 function onFirstPage(key: string): boolean {

@@ -4,7 +4,6 @@ import { ConfigError } from "../../errors.js";
 import { loadWorkflow, parseWorkflow, type LoadWorkflowOptions, type Workflow } from "../load/load-workflow.js";
 import { checkReusable } from "./finished-steps.js";
 import { Replay } from "./replay.js";
-import { readJournal } from "./run-journal.js";
 import type { RunResult, RunWorkflowOptions } from "./run-options.js";
 import { runWorkflow } from "./run-workflow.js";
 import { JOURNAL_FILE, WORKFLOW_COPY } from "./start-run-directory.js";
@@ -24,8 +23,7 @@ export interface RerunWorkflowOptions extends RunWorkflowOptions, Pick<LoadWorkf
 export async function rerunWorkflow(runDir: string, options: RerunWorkflowOptions = {}): Promise<RunResult> {
   const directory = path.resolve(runDir);
   await checkReusable(directory);
-  const { records } = await readJournal(path.join(directory, JOURNAL_FILE));
-  const { start } = new Replay(records);
+  const { start } = await Replay.read(path.join(directory, JOURNAL_FILE));
   const workflow = await workflowFor(directory, start.baseDir, options);
   const declared = new Set(Object.keys(workflow.definition.inputs ?? {}));
   const kept = Object.fromEntries(Object.entries(start.inputs).filter(([name]) => declared.has(name)));

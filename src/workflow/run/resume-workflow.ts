@@ -9,7 +9,8 @@ import { executeRun } from "./execute-run.js";
 import { finishedStepsByKey } from "./finished-steps.js";
 import { Replay } from "./replay.js";
 import { RunDirLock } from "./run-dir-lock.js";
-import { readJournal, RunJournal } from "./run-journal.js";
+import { RunJournal } from "./run-journal.js";
+import { reportMayRead } from "./report-records.js";
 import type { JournalRecord } from "./journal-records.js";
 import type { ExecuteOptions, RunResult } from "./run-options.js";
 import { JOURNAL_FILE, WORKFLOW_COPY } from "./run-workflow.js";
@@ -48,8 +49,14 @@ export async function resumeWorkflow(runDir: string, options: ResumeWorkflowOpti
 
 async function resumeOwned(directory: string, options: ResumeWorkflowOptions): Promise<RunResult> {
   const journalPath = path.join(directory, JOURNAL_FILE);
-  const { records } = await readJournal(journalPath, { repair: true });
-  const replay = new Replay(records);
+  // What the report may read of the journal, beside what the replay indexes (a batch's bills and intents are most of it).
+  const earlier: JournalRecord[] = [];
+  const replay = await Replay.read(journalPath, {
+    repair: true,
+    each: (record) => {
+      if (reportMayRead(record)) earlier.push(record);
+    },
+  });
   const workflow = await workflowFor(directory, replay, options);
   if (workflow.hash !== replay.start.workflowHash) {
     throw new ConfigError(
@@ -62,8 +69,7 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
     throw new ConfigError(`Expected the budget to be above 0 yuan, got ${options.budgetYuan}.`);
   }
   // A done run has nothing left: resuming it again (a second resume that lost the race) adds no records.
-  if (replay.finished?.status === "done" && records.at(-1)?.type === "run-finished")
-    return doneResult(directory, replay);
+  if (replay.finished?.status === "done" && replay.last.type === "run-finished") return doneResult(directory, replay);
   // A run started with --reuse goes on taking what its sources finished (those still there).
   const finished = await finishedStepsByKey(await existing(replay.start.reuse ?? []));
   const { rerunFrom } = replay.start;
@@ -77,18 +83,16 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
     pid: process.pid,
   };
   await journal.append(resumedRecord);
-  const resumedReplay =
-    options.budgetYuan === undefined
-      ? replay
-      : new Replay([...records, { type: "run-resumed", at: "", budgetYuan: options.budgetYuan }]);
+  replay.add(resumedRecord);
+  earlier.push(resumedRecord);
   const body = options.body ?? (await resumedBatchBody(directory, workflow, replay.start.inputs, options));
   return executeRun(
     {
       workflow,
       runDir: directory,
       journal,
-      replay: resumedReplay,
-      records: [...records, resumedRecord],
+      replay,
+      records: earlier,
       resumed: true,
       ...(body === undefined || options.body !== undefined ? {} : { batchKey: BATCH_KEY }),
       reuse: { finished, ...(rerunFrom === undefined ? {} : { rerunFrom }) },

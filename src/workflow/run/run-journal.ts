@@ -1,5 +1,5 @@
 import { writeSync } from "node:fs";
-import { open, readFile, truncate, type FileHandle } from "node:fs/promises";
+import { open, truncate, type FileHandle } from "node:fs/promises";
 import { ConfigError, redactSecrets } from "../../errors.js";
 import { journalRecordSchema, type JournalRecord } from "./journal-records.js";
 
@@ -145,44 +145,82 @@ export interface ReadJournal {
   readonly tornTail: boolean;
 }
 
-/**
- * Reads a journal. A last line without its newline is a write the process did not finish: it is
- * dropped (and cut from the file with `repair`, so later appends start on a clean line). A bad line
- * anywhere else means the file was damaged or edited, which is an error.
- */
+/** Reads a whole journal into a list of its records (see `forEachJournalRecord`). */
 export async function readJournal(path: string, options: { repair?: boolean } = {}): Promise<ReadJournal> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
+  const records: JournalRecord[] = [];
+  const { tornTail } = await forEachJournalRecord(path, (record) => records.push(record), options);
+  return { records, tornTail };
+}
+
+/** How much of the file is read at a time: the journal of a 100,000-row batch is over 100 MB. */
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Hands each record of a journal to `visit`, in order, reading the file a chunk at a time: its text
+ * is never held whole (a string cannot pass 512 MiB, so a big batch's journal could not be read at
+ * all), and a caller that keeps only what it needs holds only that. A last line without its newline
+ * is a write the process did not finish: it is dropped (and cut from the file with `repair`, so
+ * later appends start on a clean line). A bad line anywhere else means the file was damaged or
+ * edited, which is an error.
+ */
+export async function forEachJournalRecord(
+  path: string,
+  visit: (record: JournalRecord) => void,
+  options: { repair?: boolean } = {},
+): Promise<{ readonly tornTail: boolean }> {
+  const handle = await open(path, "r").catch((error: unknown) => {
     if ((error as { code?: unknown }).code === "ENOENT") {
       throw new ConfigError(`There is no journal at ${path}. Pass the run directory that \`svc-flow run\` wrote.`, {
         code: "invalid_run_dir",
       });
     }
     throw error;
-  }
-  const lines = text.split("\n");
-  const last = lines.pop() ?? "";
-  const tornTail = last !== "";
-  if (tornTail && options.repair === true) await truncate(path, Buffer.byteLength(text) - Buffer.byteLength(last));
-  const records = lines.map((line, index) => {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new ConfigError(`Line ${index + 1} of ${path} is not JSON; the journal was damaged. Start a new run.`, {
-        code: "invalid_journal",
-      });
-    }
-    const parsed = journalRecordSchema.safeParse(value);
-    if (!parsed.success) {
-      throw new ConfigError(
-        `Line ${index + 1} of ${path} is not a journal record (${parsed.error.issues[0]?.message}). Start a new run.`,
-        { code: "invalid_journal" },
-      );
-    }
-    return parsed.data;
   });
-  return { records, tornTail };
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  // The bytes after the last newline read so far, and how many bytes came before them.
+  let rest = Buffer.alloc(0);
+  let complete = 0;
+  let line = 0;
+  try {
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) break;
+      // Lines are cut at newline bytes, so a character split between two reads is decoded whole.
+      const bytes = Buffer.concat([rest, chunk.subarray(0, bytesRead)]);
+      let start = 0;
+      for (let end = bytes.indexOf(NEWLINE); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
+        line++;
+        visit(parseRecord(bytes.toString("utf8", start, end), line, path));
+        start = end + 1;
+      }
+      complete += start;
+      rest = bytes.subarray(start);
+    }
+  } finally {
+    await handle.close();
+  }
+  const tornTail = rest.length > 0;
+  if (tornTail && options.repair === true) await truncate(path, complete);
+  return { tornTail };
+}
+
+const NEWLINE = 0x0a;
+
+function parseRecord(text: string, line: number, path: string): JournalRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`Line ${line} of ${path} is not JSON; the journal was damaged. Start a new run.`, {
+      code: "invalid_journal",
+    });
+  }
+  const parsed = journalRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new ConfigError(
+      `Line ${line} of ${path} is not a journal record (${parsed.error.issues[0]?.message}). Start a new run.`,
+      { code: "invalid_journal" },
+    );
+  }
+  return parsed.data;
 }
