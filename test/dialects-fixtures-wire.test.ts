@@ -535,6 +535,30 @@ describe("SSE framing", () => {
     expect(await call("ping events folded", { raw }, false)).toMatchObject({ content: "Hello, world" });
   });
 
+  it("reads events ended by one line break instead of two as separate chunks", async () => {
+    // anomalyco/opencode#27365 (a Baseten GLM-4.7 endpoint): `data: {...}\ndata: {...}`; as the SSE
+    // rules read it, one event whose data is both chunks joined, which is no JSON.
+    const lines = [
+      `data: ${text("Hello")}`,
+      `data: ${text(", world", "stop")}`,
+      `data: ${chunk([], { usage: USAGE })}`,
+    ];
+    const reply = await call("single line breaks", { raw: [`${lines.join("\n")}\ndata: [DONE]\n\n`] }, true);
+    expect(reply).toMatchObject({ content: "Hello, world", finishReason: "stop", usage: USAGE });
+  });
+
+  it("reads one chunk whose JSON spans several data lines as one event", async () => {
+    // The SSE rules: data lines join with a line break (SamSaffron/term-llm PR #454, pretty-printed chunks).
+    const pretty = JSON.stringify(JSON.parse(text("Hello", "stop")), null, 2);
+    const raw = [
+      `${pretty
+        .split("\n")
+        .map((line) => `data: ${line}`)
+        .join("\n")}\n\ndata: [DONE]\n\n`,
+    ];
+    expect(await call("multi-line data", { raw }, true)).toMatchObject({ content: "Hello", finishReason: "stop" });
+  });
+
   it("ends at a bare `[DONE]` line without `data:`", async () => {
     // Portkey-AI/gateway#55: the gateway sent `[DONE]` without the `data:` prefix (new-api's
     // stream scanner also passes such a line on as the end).

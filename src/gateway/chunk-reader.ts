@@ -2,7 +2,7 @@ import { StreamError, TimeoutError, type SvcFlowError, redactSecrets, type Gatew
 import { bodyKind, type BodyKind } from "./body-kind.js";
 import { errorFromResponse } from "./error-from-response.js";
 import type { OpenResponse } from "./http-transport.js";
-import { SseDecoder } from "./parse-sse.js";
+import { DONE_MARKER, SseDecoder } from "./parse-sse.js";
 import { StreamEnding, failedFinishBody, failedFinishReason } from "./stream-ending.js";
 import { chatChunkSchema, errorBodySchema, type ChatChunk } from "./wire.js";
 import { wholeBodyChunks } from "./whole-body-chunks.js";
@@ -71,7 +71,7 @@ export class ChunkReader {
     try {
       for (;;) {
         if (this.#whole !== undefined) return this.#endWhole(this.#whole);
-        for (let data = this.#takeData(); data !== undefined; data = this.#takeData()) chunks.push(this.#chunk(data));
+        for (let data = this.#takeData(); data !== undefined; data = this.#takeData()) this.#add(data, chunks);
         if (chunks.length > 0) return chunks;
         if (this.#sse.done) return this.#end();
         const piece = await this.#nextPiece();
@@ -87,7 +87,7 @@ export class ChunkReader {
         }
         // A body of whitespace only ends as an empty stream.
         for (const held of this.#head) this.#withPartial(() => this.#sse.push(held));
-        for (const event of this.#withPartial(() => this.#sse.end())) chunks.push(this.#chunk(event.data));
+        for (const event of this.#withPartial(() => this.#sse.end())) this.#add(event.data, chunks);
       }
     } catch (error) {
       this.close();
@@ -185,12 +185,17 @@ export class ChunkReader {
     return data;
   }
 
-  #chunk(data: string): ChatChunk {
+  #add(data: string, chunks: ChatChunk[]): void {
+    const events = data.includes("\n") ? runTogether(data) : undefined;
+    if (events !== undefined) {
+      for (const event of events) this.#add(event, chunks);
+      return;
+    }
     const chunk = readChunk(data, this.#received, this.#opened, this.#options.apiKey);
     this.#ending.see(chunk);
     this.#count++;
     if (this.#keepPartial) this.#received.push(data);
-    return chunk;
+    chunks.push(chunk);
   }
 
   // Here the stream ended at `[DONE]` or with a clean close (a cut connection threw before).
@@ -219,6 +224,26 @@ export class ChunkReader {
 }
 
 function ignore(): void {}
+
+// Some servers end an event with one line break instead of two (a Baseten GLM endpoint in
+// anomalyco/opencode#27365), so several chunks arrive as the data lines of one event. Data that is
+// one JSON document across lines is one event, as the SSE rules say; data whose every line is a
+// JSON document is those events.
+function runTogether(data: string): string[] | undefined {
+  if (isJson(data)) return undefined;
+  // The marker that ends the stream may be run in too; the stream ends when its body does.
+  const lines = data.split("\n").filter((line) => line.trim() !== "" && line.trim() !== DONE_MARKER);
+  return lines.length > 0 && lines.every(isJson) ? lines : undefined;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 // Keep-alive events that carry no chunk: `{}`, and the `{"type": "ping"}` of Anthropic's OpenAI-compatible
 // layer (anthropics/anthropic-sdk-typescript#734, openai-php/client PR #556).
