@@ -85,3 +85,16 @@ describe("paths with spaces and non-ASCII letters", () => {
     expect(resumed.stdout).toContain("Done.");
   });
 });
+
+describe("a workflow given as -", () => {
+  it.each([["run"], ["validate"], ["estimate"], ["schedule"]])(
+    "%s refuses it with exit 2, saying to save the workflow to a file",
+    async (command) => {
+      const root = await tempDir("svc-flow-paths-");
+      const running = spawnCli([command, "-"], { cwd: root, env, stdin: SIGN_OFF });
+      const { code } = await running.exit;
+      expect(running.stderr()).toContain("not from stdin (-). Save it first (e.g. cat > flow.yaml)");
+      expect(code).toBe(2);
+    },
+  );
+});

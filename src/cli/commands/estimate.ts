@@ -7,6 +7,7 @@ import { estimateWorkflow } from "../estimate/estimate-workflow.js";
 import { formatEstimate } from "../estimate/format-estimate.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { readInputs, readReuseDirs } from "../run-flags.js";
+import { workflowPath } from "../workflow-path.js";
 
 const FLAGS = {
   input: {
@@ -41,6 +42,7 @@ export const estimateCommand: Command = {
       );
     // Named as typed, so errors show the path the user gave. Unpriced models under a budget are
     // what an estimate lists (run refuses them), so they do not stop it.
+    workflowPath(context.cwd, positionals[0]!);
     const workflow = await loadWorkflow(positionals[0]!, {
       signal: context.signal,
       cwd: context.cwd,

@@ -10,6 +10,7 @@ import { runOnWorkers } from "../distributed-run.js";
 import { callableModels } from "../callable-models.js";
 import { throwIfInterrupted } from "../interrupted.js";
 import { checkFolderFlag } from "../path-flags.js";
+import { workflowPath } from "../workflow-path.js";
 
 const FLAGS = {
   input: {
@@ -52,7 +53,7 @@ export const runCommand: Command = {
       );
     const flags = await readRunFlags(values, context.cwd, context.signal);
     const models = await callableModels(context.env, context.signal);
-    const workflow = await loadWorkflow(resolve(context.cwd, positionals[0]!), {
+    const workflow = await loadWorkflow(workflowPath(context.cwd, positionals[0]!), {
       ...flags,
       signal: context.signal,
       cwd: context.cwd,

@@ -14,6 +14,7 @@ import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { callableModels } from "../callable-models.js";
 import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
+import { workflowPath } from "../workflow-path.js";
 
 const FLAGS = {
   runs: { type: "string", value: "DIR", help: "Where each firing's run directory goes; default: runs" },
@@ -37,7 +38,7 @@ export const scheduleCommand: Command = {
     const models = values.redis === undefined ? await callableModels(context.env, context.signal) : undefined;
     const workflows = await Promise.all(
       positionals.map((file) =>
-        loadWorkflow(resolve(context.cwd, file), {
+        loadWorkflow(workflowPath(context.cwd, file), {
           ...flags,
           signal: context.signal,
           ...(models === undefined ? {} : { models }),

@@ -1,10 +1,10 @@
-import { resolve } from "node:path";
 import { loadWorkflow } from "../../workflow/load/load-workflow.js";
 import { startWorkflowMcp } from "../../workflow/mcp/start-workflow-mcp.js";
 import { WorkflowError } from "../../workflow/workflow-error.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { readRunFlags, RUN_FLAGS } from "../run-flags.js";
+import { workflowPath } from "../workflow-path.js";
 
 // The money settings `run` takes: a budgeted file whose models have no price is refused unless priced or allowed.
 const FLAGS = {
@@ -27,7 +27,7 @@ export const validateCommand: Command = {
     let failed = false;
     for (const file of positionals) {
       try {
-        const workflow = await loadWorkflow(resolve(context.cwd, file), {
+        const workflow = await loadWorkflow(workflowPath(context.cwd, file), {
           ...pricing,
           signal: context.signal,
           cwd: context.cwd,
