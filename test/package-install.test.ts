@@ -65,7 +65,7 @@ async function tscErrors(config: string): Promise<string[]> {
 let nodenextCompile: Promise<string[]> | undefined;
 function compileNodenext(): Promise<string[]> {
   nodenextCompile ??= (async () => {
-    const files = ["consumer.ts", "schema-import.ts", "langchain-patterns.ts"];
+    const files = ["consumer.ts", "schema-import.ts", "langchain-patterns.ts", "commonjs.cts"];
     const options = { module: "nodenext", moduleResolution: "nodenext", verbatimModuleSyntax: true };
     await writeFile(
       path.join(project, "tsconfig.nodenext.json"),
@@ -385,7 +385,7 @@ describe("the installed package on Node 24", () => {
 
 describe("TypeScript consumers (strict, skipLibCheck false)", () => {
   it(
-    "type-check every subpath with module nodenext and verbatimModuleSyntax",
+    "type-check every subpath with module nodenext and verbatimModuleSyntax, from ES and CommonJS modules",
     async () => {
       expect(await compileNodenext()).toEqual([]);
     },
