@@ -72,4 +72,26 @@ describe("what docs/cli.md says about the commands", () => {
         expect(text.includes(`--${flag}`), `svc-flow ${entry.name} --${flag} is not in its docs`).toBe(true);
     }
   });
+
+  it("gives each command's synopsis in docs/cli.md exactly the flags the command takes", async () => {
+    const cli = await read("docs/cli.md");
+    const synopses = new Map<string, Set<string>>();
+    const add = (name: string, text: string) => {
+      const flags = synopses.get(name) ?? new Set<string>();
+      for (const flag of text.matchAll(/--([a-z][a-z-]*)/g)) flags.add(flag[1]!);
+      synopses.set(name, flags);
+    };
+    // Synopsis blocks: a line starting `svc-flow NAME` and its indented continuation lines.
+    for (const block of cli.matchAll(/```text\n([\s\S]*?)```/g))
+      for (const line of block[1]!.matchAll(/^svc-flow ([a-z]+) .*\[--.*(?:\n[ \t]+\[.*)*/gm)) add(line[1]!, line[0]);
+    // Synopses inline in prose: `svc-flow gateway [--port N] ...`.
+    for (const span of cli.matchAll(/`(svc-flow ([a-z]+) [^`]*\[--[^`]*)`/g)) add(span[2]!, span[1]!);
+    expect(synopses.size).toBeGreaterThanOrEqual(12);
+    for (const entry of COMMANDS) {
+      const documented = synopses.get(entry.name);
+      if (documented === undefined) continue;
+      const flags = Object.keys((await entry.load()).flags);
+      expect([...documented].sort(), `svc-flow ${entry.name}'s synopsis in docs/cli.md`).toEqual(flags.sort());
+    }
+  });
 });
