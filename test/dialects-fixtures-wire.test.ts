@@ -877,6 +877,20 @@ describe("a body whose content type says something else", () => {
     expect(reply).toMatchObject(expected);
   });
 
+  it("quotes a plain-text 200 body to a non-stream request in its invalid_response error", async () => {
+    // HKUDS/nanobot PR #2289: a gateway answered 200 with the text `unsupported model: ...`; read as
+    // events or as JSON, the error said only that the body was malformed.
+    const result = await call(
+      "plain text 200",
+      { raw: ["unsupported model: MiniMax/MiniMax-M2.7"], contentType: "text/plain" },
+      false,
+    );
+    expect(errorOf(result)).toMatchObject({
+      code: "invalid_response",
+      message: expect.stringContaining("unsupported model: MiniMax/MiniMax-M2.7"),
+    });
+  });
+
   it("reads a whole reply with `data: [DONE]` glued after it, streamed or not", async () => {
     // decolua/9router#1396 and #3492: `{...}data: [DONE]` under text/event-stream, which is no JSON.
     const raw = [`${whole}data: [DONE]`];

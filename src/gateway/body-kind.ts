@@ -12,17 +12,29 @@ const LEADING = new Set([0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf]);
  * Undefined while the pieces hold nothing but whitespace.
  */
 export function bodyKind(pieces: readonly Uint8Array[]): BodyKind | undefined {
-  for (const piece of pieces) {
-    for (const byte of piece) {
+  for (const [index, piece] of pieces.entries()) {
+    for (const [offset, byte] of piece.entries()) {
       if (LEADING.has(byte)) continue;
       if (byte === 0x7b || byte === 0x5b) return "json";
       if (byte === 0x3c) return "page";
-      // An event stream's lines start with a field name or a comment's colon.
-      return byte === 0x3a || (byte >= 0x61 && byte <= 0x7a) ? "events" : "other";
+      if (byte === 0x3a) return "events";
+      if (byte < 0x61 || byte > 0x7a) return "other";
+      // A line of an event stream starts with a field name; plain text ("unsupported model: x",
+      // HKUDS/nanobot PR #2289) is no stream.
+      const rest =
+        offset + 6 <= piece.length
+          ? Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength)
+          : Buffer.concat(pieces.slice(index));
+      const start = rest.toString("latin1", offset, offset + 6);
+      if (FIELD.test(start)) return "events";
+      return FIELDS.some((field) => field.startsWith(start)) ? undefined : "other";
     }
   }
   return undefined;
 }
+
+const FIELD = /^(?:data|event|id|retry):/;
+const FIELDS = ["data:", "event:", "id:", "retry:"];
 
 /** The text without the byte order mark some servers put first (RFC 8259 section 8.1 lets a reader ignore it). */
 export function withoutBom(text: string): string {

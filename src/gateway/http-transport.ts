@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
-import { UpstreamError, type GatewayIds } from "../errors.js";
-import { jsonTextOf } from "./body-kind.js";
+import { UpstreamError, redactSecrets, type GatewayIds } from "../errors.js";
+import { bodyKind, jsonTextOf } from "./body-kind.js";
 import { decodedBody } from "./decoded-body.js";
 import { errorFromResponse } from "./error-from-response.js";
 import { readGatewayIds } from "./gateway-ids.js";
@@ -224,7 +224,10 @@ export function jsonBody(
       headers: opened.headers,
     };
   } catch (error) {
-    throw invalidResponse(`The response from ${opened.url} is not JSON.`, opened.ids, opened.status, error);
+    // Plain text is likely a relay's own error ("unsupported model: x"); a page or binary is not quoted.
+    const text = bodyKind([bytes]) === "other" ? bytes.toString("utf8", 0, 160).replace(/\s+/g, " ").trim() : "";
+    const quoted = /^[\p{L}\p{N}\p{P}\p{Zs}]+$/u.test(text) ? `: ${redactSecrets(text)}` : ".";
+    throw invalidResponse(`The response from ${opened.url} is not JSON${quoted}`, opened.ids, opened.status, error);
   }
 }
 
