@@ -45,6 +45,13 @@ describe("svc-flow's command table", () => {
     expect(help.stdout.text).toBe((await runCli(["resume", "--help"], options)).stdout.text);
   });
 
+  it("names an unknown command in svc-flow help COMMAND with exit 2, not the general help with 0", async () => {
+    const help = await runCli(["help", "mdoels"], options);
+    expect(help.code).toBe(2);
+    expect(help.stderr.text).toMatch(/^Unknown command "mdoels"\. Did you mean "models"\?\n/);
+    expect(help.stdout.text).toBe("");
+  });
+
   it.each([
     { argv: ["run", "x.yaml", "--detach"], says: "--detach goes with --redis URL" },
     { argv: ["resume", "runs/x", "--out", "elsewhere"], says: "--out goes with --redis" },
@@ -123,7 +130,7 @@ describe("svc-flow's command table", () => {
   it("names an unknown command and a bad flag with exit 2", async () => {
     const unknown = await runCli(["rn"], options);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.text).toMatch(/^Unknown command "rn"\.\n\nUsage: svc-flow <command>/);
+    expect(unknown.stderr.text).toMatch(/^Unknown command "rn"\. Did you mean "run"\?\n\nUsage: svc-flow <command>/);
     const badFlag = await runCli(["runs", "--limit", "many"], options);
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr.text).toMatch(

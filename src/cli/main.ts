@@ -1,3 +1,4 @@
+import { didYouMean } from "../catalog/closest-name.js";
 import { SvcFlowError, redactSecrets, registerSecret } from "../errors.js";
 import { redactingStream } from "./redacting-stream.js";
 import { UsageError, type CommandContext, type CommandEntry } from "./command.js";
@@ -17,10 +18,7 @@ export async function main(argv: readonly string[], given: Omit<CommandContext, 
   registerSecret(given.env.SVC_API_KEY);
   const context = { ...given, stdout: redactingStream(given.stdout), stderr: redactingStream(given.stderr) };
   // `svc-flow help run` is `svc-flow run --help`.
-  const [name, ...rest] =
-    argv[0] === "help" && argv[1] !== undefined && COMMANDS.some((entry) => entry.name === argv[1])
-      ? [argv[1], "--help"]
-      : argv;
+  const [name, ...rest] = argv[0] === "help" && argv[1] !== undefined ? [argv[1], "--help"] : argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     context.stdout.write(help());
     return name === undefined ? 2 : 0;
@@ -31,7 +29,11 @@ export async function main(argv: readonly string[], given: Omit<CommandContext, 
   }
   const entry: CommandEntry | undefined = COMMANDS.find((candidate) => candidate.name === name);
   if (!entry) {
-    context.stderr.write(`Unknown command "${name}".\n\n${help()}`);
+    const near = didYouMean(
+      name,
+      COMMANDS.map((command) => command.name),
+    ).trimEnd();
+    context.stderr.write(`Unknown command "${name}".${near === "" ? "" : ` ${near}`}\n\n${help()}`);
     return 2;
   }
   const command = await entry.load();
