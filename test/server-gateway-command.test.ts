@@ -1,6 +1,9 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
+import { tempDir } from "./workflow-harness.js";
 
 function capture() {
   const stream = new PassThrough();
@@ -10,7 +13,7 @@ function capture() {
 }
 
 /** Runs `svc-flow gateway ARGV` in-process, with its output captured; abort `controller` to stop it. */
-function gatewayCommand(argv: readonly string[]) {
+function gatewayCommand(argv: readonly string[], cwd = process.cwd()) {
   const stdout = capture();
   const stderr = capture();
   const controller = new AbortController();
@@ -18,7 +21,7 @@ function gatewayCommand(argv: readonly string[]) {
     stdout: stdout.stream,
     stderr: stderr.stream,
     env: {},
-    cwd: process.cwd(),
+    cwd,
     signal: controller.signal,
   });
   return { stdout, stderr, controller, exit };
@@ -64,5 +67,23 @@ describe("svc-flow gateway", () => {
     const { stderr, exit } = gatewayCommand(["--config", "/nonexistent/gateway.yaml"]);
     expect(await exit).toBe(2);
     expect(stderr.text()).toMatch(/gateway.yaml/);
+  });
+
+  it("says a config file that is not there is not there, naming the path to check", async () => {
+    const { stderr, exit } = gatewayCommand(["--config", "/nonexistent/gateway.yaml"]);
+    expect(await exit).toBe(2);
+    expect(stderr.text()).toContain(
+      "Cannot read gateway config /nonexistent/gateway.yaml: there is no such file. Check the path. [invalid_config]",
+    );
+  });
+
+  it("reads a relative --config from the command's working folder", async () => {
+    const folder = await tempDir("svc-flow-gateway-");
+    await writeFile(path.join(folder, "gateway.yaml"), "keys:\n  - key: sk-test-relative\n");
+    const { stderr, controller, exit } = gatewayCommand(["--port", "0", "--config", "gateway.yaml"], folder);
+    while (!stderr.text().includes("\n")) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    expect(await exit).toBe(0);
+    expect(stderr.text()).toContain("1 key(s) configured");
   });
 });

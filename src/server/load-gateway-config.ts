@@ -21,7 +21,10 @@ export async function loadGatewayConfig(file: string): Promise<GatewayConfig> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new ConfigError(`Cannot read gateway config ${file}: ${(error as Error).message}`, { cause: error });
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === "ENOENT" ? "there is no such file" : code === "EISDIR" ? "it is a folder" : (error as Error).message;
+    throw new ConfigError(`Cannot read gateway config ${file}: ${reason}. Check the path.`, { cause: error });
   }
   const lineCounter = new LineCounter();
   // JSON is YAML 1.2, so one parser reads both; 1.2 also keeps `on:`/`yes:` as strings.

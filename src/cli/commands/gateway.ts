@@ -1,4 +1,5 @@
 import { once } from "node:events";
+import { resolve } from "node:path";
 import { DEMO_KEY, DIALECT_NAMES, loadGatewayConfig, startLocalGateway } from "../../server/index.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
@@ -34,7 +35,8 @@ export const gatewayCommand: Command = {
     if (dialect !== undefined && !(DIALECT_NAMES as string[]).includes(dialect)) {
       throw new UsageError(`Unknown dialect "${dialect}" for --dialect. Known dialects: ${DIALECT_NAMES.join(", ")}.`);
     }
-    const loaded = values.config === undefined ? undefined : await loadGatewayConfig(values.config);
+    const loaded =
+      values.config === undefined ? undefined : await loadGatewayConfig(resolve(context.cwd, values.config));
     // --dialect overrides the config file's `dialect:`.
     const config = dialect === undefined ? loaded : { ...loaded, dialect: dialect as (typeof DIALECT_NAMES)[number] };
     let gateway;
