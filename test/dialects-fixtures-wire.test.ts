@@ -727,6 +727,26 @@ describe("errors as proxies send them", () => {
     }
   });
 
+  it('reads FastAPI\'s `{"detail": ...}` error body for its message', async () => {
+    // raullenchai/Rapid-MLX PR #491: an OpenAI-compatible server answered its HTTP errors, rate
+    // limits with Retry-After included, in FastAPI's default shape; the message was the raw JSON.
+    const result = await call(
+      "fastapi detail",
+      {
+        status: 429,
+        raw: ['{"detail":"Rate limit exceeded: 10 per 1 minute"}'],
+        contentType: "application/json",
+        headers: { "retry-after": "2" },
+      },
+      false,
+    );
+    expect(errorOf(result)).toBeInstanceOf(RateLimitError);
+    expect(errorOf(result)).toMatchObject({
+      retryAfterS: 2,
+      message: expect.stringMatching(/^HTTP 429: Rate limit exceeded: 10 per 1 minute\. /),
+    });
+  });
+
   it("turns a 200 JSON error body to a stream request into the error its code names", async () => {
     // easychen/openai-api-proxy PR #33: errors to `stream: true` requests come back as JSON,
     // here with OpenAI's invalid_api_key.

@@ -493,9 +493,11 @@ export type ModelList = z.infer<typeof modelListSchema>;
 /** The error body of every non-2xx response. Relays vary: `code` a number (OpenRouter, one-api)
  * or a string of one (Azure, LiteLLM), `param` "None" or "", and some send `error` as a string.
  * vLLM and sglang send it flat (`{"object": "error", "message", "type", "code"}`, their
- * `ErrorResponse` in `entrypoints/openai/protocol.py`), read as if under `error`. */
+ * `ErrorResponse` in `entrypoints/openai/protocol.py`), read as if under `error`, and FastAPI's
+ * `{"detail": "..."}` as its message. */
 export const errorBodySchema = z.preprocess(
-  (value) => (isFlatError(value) ? { error: value } : value),
+  (value) =>
+    isFlatError(value) ? { error: value } : isDetailError(value) ? { error: { message: value.detail } } : value,
   z.looseObject({
     error: z.union([
       z.looseObject({
@@ -518,6 +520,14 @@ export const errorBodySchema = z.preprocess(
   }),
 );
 export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+// FastAPI's own error body, which OpenAI-compatible servers built on it send for their HTTP errors
+// (raullenchai/Rapid-MLX PR #491: authentication, validation and rate-limit errors as `{"detail": "..."}`).
+function isDetailError(value: unknown): value is { detail: string } {
+  if (typeof value !== "object" || value === null) return false;
+  const fields = value as Record<string, unknown>;
+  return fields.error == null && typeof fields.detail === "string";
+}
 
 function isFlatError(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return false;
