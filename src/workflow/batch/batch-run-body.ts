@@ -11,7 +11,7 @@ import { withOwnHalt } from "../run/run-map.js";
 import type { RunBody } from "../run/run-options.js";
 import type { Scope } from "../run/run-state.js";
 import type { BatchBodyOptions, BatchRunOptions } from "./batch-options.js";
-import { ITEM_RESULTS_FILE } from "./item-results.js";
+import { ITEM_RESULTS_FILE, readItemStates } from "./item-results.js";
 import { ItemsError } from "./items-error.js";
 import { itemsFormatOf, type Item, type ItemsFormat } from "./read-items.js";
 import { readBatchFile, runBatch } from "./run-batch.js";
@@ -169,6 +169,21 @@ export async function batchBodyFor(
     );
   });
   return batchRunBody(source, options);
+}
+
+/**
+ * The step instances of the rows a batch run in `runDir` finished, which a resume never runs again
+ * (keys `items[N].…` of done rows); undefined when the run is not a batch.
+ */
+export async function finishedRowSteps(runDir: string): Promise<((key: string) => boolean) | undefined> {
+  if ((await readBatchFile(runDir)) === undefined) return undefined;
+  const states = await readItemStates(runDir);
+  const head = `${BATCH_KEY}[`;
+  return (key) => {
+    if (!key.startsWith(head)) return false;
+    const end = key.indexOf("]", head.length);
+    return end !== -1 && states.isDone(Number(key.slice(head.length, end)));
+  };
 }
 
 /** The body of a resumed run: the batch it started (batch.json says which file), else undefined. */

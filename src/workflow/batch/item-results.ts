@@ -73,6 +73,11 @@ export class ItemResults {
   }
 }
 
+/** Which items of the batch in `runDir` are done, as its results file says (none when there is none). */
+export async function readItemStates(runDir: string): Promise<RowStates> {
+  return (await readResults(join(runDir, ITEM_RESULTS_FILE))).states;
+}
+
 async function readResults(file: string): Promise<{ states: RowStates; goodBytes: number; sizeBytes: number }> {
   const states = new RowStates();
   let sizeBytes: number;

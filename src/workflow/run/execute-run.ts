@@ -164,7 +164,9 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     releasedAny = true;
   };
   // Steps finished in earlier attempts never run again.
-  for (const key of replay.steps.keys()) stepEnded(key);
+  for (const key of replay.finishedSteps()) stepEnded(key);
+  // The ledger and the cost files have taken in the bills the replay held for steps it forgot.
+  replay.dropForgottenCosts();
   const waitingOn: RunState["waiting"] = [];
   const artifacts = new ArtifactStore(runDir);
   const agents = options.agents ?? listAgentDefinitions();

@@ -38,8 +38,14 @@ export class Replay {
   #finished: RecordOf<"run-finished"> | undefined;
   #last: JournalRecord;
   #costsByStep: Map<string, CostEntry[]> | undefined;
+  readonly #forget: ((key: string) => boolean) | undefined;
 
-  constructor(records: readonly JournalRecord[]) {
+  /**
+   * `forget` names step instances that will never run again (a resumed batch's finished rows): their
+   * records are not kept, only their bills, for the ledger (until `dropForgottenCosts`).
+   */
+  constructor(records: readonly JournalRecord[], forget?: (key: string) => boolean) {
+    this.#forget = forget;
     const [first] = records;
     if (first?.type !== "run-started") {
       throw new ConfigError("The journal does not start with a run-started record; it is not a run journal.", {
@@ -58,13 +64,13 @@ export class Replay {
    */
   static async read(
     journalPath: string,
-    options: { repair?: boolean; each?: (record: JournalRecord) => void } = {},
+    options: { repair?: boolean; each?: (record: JournalRecord) => void; forget?: (key: string) => boolean } = {},
   ): Promise<Replay> {
     let replay: Replay | undefined;
     await forEachJournalRecord(
       journalPath,
       (record) => {
-        if (replay === undefined) replay = new Replay([record]);
+        if (replay === undefined) replay = new Replay([record], options.forget);
         else replay.add(record);
         options.each?.(record);
       },
@@ -91,6 +97,8 @@ export class Replay {
   /** Takes in the journal's next record. */
   add(record: JournalRecord): void {
     this.#last = record;
+    if (this.#forget !== undefined && "key" in record && FORGETTABLE.has(record.type) && this.#forget(record.key))
+      return;
     switch (record.type) {
       case "step-finished":
         this.steps.set(record.key, record);
@@ -115,7 +123,8 @@ export class Replay {
       case "cost":
         this.costs.push(record.entry);
         this.#costsByStep = undefined;
-        if (record.musicJob !== undefined) {
+        // A forgotten step's job is never looked up again.
+        if (record.musicJob !== undefined && this.#forget?.(record.musicJob.key) !== true) {
           const { requestId } = record.entry;
           const job = { ...record.musicJob, ...(requestId === undefined ? {} : { requestId }) };
           if (job.call === undefined) this.music.set(job.key, job);
@@ -153,6 +162,29 @@ export class Replay {
     }
   }
 
+  /** The step instances earlier attempts finished: those with a record, and the forgotten ones that billed something. */
+  *finishedSteps(): Generator<string> {
+    yield* this.steps.keys();
+    if (this.#forget === undefined) return;
+    const seen = new Set<string>();
+    for (const { tags } of this.costs) {
+      if (tags.step === undefined || seen.has(tags.step) || !this.#forget(tags.step)) continue;
+      seen.add(tags.step);
+      yield tags.step;
+    }
+  }
+
+  /** Drops the forgotten step instances' bills, once the run's ledger and cost files have taken them in. */
+  dropForgottenCosts(): void {
+    const forget = this.#forget;
+    if (forget === undefined) return;
+    let kept = 0;
+    for (const entry of this.costs)
+      if (entry.tags.step === undefined || !forget(entry.tags.step)) this.costs[kept++] = entry;
+    this.costs.length = kept;
+    this.#costsByStep = undefined;
+  }
+
   /** The cost entries earlier attempts journaled for step instance `key` (a step cut short by a kill or a wait). */
   costsOf(key: string): readonly CostEntry[] {
     // Indexed on first use: most runs resume no unfinished step, and a batch's journal holds many entries.
@@ -179,6 +211,18 @@ export class Replay {
     return new Replay([start]);
   }
 }
+
+// Records about one step instance, which a forgotten instance does not need (approvals are kept: `runs` and the
+// end of the run ask which questions are open).
+const FORGETTABLE = new Set<JournalRecord["type"]>([
+  "step-finished",
+  "step-skipped",
+  "item-finished",
+  "music-submitted",
+  "agent-turn",
+  "agent-tool-result",
+  "call-intent",
+]);
 
 /** The key of an agent's tool call among its step's: model turn and call id (ids may repeat across turns). */
 export function agentCallKey(turn: number, callId: string): string {

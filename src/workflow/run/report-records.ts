@@ -16,10 +16,12 @@ export class ReportRecords implements JournalSink {
   readonly #records: JournalRecord[] = [];
   /** `items[` for a batch run (its rows' step keys), else undefined. */
   readonly #rowPrefix: string | undefined;
+  readonly #reads: (record: JournalRecord) => boolean;
 
   constructor(journal: JournalSink, earlier: readonly JournalRecord[], options: { batchKey?: string } = {}) {
     this.#journal = journal;
     this.#rowPrefix = options.batchKey === undefined ? undefined : `${options.batchKey}[`;
+    this.#reads = reportReads(options.batchKey);
     for (const record of earlier) this.#keep(record);
   }
 
@@ -40,18 +42,23 @@ export class ReportRecords implements JournalSink {
   }
 
   #keep(record: JournalRecord): void {
-    if (!reportMayRead(record)) return;
-    const row = this.#rowPrefix !== undefined && "key" in record && record.key.startsWith(this.#rowPrefix);
-    if (row && !onFirstPage(record.key)) {
-      if (record.type !== "step-finished" || findMedia(record.output).length === 0) return;
-    }
-    this.#records.push(record);
+    if (this.#reads(record)) this.#records.push(record);
   }
 }
 
-/** Whether the report may read a record: costs are in the ledger, and a call's intent matters only to resume (the replay). */
-export function reportMayRead(record: JournalRecord): boolean {
-  return record.type !== "cost" && record.type !== "call-intent";
+/**
+ * Which records the report of a run reads (of a batch run, with `batchKey`): not costs (they are in
+ * the ledger) nor call intents (they matter only to resume), and of a batch row past the report's
+ * first page only a step record that names media (its tile on a later page).
+ */
+export function reportReads(batchKey?: string): (record: JournalRecord) => boolean {
+  const rowPrefix = batchKey === undefined ? undefined : `${batchKey}[`;
+  return (record) => {
+    if (record.type === "cost" || record.type === "call-intent") return false;
+    const row = rowPrefix !== undefined && "key" in record && record.key.startsWith(rowPrefix);
+    if (!row || onFirstPage(record.key)) return true;
+    return record.type === "step-finished" && findMedia(record.output).length > 0;
+  };
 }
 
 function onFirstPage(key: string): boolean {

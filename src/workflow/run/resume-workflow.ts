@@ -2,7 +2,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CostLedger } from "../../cost/cost-ledger.js";
 import { ConfigError } from "../../errors.js";
-import { BATCH_KEY, resumedBatchBody } from "../batch/batch-run-body.js";
+import { BATCH_KEY, finishedRowSteps, resumedBatchBody } from "../batch/batch-run-body.js";
 import { DISTRIBUTED_FILE } from "../distributed/distributed-file.js";
 import { loadWorkflow, parseWorkflow, type LoadWorkflowOptions, type Workflow } from "../load/load-workflow.js";
 import { executeRun } from "./execute-run.js";
@@ -10,7 +10,7 @@ import { finishedStepsByKey } from "./finished-steps.js";
 import { Replay } from "./replay.js";
 import { RunDirLock } from "./run-dir-lock.js";
 import { RunJournal } from "./run-journal.js";
-import { reportMayRead } from "./report-records.js";
+import { reportReads } from "./report-records.js";
 import type { JournalRecord } from "./journal-records.js";
 import type { ExecuteOptions, RunResult } from "./run-options.js";
 import { JOURNAL_FILE, WORKFLOW_COPY } from "./run-workflow.js";
@@ -49,12 +49,16 @@ export async function resumeWorkflow(runDir: string, options: ResumeWorkflowOpti
 
 async function resumeOwned(directory: string, options: ResumeWorkflowOptions): Promise<RunResult> {
   const journalPath = path.join(directory, JOURNAL_FILE);
-  // What the report may read of the journal, beside what the replay indexes (a batch's bills and intents are most of it).
+  // A batch's finished rows never run again: the replay keeps only their bills, for the ledger.
+  const forget = await finishedRowSteps(directory);
+  // What the report reads of the journal, beside what the replay indexes (a batch's bills and intents are most of it).
   const earlier: JournalRecord[] = [];
+  const reads = reportReads(forget === undefined ? undefined : BATCH_KEY);
   const replay = await Replay.read(journalPath, {
     repair: true,
+    ...(forget === undefined ? {} : { forget }),
     each: (record) => {
-      if (reportMayRead(record)) earlier.push(record);
+      if (reads(record)) earlier.push(record);
     },
   });
   const workflow = await workflowFor(directory, replay, options);
