@@ -969,16 +969,19 @@ describe("a compressed body", () => {
     expect(errorOf(result)).toMatchObject({ message: expect.stringContaining("HTTP 429 insufficient_quota") });
   });
 
-  it("reads a body labelled gzip that a proxy already decoded as it is", async () => {
-    // freelensapp/freelens-ai-extension#272 and preset-io/agor PR #1104: a proxy built on fetch passes
-    // `content-encoding: gzip` on over the body fetch decoded; langgenius/dify#9275 shows the
-    // "incorrect header check" a client that trusts the header then reports.
-    const headers = { "content-encoding": "gzip" };
-    expect(
-      await call("decoded whole", { raw: [whole], contentType: "application/json", headers }, false),
-    ).toMatchObject(expected);
-    expect(await call("decoded events", { raw: [events], headers }, true)).toMatchObject(expected);
-  });
+  // freelensapp/freelens-ai-extension#272 and preset-io/agor PR #1104: a proxy built on fetch passes
+  // `content-encoding` on over the body fetch decoded; langgenius/dify#9275 shows the "incorrect
+  // header check" a client that trusts the header then reports.
+  it.each([["gzip"], ["deflate"], ["br"]])(
+    "reads a body labelled %s that a proxy already decoded as it is",
+    async (coding) => {
+      const headers = { "content-encoding": coding };
+      expect(
+        await call(`decoded whole ${coding}`, { raw: [whole], contentType: "application/json", headers }, false),
+      ).toMatchObject(expected);
+      expect(await call(`decoded events ${coding}`, { raw: [events], headers }, true)).toMatchObject(expected);
+    },
+  );
 
   it("turns a gzip body that does not decode into an invalid_response error, not a hang", async () => {
     const raw = [gzipSync(whole).subarray(0, 20), Buffer.from("not the rest of it")];

@@ -33,13 +33,18 @@ export function decodedBody<Body extends NodeJS.ReadableStream>(
 function ignore(): void {}
 
 // How each coding's bytes start: gzip's magic number, zlib's header (RFC 1950: deflate, a checksum
-// of 31); brotli has no magic number, so a body that starts like text (JSON, events, a page) is not it.
+// of 31); brotli has no magic number, so a body that starts like a chat reply, an event stream or a
+// page is not it.
 function startsEncoded(coding: string, head: Buffer): boolean {
   const [first = 0, second = 0] = head;
   if (coding === "gzip" || coding === "x-gzip") return first === 0x1f && second === 0x8b;
   if (coding === "deflate") return (first & 0x0f) === 8 && ((first << 8) | second) % 31 === 0;
-  return !/^[\s{[<:a-z\uFEFF]/.test(head.toString("latin1", 0, 1));
+  return !PLAIN_START.test(head.toString("latin1", 0, HEAD_BYTES));
 }
+
+const PLAIN_START = /^(?:\xEF\xBB\xBF)?\s*(?:[{<:]|(?:data|event|id|retry):)/;
+// Enough to see the start of `retry:` after a byte order mark and a line break.
+const HEAD_BYTES = 12;
 
 /** Passes the body through a decoder, or as it is when its first bytes are not encoded. */
 class ContentDecoder extends Transform {
@@ -60,8 +65,7 @@ class ContentDecoder extends Transform {
     if (this.#head === undefined) return this.#pass(chunk, done);
     this.#head.push(chunk);
     const head = Buffer.concat(this.#head);
-    // Two bytes tell gzip and zlib apart from text.
-    if (head.length < 2) return done();
+    if (head.length < HEAD_BYTES) return done();
     this.#start(head);
     this.#pass(head, done);
   }
