@@ -177,6 +177,64 @@ outputs:
     ]);
   });
 
+  it("leaves out the columns that name no input, saying so once for each, and runs every row", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    await writeFile(join(dir, "rows.csv"), "sku,topic,notes,words\nA-1,kites,fragile,3\nB-2,boats,,5\nC-3,bells,x,2\n");
+    const workflow = load(`version: 1
+inputs:
+  topic: { type: string }
+  word: { type: integer, default: 1 }
+steps:
+  - id: line
+    uses: chat
+    with: { model: beta-4o-mini, prompt: "\${{ inputs.word }} words on \${{ inputs.topic }}", maxTokens: 8 }
+outputs:
+  topic: \${{ inputs.topic }}
+`);
+    const warnings: string[] = [];
+    const result = await runWorkflow(workflow, {
+      items: join(dir, "rows.csv"),
+      outDir: join(dir, "run"),
+      onEvent: (event) => {
+        if (event.type === "warning") warnings.push(event.message);
+      },
+      ...connection(),
+    });
+    expect(result.status).toBe("done");
+    expect(result.items).toEqual([{ key: "items", succeeded: 3, failed: 0, total: 3 }]);
+    expect(warnings.sort()).toEqual([
+      `Column "notes" of ${join(dir, "rows.csv")} names no input of the workflow, so it is left out.`,
+      `Column "sku" of ${join(dir, "rows.csv")} names no input of the workflow, so it is left out.`,
+      `Column "words" of ${join(dir, "rows.csv")} names no input of the workflow, so it is left out. Did you mean "word"?`,
+    ]);
+  });
+
+  it("refuses rows that give no column for a required input before making the run directory or paying", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    await writeFile(join(dir, "rows.csv"), "sku,titel\nA-1,Lamp\nB-2,Fan\n");
+    const workflow = load(`version: 1
+inputs:
+  title: { type: string }
+  tone: { type: string }
+steps:
+  - id: line
+    uses: chat
+    with: { model: beta-4o-mini, prompt: "\${{ inputs.tone }} \${{ inputs.title }}", maxTokens: 8 }
+`);
+    const error = await runWorkflow(workflow, {
+      items: join(dir, "rows.csv"),
+      inputs: { tone: "dry" },
+      outDir: join(dir, "run"),
+      ...connection(),
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ItemsError);
+    expect((error as ItemsError).message).toBe(
+      `${join(dir, "rows.csv")}:1: No column of the header gives the required input "title". Did you mean "titel"? Name a column after it, or pass --input title=VALUE.`,
+    );
+    await expect(readFile(join(dir, "run", "journal.jsonl"))).rejects.toThrow(/ENOENT/);
+    expect(gateway.stats().keys.flatMap((key) => key.billed)).toEqual([]);
+  });
+
   it("refuses a missing items file before making the run directory", async () => {
     gateway = await startLocalGateway({ port: 0 });
     const workflow = load(`version: 1

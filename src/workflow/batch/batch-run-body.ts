@@ -1,5 +1,6 @@
 import { access } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
+import { didYouMean } from "../../catalog/closest-name.js";
 import { AbortedError, ConfigError } from "../../errors.js";
 import { resolveInputs } from "../input-values.js";
 import type { Workflow } from "../load/load-workflow.js";
@@ -13,7 +14,7 @@ import type { Scope } from "../run/run-state.js";
 import type { BatchBodyOptions, BatchRunOptions } from "./batch-options.js";
 import { ITEM_RESULTS_FILE, readItemStates } from "./item-results.js";
 import { ItemsError } from "./items-error.js";
-import { itemsFormatOf, type Item, type ItemsFormat } from "./read-items.js";
+import { itemsFormatOf, readItems, type Item, type ItemsFormat } from "./read-items.js";
 import { readBatchFile, runBatch } from "./run-batch.js";
 
 /** The step-key prefix of the steps of batch item N: `items[N].<step id>`. */
@@ -96,7 +97,26 @@ export function batchRunBody(source: BatchSource, options: BatchBodyOptions = {}
           `Row ${item.index + 1} (line ${item.line}) is not an object of input values. Give each row the workflow's input names as keys, or declare a type: items input.`,
         );
       }
-      return resolveInputs(state.workflow.definition.inputs, { ...scope.inputs, ...item.value });
+      return resolveInputs(state.workflow.definition.inputs, { ...scope.inputs, ...rowInputs(item.value) });
+    };
+    // A row's keys that name no input (a spreadsheet's other columns) are left out, each said once.
+    const declared = Object.keys(state.workflow.definition.inputs ?? {});
+    const leftOut = new Set<string>();
+    const rowInputs = (row: Record<string, unknown>): Record<string, unknown> => {
+      const values: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(row)) {
+        if (declared.includes(name)) values[name] = value;
+        else if (!leftOut.has(name)) {
+          leftOut.add(name);
+          state.emit({
+            type: "warning",
+            key: BATCH_KEY,
+            message:
+              `${source.format === "csv" ? "Column" : "Key"} "${name}" of ${source.itemsFile} names no input of the workflow, so it is left out. ${didYouMean(name, declared)}`.trimEnd(),
+          });
+        }
+      }
+      return values;
     };
     // Once the run halts, items still going fail with "did not start": that is the halt, not their failure.
     const halts = (error: unknown) =>
@@ -168,7 +188,38 @@ export async function batchBodyFor(
       },
     );
   });
+  if (source.inputName === undefined) await checkRowInputs(workflow, inputs, source);
   return batchRunBody(source, options);
+}
+
+/**
+ * Refuses, before anything is paid, rows that give input values by name but no value for a required
+ * input that `--input` and defaults leave open: a CSV's header (or a JSONL file's first row) names
+ * the fields every row has, and a misspelt column would otherwise fail every row.
+ */
+async function checkRowInputs(
+  workflow: Workflow,
+  inputs: Readonly<Record<string, unknown>>,
+  source: BatchSource,
+): Promise<void> {
+  let first: Item | undefined;
+  // Unreadable rows are each row's own failure, as when the batch runs.
+  for await (const item of readItems(source.itemsFile, { format: source.format, onInvalidItem: () => {} })) {
+    first = item;
+    break;
+  }
+  if (first === undefined || !isPlainObject(first.value)) return;
+  const columns = Object.keys(first.value);
+  const open = Object.entries(workflow.definition.inputs ?? {})
+    .filter(([name, spec]) => spec.optional !== true && !Object.hasOwn(inputs, name) && !columns.includes(name))
+    .map(([name]) => name);
+  if (open.length === 0) return;
+  const where = source.format === "csv" ? "No column of the header" : "The first row has no key that";
+  throw new ItemsError(
+    source.itemsFile,
+    source.format === "csv" ? 1 : first.line,
+    `${open.map((name) => `${where} gives the required input "${name}". ${didYouMean(name, columns)}`).join("")}Name ${source.format === "csv" ? "a column" : "a key"} after it, or pass --input ${open[0]}=VALUE.`,
+  );
 }
 
 /**
