@@ -8,6 +8,7 @@ import { loadWorkflow, type Workflow } from "../workflow/load/load-workflow.js";
 import { mediaSource } from "../workflow/media/media-source.js";
 import type { InputSpec } from "../workflow/schema/workflow-schema.js";
 import type { RunWorkflowOptions } from "../workflow/run/run-options.js";
+import { publicOnlyAgent } from "../net/public-only-agent.js";
 import { runWorkflow } from "../workflow/run/run-workflow.js";
 import { packageVersion } from "./package-version.js";
 
@@ -60,6 +61,8 @@ export async function createWorkflowMcpServer(
         inputs: request.params.arguments ?? {},
         outDir,
         signal: extra.signal,
+        // Nor may a link it passes make the run fetch from this machine or its private network.
+        mediaDispatcher: publicOnlyAgent(),
       });
       if (result.status === "waiting") {
         const steps = (result.waiting ?? []).map((waiting) => waiting.key).join(", ");

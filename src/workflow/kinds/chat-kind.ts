@@ -31,7 +31,12 @@ const chatInputSchema = messageFieldsSchema.extend({
 export async function runChatStep(context: LeafContext<ChatStep>): Promise<unknown> {
   const input = parseStepInput(chatInputSchema, context.input, context.key);
   const { services, signal } = context;
-  const messages = await buildChatMessages(input, { baseDir: services.baseDir, runDir: services.runDir, signal });
+  const messages = await buildChatMessages(input, {
+    baseDir: services.baseDir,
+    runDir: services.runDir,
+    signal,
+    ...(services.mediaDispatcher === undefined ? {} : { dispatcher: services.mediaDispatcher }),
+  });
   const temperature = input.temperature ?? context.settings.temperature;
   const maxTokens = input.maxTokens ?? context.settings.maxTokens;
   const call = {

@@ -1,3 +1,4 @@
+import type { Dispatcher } from "undici";
 import type { ChatCall } from "../../chat/call-chat.js";
 import type { ChatReply } from "../../chat/chat-reply.js";
 import type { MessageImage } from "../../chat/decode-image-reply.js";
@@ -49,6 +50,8 @@ export interface StepServices {
   readonly artifacts: ArtifactStore;
   /** Folder that relative media paths are read from (the workflow file's). */
   readonly baseDir: string;
+  /** What media links the step downloads go through; undefined: the network as it is. */
+  readonly mediaDispatcher?: Dispatcher;
   readonly runDir: string;
   /** Downloads an image a reply gave as a link: the gateway's own links through its connections,
    * others from public addresses only, checked to be an image, within the size and time limits. */

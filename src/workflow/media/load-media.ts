@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { ParameterError, type SvcFlowError, TimeoutError, UpstreamError } from "../../errors.js";
+import type { Dispatcher } from "undici";
+import { ParameterError, PrivateAddressError, type SvcFlowError, TimeoutError, UpstreamError } from "../../errors.js";
 import { fetchWithLimits } from "../../gateway/fetch-with-limits.js";
 import { probeMp3 } from "../../media/mp3.js";
 import { probeMp4 } from "../../media/mp4.js";
@@ -26,6 +27,8 @@ export interface MediaFolders {
   readonly signal?: AbortSignal;
   /** For a media link's whole download; default MEDIA_DOWNLOAD_TIMEOUT_MS. */
   readonly downloadTimeoutMs?: number;
+  /** What media links are downloaded through; default: the network as it is. */
+  readonly dispatcher?: Dispatcher;
   /** The message for a file that is not there; default: it names the workflow file's folder, where paths start. */
   readonly missingFile?: (file: string) => string;
 }
@@ -59,7 +62,7 @@ export async function loadMediaPart(value: unknown, kind: MediaKind, folders: Me
     source.type === "file"
       ? await readMediaFile(source.path, folders)
       : source.type === "url"
-        ? await download(source.url, folders.signal, folders.downloadTimeoutMs ?? MEDIA_DOWNLOAD_TIMEOUT_MS)
+        ? await download(source.url, folders)
         : fromDataUri(source.uri);
   if (kind === "image") {
     const facts = probeImage(bytes);
@@ -105,15 +108,13 @@ function fromDataUri(uri: string): { bytes: Buffer; mime?: string; name: string 
   return { bytes: decoded.bytes, mime: decoded.mime, name: `a data URI of type ${decoded.mime}` };
 }
 
-async function download(
-  url: string,
-  signal: AbortSignal | undefined,
-  timeoutMs: number,
-): Promise<{ bytes: Buffer; mime?: string; name: string }> {
+async function download(url: string, folders: MediaFolders): Promise<{ bytes: Buffer; mime?: string; name: string }> {
+  const timeoutMs = folders.downloadTimeoutMs ?? MEDIA_DOWNLOAD_TIMEOUT_MS;
   const { bytes, contentType } = await fetchWithLimits(url, {
     maxBytes: MAX_MEDIA_BYTES,
     timeoutMs,
-    ...(signal === undefined ? {} : { signal }),
+    ...(folders.signal === undefined ? {} : { signal: folders.signal }),
+    ...(folders.dispatcher === undefined ? {} : { dispatcher: folders.dispatcher }),
     failure: (failure): SvcFlowError => {
       switch (failure.reason) {
         case "status":
@@ -138,6 +139,13 @@ async function download(
           });
       }
     },
+  }).catch((error: unknown) => {
+    // Only a public-only dispatcher refuses an address (a run for a model's client): the fix is the file, not an option.
+    if (!(error instanceof PrivateAddressError)) throw error;
+    throw new ParameterError(
+      `${url}: ${error.reason}; this run downloads links from public addresses only. Give the file's path instead.`,
+      { cause: error },
+    );
   });
   return { bytes, ...(contentType === undefined ? {} : { mime: contentType }), name: new URL(url).pathname || url };
 }

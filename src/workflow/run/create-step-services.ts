@@ -61,6 +61,8 @@ export interface SharedServices {
   readonly mcp?: McpServers;
   /** compose_music's first poll interval (the run's music polling). */
   readonly musicPollIntervalMs?: number;
+  /** What media links a step downloads go through (ExecuteOptions.mediaDispatcher). */
+  readonly mediaDispatcher?: Dispatcher;
   readonly emit: (event: WorkflowEvent) => void;
   /** The run's journal, for what steps journal themselves (agent turns, approval questions). */
   readonly journal: JournalSink;
@@ -121,6 +123,10 @@ class StepServiceSet implements StepServices {
 
   get baseDir(): string {
     return this.#shared.baseDir;
+  }
+
+  get mediaDispatcher(): Dispatcher | undefined {
+    return this.#shared.mediaDispatcher;
   }
 
   get runDir(): string {

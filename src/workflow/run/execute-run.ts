@@ -190,6 +190,7 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     agents,
     ...(mcp === undefined ? {} : { mcp }),
     ...(options.music?.pollIntervalMs === undefined ? {} : { musicPollIntervalMs: options.music.pollIntervalMs }),
+    ...(options.mediaDispatcher === undefined ? {} : { mediaDispatcher: options.mediaDispatcher }),
     emit,
   };
   // Opened before the first step, so every step's span has its parent.

@@ -24,6 +24,12 @@ export interface ExecuteOptions {
   readonly allowUnpriced?: boolean;
   /** The gateway: URL and key (default: the environment, else a local gateway), and an undici dispatcher to send through. */
   readonly gateway?: { readonly baseURL?: string; readonly apiKey?: string; readonly dispatcher?: Dispatcher };
+  /**
+   * What the media links a step downloads itself (audio, sent inline) go through. Default: the network
+   * as it is. A server that runs workflows for a model's client (`mcp serve`) passes a public-only one,
+   * so that a link cannot reach the machine's own or its private network.
+   */
+  readonly mediaDispatcher?: Dispatcher;
   /** Steps that call something, in flight at once. Default: the file's `concurrency`, else 8. */
   readonly concurrency?: number;
   /** Folder the file tools (read_file, write_file, list_files) work in. Default: RUN_DIR/workspace. */
