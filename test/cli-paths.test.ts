@@ -97,4 +97,28 @@ describe("a workflow given as -", () => {
       expect(code).toBe(2);
     },
   );
+
+  it("prints the resume command of a stopped run's error, which the engine words, as a shell runs it", async () => {
+    const root = await tempDir("svc-flow-paths-");
+    await writeFile(
+      path.join(root, "flow.yaml"),
+      `version: 1
+name: tight
+steps:
+  - id: line
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "One line on kites", maxTokens: 40 }
+`,
+    );
+    const stopped = await cli(["run", "flow.yaml", "--out", "out dir/rün", "--budget", "0.00001"], root);
+    expect(stopped.code).toBe(1);
+    const resume = /resume with a raised budget: (svc-flow resume .*) --budget YUAN/.exec(stopped.stderr)?.[1];
+    expect(resume).toBe(`svc-flow resume '${path.join(root, "out dir", "rün")}'`);
+    const resumed = await promisify(execFile)(
+      "sh",
+      ["-c", `${resume!.replace(/^svc-flow /, `"${process.execPath}" "${BIN}" `)} --budget 1`],
+      { cwd: root, env: { PATH: process.env.PATH, ...env } },
+    );
+    expect(resumed.stdout).toContain("Done.");
+  });
 });

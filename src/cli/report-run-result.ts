@@ -6,7 +6,7 @@ import type { PossibleDoubleBills } from "../workflow/run/call-intents.js";
 import type { RunResult, WaitingApproval } from "../workflow/run/run-options.js";
 import { runOutcome } from "../workflow/run/run-outcome.js";
 import type { CommandContext } from "./command.js";
-import { shellWord } from "./shell-word.js";
+import { shellWord } from "../workflow/shell-word.js";
 
 /** Prints how a run ended and returns the exit code (see runOutcome): 0 done, 1 stopped, failed or no item succeeded, 2 a bad key or model, 3 waiting for a decision. */
 export function reportRunResult(result: RunResult, context: Pick<CommandContext, "stdout" | "stderr" | "cwd">): number {
@@ -87,5 +87,5 @@ export function approveCommand(runDir: string, key: string): string {
   const dir = shellWord(runDir);
   const item = /^[\w-]+\[(\d+)\]\.([\w-]+)$/.exec(key);
   if (item !== null) return `svc-flow approve ${dir} ${item[2]} --item ${item[1]}`;
-  return `svc-flow approve ${dir} ${/^[\w-]+$/.test(key) ? key : `'${key}'`}`;
+  return `svc-flow approve ${dir} ${shellWord(key)}`;
 }

@@ -11,6 +11,7 @@ import type { RunWorkflowOptions } from "../workflow/run/run-options.js";
 import { publicOnlyAgent } from "../net/public-only-agent.js";
 import { runWorkflow } from "../workflow/run/run-workflow.js";
 import { packageVersion } from "./package-version.js";
+import { shellWord } from "../workflow/shell-word.js";
 
 /** Options of createWorkflowMcpServer. */
 export interface WorkflowMcpServerOptions {
@@ -67,7 +68,7 @@ export async function createWorkflowMcpServer(
       if (result.status === "waiting") {
         const steps = (result.waiting ?? []).map((waiting) => waiting.key).join(", ");
         return failure(
-          `The run waits for a decision on ${steps}: answer with svc-flow approve ${outDir} STEP_ID. Run directory: ${outDir}.`,
+          `The run waits for a decision on ${steps}: answer with svc-flow approve ${shellWord(outDir)} STEP_ID. Run directory: ${outDir}.`,
         );
       }
       if (result.status !== "done")

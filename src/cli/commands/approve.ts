@@ -6,7 +6,7 @@ import { resumeWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs, wholeNumberFlag } from "../parse-args.js";
 import { describeDecision, reportRunResult } from "../report-run-result.js";
-import { shellWord } from "../shell-word.js";
+import { shellWord } from "../../workflow/shell-word.js";
 
 const FLAGS = {
   reject: { type: "boolean", help: "Answer no (default: approve)" },

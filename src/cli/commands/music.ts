@@ -9,7 +9,7 @@ import { UsageError, type Command, type CommandContext, type FlagSpecs } from ".
 import { costLine } from "../cost-line.js";
 import { checkFolderFlag } from "../path-flags.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
-import { shellWord } from "../shell-word.js";
+import { shellWord } from "../../workflow/shell-word.js";
 
 /** Seconds `svc-flow music` waits for the clips without --timeout. */
 export const DEFAULT_MUSIC_TIMEOUT_S = 300;

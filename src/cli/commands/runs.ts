@@ -4,7 +4,7 @@ import { formatYuan } from "../../cost/format-summary-table.js";
 import { listRuns, type RunListing } from "../../workflow/schedule/list-runs.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { numberFlag, parseCommandArgs } from "../parse-args.js";
-import { shellWord } from "../shell-word.js";
+import { shellWord } from "../../workflow/shell-word.js";
 
 const FLAGS = {
   dir: { type: "string", value: "DIR", help: "Folder of run directories; default: runs" },

@@ -1,5 +1,6 @@
 import type { RunSummary } from "../run/run-summary.js";
 import { htmlText } from "./escape-html.js";
+import { shellWord } from "../shell-word.js";
 
 // The run's error message ends with what to do next ("Finished steps are kept; ... svc-flow resume DIR");
 // the banner says that once, as its own line, and the cause once, above it.
@@ -31,7 +32,7 @@ export function renderBanner(summary: RunSummary): string {
         : summary.reason === "interrupted"
           ? "Interrupted"
           : "Stopped";
-  const fallback = `svc-flow resume ${summary.runDir}${summary.reason === "budget" ? " --budget YUAN" : ""}`;
+  const fallback = `svc-flow resume ${shellWord(summary.runDir)}${summary.reason === "budget" ? " --budget YUAN" : ""}`;
   const split = summary.error === undefined ? { cause: "" } : splitRunError(summary.error.message);
   const code = summary.error === undefined ? "" : `<code>${htmlText(summary.error.code)}</code> `;
   // An interruption was asked for: its "cause" (the signal) tells nothing new.

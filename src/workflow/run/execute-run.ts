@@ -33,6 +33,7 @@ import type { Replay } from "./replay.js";
 import type { FinishedStep } from "./finished-steps.js";
 import { ReleasedSteps } from "./released-steps.js";
 import { costFileContent, JsonFields, writeJsonFile } from "./write-run-files.js";
+import { shellWord } from "../shell-word.js";
 
 /** Steps that call something, in flight at once, unless the file or caller says otherwise. */
 export const DEFAULT_CONCURRENCY = 8;
@@ -332,7 +333,7 @@ function explain(
   runDir: string,
   ledger: CostLedger,
 ): ErrorSummary {
-  const resume = `svc-flow resume ${runDir}`;
+  const resume = `svc-flow resume ${shellWord(runDir)}`;
   if (reason === "budget") {
     const spent = formatYuan(roundYuan(ledger.spentYuan));
     // A cap cannot bound a call it cannot price: the fix is a price, not a higher cap.
@@ -351,7 +352,7 @@ function explain(
   if (error.code === "approval_rejected")
     return {
       ...error,
-      message: `${error.message} Finished steps are kept; a person's rejection is final in this run (resume would replay it), so to ask again run it anew: svc-flow rerun ${runDir}`,
+      message: `${error.message} Finished steps are kept; a person's rejection is final in this run (resume would replay it), so to ask again run it anew: svc-flow rerun ${shellWord(runDir)}`,
     };
   return {
     ...error,

@@ -13,6 +13,7 @@ import { RunJournal } from "./run-journal.js";
 import type { RunResult, RunWorkflowOptions } from "./run-options.js";
 
 import { JOURNAL_FILE, startRunDirectory } from "./start-run-directory.js";
+import { shellWord } from "../shell-word.js";
 
 export { JOURNAL_FILE, WORKFLOW_COPY } from "./start-run-directory.js";
 
@@ -48,7 +49,7 @@ export async function runWorkflow(workflow: Workflow, options: RunWorkflowOption
       inputs,
       startedAt,
       budgetYuan: options.budgetYuan ?? workflow.definition.budget?.maxYuan,
-      takenHint: `Finish it with \`svc-flow resume ${runDir}\`, or choose another --out.`,
+      takenHint: `Finish it with \`svc-flow resume ${shellWord(runDir)}\`, or choose another --out.`,
     });
     const journal = await RunJournal.open(path.join(runDir, JOURNAL_FILE));
     const started = {
