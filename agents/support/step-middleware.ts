@@ -29,6 +29,7 @@ export class StepLimitReached extends SvcFlowError {
 /** What the step middleware counts and records over one run. */
 export interface StepTracker {
   readonly steps: number;
+  /** The tool calls run so far, in the order the model asked for them. */
   readonly toolCalls: readonly ToolCallRecord[];
 }
 
@@ -51,6 +52,10 @@ export function createStepMiddleware(
 ) {
   let steps = 0;
   const toolCalls: ToolCallRecord[] = [];
+  // When each recorded call started: calls of one step run side by side and finish in any order, and
+  // are recorded in the order the model asked for them.
+  const startedAt: number[] = [];
+  let callsStarted = 0;
   const tracker: StepTracker = {
     get steps() {
       return steps;
@@ -91,10 +96,14 @@ export function createStepMiddleware(
       const { toolCall } = request;
       const id = toolCall.id ?? "";
       const step = steps;
+      const order = callsStarted++;
       options.emit({ type: "tool-call", step, id, name: toolCall.name, arguments: toolCall.args });
       const started = performance.now();
       const finish = (result: string, failed: boolean) => {
-        toolCalls.push({ name: toolCall.name, arguments: toolCall.args, result, failed });
+        let at = toolCalls.length;
+        while (at > 0 && startedAt[at - 1]! > order) at--;
+        toolCalls.splice(at, 0, { name: toolCall.name, arguments: toolCall.args, result, failed });
+        startedAt.splice(at, 0, order);
         options.emit({
           type: "tool-result",
           step,
