@@ -148,7 +148,7 @@ describe.skipIf(binary === undefined)("approval steps in distributed items", () 
     const waiting = await readFile(join(folder, "run", "report.html"), "utf8");
     expect(waiting).toContain("Waiting for a decision.");
     expect(waiting).toContain("Print sign 1?");
-    expect(waiting).toContain("run items[1].check --redis URL");
+    expect(waiting).toContain("run check --item 1 --redis URL");
     expect((await cli(["runs", "--dir", "."])).stdout.text).toMatch(/0\/2 +/);
 
     expect(

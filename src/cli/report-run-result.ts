@@ -6,6 +6,7 @@ import type { PossibleDoubleBills } from "../workflow/run/call-intents.js";
 import type { RunResult, WaitingApproval } from "../workflow/run/run-options.js";
 import { runOutcome } from "../workflow/run/run-outcome.js";
 import type { CommandContext } from "./command.js";
+import { approveCommand } from "../workflow/approval/approve-command.js";
 import { shellWord } from "../workflow/shell-word.js";
 
 /** Prints how a run ended and returns the exit code (see runOutcome): 0 done, 1 stopped, failed or no item succeeded, 2 a bad key or model, 3 waiting for a decision. */
@@ -80,12 +81,4 @@ export function describeDecision(decision: RecordedApproval): string {
   const what =
     call === undefined ? decision.key : `${call.step}'s call of ${call.name} ${JSON.stringify(call.arguments)}`;
   return `${decision.approved ? "Approved" : "Rejected"} ${what} (by ${decision.by})`;
-}
-
-/** `svc-flow approve RUN_DIR STEP_ID [--item N]` for a step instance key (`check`, `posters[2].check`). */
-export function approveCommand(runDir: string, key: string): string {
-  const dir = shellWord(runDir);
-  const item = /^[\w-]+\[(\d+)\]\.([\w-]+)$/.exec(key);
-  if (item !== null) return `svc-flow approve ${dir} ${item[2]} --item ${item[1]}`;
-  return `svc-flow approve ${dir} ${shellWord(key)}`;
 }

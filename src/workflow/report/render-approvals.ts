@@ -2,7 +2,7 @@ import type { JournalRecord } from "../run/journal-records.js";
 import { htmlText } from "./escape-html.js";
 import { formatTime } from "./format-report-values.js";
 import { renderOutputValue, type ValueContext } from "./render-output-value.js";
-import { shellWord } from "../shell-word.js";
+import { approveCommand } from "../approval/approve-command.js";
 
 /** The report's approvals section: each question, what it showed, and the answer (or that it is open, with `flags` added to its command). Empty without approval steps. */
 export function renderApprovals(
@@ -22,7 +22,7 @@ export function renderApprovals(
       request.show === undefined ? "" : `<div class="approval-show">${renderOutputValue(request.show, context)}</div>`;
     const answer =
       decision === undefined
-        ? `<p><strong>Waiting.</strong> Answer with <code class="command">${htmlText(`svc-flow approve ${shellWord(runDir)} ${shellWord(request.key)}${flags === "" ? "" : ` ${flags}`}`)}</code> (add --reject to reject).</p>`
+        ? `<p><strong>Waiting.</strong> Answer with <code class="command">${htmlText(`${approveCommand(runDir, request.toolCall?.step ?? request.key)}${flags === "" ? "" : ` ${flags}`}`)}</code> (add --reject to reject).</p>`
         : `<p><strong>${decision.approved ? "Approved" : "Rejected"}</strong> by ${htmlText(decision.by)} at ${htmlText(formatTime(decision.at))}${
             decision.note === undefined ? "" : `: ${htmlText(decision.note)}`
           }</p>${decision.input === undefined ? "" : renderOutputValue(decision.input, context)}`;
