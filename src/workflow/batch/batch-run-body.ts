@@ -9,6 +9,7 @@ import { budgetStop, isAbort, WaitingError } from "../run/error-summary.js";
 import { executeSteps } from "../run/execute-steps.js";
 import { renderOutputs } from "../run/execute-run.js";
 import { withOwnHalt } from "../run/run-map.js";
+import { parseStepKey } from "../report/step-order.js";
 import type { RunBody } from "../run/run-options.js";
 import type { Scope } from "../run/run-state.js";
 import type { BatchBodyOptions, BatchRunOptions } from "./batch-options.js";
@@ -229,11 +230,9 @@ async function checkRowInputs(
 export async function finishedRowSteps(runDir: string): Promise<((key: string) => boolean) | undefined> {
   if ((await readBatchFile(runDir)) === undefined) return undefined;
   const states = await readItemStates(runDir);
-  const head = `${BATCH_KEY}[`;
   return (key) => {
-    if (!key.startsWith(head)) return false;
-    const end = key.indexOf("]", head.length);
-    return end !== -1 && states.isDone(Number(key.slice(head.length, end)));
+    const [row] = parseStepKey(key);
+    return row?.id === BATCH_KEY && row.index !== undefined && states.isDone(row.index);
   };
 }
 
