@@ -168,6 +168,23 @@ export async function forEachJournalRecord(
   visit: (record: JournalRecord) => void,
   options: { repair?: boolean } = {},
 ): Promise<{ readonly tornTail: boolean }> {
+  const { tornTail, completeBytes } = await forEachJournalLine(path, (text, line) =>
+    visit(parseRecord(text, line, path)),
+  );
+  if (tornTail && options.repair === true) await truncate(path, completeBytes);
+  return { tornTail };
+}
+
+/**
+ * Hands the text of each complete line of a journal to `visit` with its line number, reading the file
+ * a chunk at a time (see `forEachJournalRecord`); what the text says is the caller's to judge, so a
+ * lenient reader (`svc-flow runs`) can pass over a damaged line. The bytes after the last newline (a
+ * torn write) are not handed on: `tornTail` says whether there were any, `completeBytes` where they start.
+ */
+export async function forEachJournalLine(
+  path: string,
+  visit: (text: string, line: number) => void,
+): Promise<{ readonly tornTail: boolean; readonly completeBytes: number }> {
   const handle = await open(path, "r").catch((error: unknown) => {
     if ((error as { code?: unknown }).code === "ENOENT") {
       throw new ConfigError(`There is no journal at ${path}. Pass the run directory that \`svc-flow run\` wrote.`, {
@@ -190,7 +207,7 @@ export async function forEachJournalRecord(
       let start = 0;
       for (let end = bytes.indexOf(NEWLINE); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
         line++;
-        visit(parseRecord(bytes.toString("utf8", start, end), line, path));
+        visit(bytes.toString("utf8", start, end), line);
         start = end + 1;
       }
       complete += start;
@@ -199,9 +216,7 @@ export async function forEachJournalRecord(
   } finally {
     await handle.close();
   }
-  const tornTail = rest.length > 0;
-  if (tornTail && options.repair === true) await truncate(path, complete);
-  return { tornTail };
+  return { tornTail: rest.length > 0, completeBytes: complete };
 }
 
 const NEWLINE = 0x0a;

@@ -1,11 +1,11 @@
-import { createReadStream, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { roundYuan } from "../../catalog/prices.js";
 import { DISTRIBUTED_FILE } from "../distributed/distributed-file.js";
 import { readBatchFile, type BatchFile } from "../batch/run-batch.js";
 import { isAlive, LOCK_FILE, readLockState } from "../run/run-dir-lock.js";
+import { forEachJournalLine } from "../run/run-journal.js";
 
 /**
  * A run's state as seen from its directory. `running`: a live process holds its lock;
@@ -112,16 +112,13 @@ function doubleBilled(yuan: number | undefined): { possibleDoubleBillYuan?: numb
 
 // Approval questions asked and not answered, in the order asked.
 async function openApprovals(file: string): Promise<string[]> {
-  const text = await readFile(file, "utf8").catch(() => "");
   const asked: string[] = [];
   const answered = new Set<string>();
-  for (const line of text.split("\n")) {
-    if (!line.includes('"type":"approval-')) continue;
-    const record = parseLine(line) as { type?: string; key?: string } | undefined;
-    if (typeof record?.key !== "string") continue;
+  await forEachLenientLine(file, '"type":"approval-', (record: { type?: string; key?: string }) => {
+    if (typeof record.key !== "string") return;
     if (record.type === "approval-requested") asked.push(record.key);
     else if (record.type === "approval-decided") answered.add(record.key);
-  }
+  });
   return asked.filter((key) => !answered.has(key));
 }
 
@@ -144,11 +141,22 @@ async function unfinishedState(
 
 // The process of the run's latest attempt: the last run-resumed record's, else run-started's.
 async function lastAttemptPid(journal: string, started: JournalLine | undefined): Promise<number | undefined> {
-  const text = await readFile(journal, "utf8").catch(() => "");
-  const at = text.lastIndexOf('{"type":"run-resumed"');
-  if (at === -1) return started?.pid;
-  const end = text.indexOf("\n", at);
-  return (parseLine(text.slice(at, end === -1 ? undefined : end)) as JournalLine | undefined)?.pid;
+  let resumed: JournalLine | undefined;
+  await forEachLenientLine(journal, '{"type":"run-resumed"', (record: JournalLine) => {
+    resumed = record;
+  });
+  return resumed === undefined ? started?.pid : resumed.pid;
+}
+
+// Hands on the records of the journal's lines that contain `marker` (only those are parsed), a chunk at a time: a
+// big batch's journal passes 100 MB. `runs` shows what it can read: a damaged line, a torn tail or a missing
+// journal leave out what they would have said.
+async function forEachLenientLine<T>(file: string, marker: string, visit: (record: T) => void): Promise<void> {
+  await forEachJournalLine(file, (text) => {
+    if (!text.includes(marker)) return;
+    const record = parseLine(text);
+    if (typeof record === "object" && record !== null) visit(record as T);
+  }).catch(() => undefined);
 }
 
 async function readJson<T>(file: string): Promise<T | undefined> {
@@ -192,24 +200,15 @@ async function readLastLine(file: string): Promise<unknown> {
   }
 }
 
-// A run still going has no cost.json yet: add up the cost lines of its journal, streaming.
+// A run still going has no cost.json yet: add up the cost lines of its journal.
 async function sumJournalCost(file: string): Promise<{ totalYuan: number; complete: boolean }> {
   let totalYuan = 0;
   let complete = true;
-  const stream = createReadStream(file, { encoding: "utf8" });
-  try {
-    for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
-      if (!text.includes('"type":"cost"')) continue;
-      const record = parseLine(text) as JournalLine | undefined;
-      if (record?.entry === undefined) continue;
-      if (record.entry.yuan === undefined) complete = false;
-      else totalYuan += record.entry.yuan;
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  } finally {
-    stream.destroy();
-  }
+  await forEachLenientLine(file, '"type":"cost"', (record: JournalLine) => {
+    if (typeof record.entry !== "object" || record.entry === null) return;
+    if (typeof record.entry.yuan === "number") totalYuan += record.entry.yuan;
+    else complete = false;
+  });
   return { totalYuan: roundYuan(totalYuan), complete };
 }
 
