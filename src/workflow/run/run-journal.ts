@@ -84,8 +84,7 @@ export class RunJournal implements JournalSink {
       pending.reject(this.#failure);
       return false;
     }
-    // A step's output or an error may quote a server that echoed a key.
-    this.#unwritten.push({ line: `${redactSecrets(JSON.stringify(record))}\n`, ...pending });
+    this.#unwritten.push({ line: `${JSON.stringify(record)}\n`, ...pending });
     return true;
   }
 
@@ -96,7 +95,8 @@ export class RunJournal implements JournalSink {
     this.#unwritten = [];
     try {
       if (this.#failure !== undefined) throw this.#failure;
-      const bytes = Buffer.from(batch.map((pending) => pending.line).join(""));
+      // A step's output or an error may quote a server that echoed a key: the batch is redacted as one text.
+      const bytes = Buffer.from(redactSecrets(batch.map((pending) => pending.line).join("")));
       for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#handle.fd, bytes, offset);
     } catch (error) {
       this.#fail(error, batch);
