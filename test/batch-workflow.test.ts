@@ -334,4 +334,28 @@ steps:
     const second = await resumeWorkflow(runDir, { budgetYuan: 10, ...connection() });
     expect(second.outputs).toMatchObject({ items: { total: 30, done: 30, failed: 0 } });
   });
+
+  it("a resumed batch counts its finished rows' bills against the cap and in cost.json, to the fen", async () => {
+    gateway = await startLocalGateway({ port: 0 });
+    const workflow = await rowsWorkflow(40, "concurrency: 2\n");
+    const runDir = join(dir, "run");
+    const first = await runWorkflow(workflow, { outDir: runDir, budgetYuan: 0.02, ...connection() });
+    expect(first).toMatchObject({ status: "stopped", reason: "budget" });
+    const before = await costFile(runDir);
+    expect((await results(runDir)).filter((line) => line.state === "done").length).toBeGreaterThan(0);
+
+    // Raised by less than the first attempt spent: only a cap that counts the finished rows stops again.
+    const second = await resumeWorkflow(runDir, { budgetYuan: 0.03, ...connection() });
+    expect(second).toMatchObject({ status: "stopped", reason: "budget" });
+    const after = await costFile(runDir);
+    const added = after.calls.slice(before.calls.length);
+    expect(after.calls.slice(0, before.calls.length)).toEqual(before.calls);
+    expect(added.length).toBeGreaterThan(0);
+    const addedYuan = summarizeEntries(added).totalYuan;
+    expect(after.totalYuan).toBe(summarizeEntries([...before.calls, ...added]).totalYuan);
+    expect(after.totalYuan).toBeCloseTo(before.totalYuan + addedYuan, 8);
+    expect(second.cost.budget?.spentYuan).toBe(after.totalYuan);
+    expect(after.totalYuan).toBeLessThanOrEqual(0.03);
+    expect(after.byTag.step).toEqual(summarizeEntries(after.calls).byTag.step);
+  });
 });

@@ -67,7 +67,8 @@ describe("writeJsonFile", () => {
       tags: { step: `lines[${index}].line` },
     });
     const earlier = [entry(0)];
-    const calls = new CostCallsFile(dir, earlier);
+    const calls = new CostCallsFile(dir);
+    for (const each of earlier) calls.append(each);
     const added = Array.from({ length: 3_000 }, (_, index) => entry(index + 1));
     for (const each of added) calls.append(each);
     const file = join(dir, "cost.json");
@@ -75,7 +76,7 @@ describe("writeJsonFile", () => {
     const expected = { totalYuan: 1, calls: [...earlier, ...added], after: { n: 1 } };
     expect(await readFile(file, "utf8")).toBe(`${JSON.stringify(expected, null, 2)}\n`);
     await mkdir(join(dir, "none"));
-    const none = new CostCallsFile(join(dir, "none"), []);
+    const none = new CostCallsFile(join(dir, "none"));
     const empty = join(dir, "empty.json");
     await writeJsonFile(empty, { calls: none.calls() });
     expect(await readFile(empty, "utf8")).toBe(`${JSON.stringify({ calls: [] }, null, 2)}\n`);

@@ -3,6 +3,7 @@ import { priceOverridesSchema, type PriceOverrides, type PriceTable } from "../c
 import { ConfigError } from "../errors.js";
 import type { BudgetAccount } from "./budget-account.js";
 import { costEntrySchema, type CostEntry } from "./cost-entry.js";
+import type { CostLedger } from "./cost-ledger.js";
 
 /** Options of a CostLedger. */
 export interface CostLedgerOptions {
@@ -25,6 +26,9 @@ export interface CostLedgerOptions {
   readonly tags?: Readonly<Record<string, string>>;
   /** Entries of an earlier run being resumed: they count toward totals and the cap. */
   readonly entries?: readonly CostEntry[];
+  /** A ledger that took in an earlier attempt's entries (`restore`) before this one's cap was known: this ledger
+   * goes on from its counts and kept entries, which move here (it is not to be used after). Default: none. */
+  readonly restored?: CostLedger;
   /** Which entries `entries()` keeps; the totals and the cap count every entry whatever it says. Default: all.
    * A long batch keeps only what its report shows, and has `onEntry` write the rest to a file. */
   readonly keep?: (entry: CostEntry) => boolean;

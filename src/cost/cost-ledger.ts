@@ -30,15 +30,15 @@ export class CostLedger implements UsageRecorder {
   readonly #onEntry: ((entry: CostEntry) => void) | undefined;
   readonly #account: BudgetAccount | undefined;
   readonly #keep: (entry: CostEntry) => boolean;
-  readonly #entries: CostEntry[] = [];
-  readonly #totals = new RunningTotals();
+  #entries: CostEntry[] = [];
+  #totals = new RunningTotals();
   /** Paid music calls by request id (the first of each), which a refund takes back. */
-  readonly #paidMusic = new Map<string, CostEntry>();
-  readonly #refunded = new Set<string>();
+  #paidMusic = new Map<string, CostEntry>();
+  #refunded = new Set<string>();
   /** Request ids of the gateway bills this ledger has counted (restored entries included), until their step ends. */
-  readonly #countedRequests = new Set<string>();
+  #countedRequests = new Set<string>();
   /** The request ids above (and in the music maps) of each step instance still going, to forget when it ends. */
-  readonly #stepRequests = new Map<string, string[]>();
+  #stepRequests = new Map<string, string[]>();
   #spentYuan = 0;
   #heldYuan = 0;
 
@@ -52,8 +52,17 @@ export class CostLedger implements UsageRecorder {
     this.#onEntry = options.onEntry;
     this.#account = options.account;
     this.#keep = options.keep ?? (() => true);
+    if (options.restored !== undefined) this.#takeCounts(options.restored);
     // Restored entries are already in the journal they came from, so onEntry is not told again.
     for (const entry of parsed.entries ?? []) this.#add(entry, false);
+  }
+
+  /**
+   * Counts an entry of an earlier attempt, as the `entries` option does, one at a time: a resume takes in its
+   * journal's bills as it reads them, on a ledger that a run's own ledger then goes on from (`restored`).
+   */
+  restore(entry: CostEntry): void {
+    this.#add(entry, false);
   }
 
   /** Yuan of every priced entry so far. */
@@ -229,6 +238,17 @@ export class CostLedger implements UsageRecorder {
     }
     if (entry.yuan !== undefined) this.#spentYuan = roundYuan(this.#spentYuan + entry.yuan);
     if (notify) this.#onEntry?.(entry);
+  }
+
+  // The counts move, not copies: `from` is not used again.
+  #takeCounts(from: CostLedger): void {
+    this.#entries = from.#entries;
+    this.#totals = from.#totals;
+    this.#paidMusic = from.#paidMusic;
+    this.#refunded = from.#refunded;
+    this.#countedRequests = from.#countedRequests;
+    this.#stepRequests = from.#stepRequests;
+    this.#spentYuan = from.#spentYuan;
   }
 
   #checkBudget(estimate: OperationEstimate): void {

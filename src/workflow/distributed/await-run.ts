@@ -116,7 +116,7 @@ async function writeRunFiles(
   const outputs = await open(path.join(runDir, ITEM_RESULTS_FILE), "w");
   // Totals as the items' journals are read; the entries themselves wait on disk for cost.json's calls.
   const totals = new RunningTotals();
-  const calls = new CostCallsFile(runDir, []);
+  const calls = new CostCallsFile(runDir);
   const doubles: PossibleDoubleBill[] = [];
   const write = async (record: JournalRecord) => void (await journal.write(`${JSON.stringify(record)}\n`));
   // What the report reads, kept as the journal is written (a row past the report's first page keeps only its media).

@@ -20,9 +20,8 @@ export class CostCallsFile {
   readonly #file: BlockFile;
   #count = 0;
 
-  constructor(runDir: string, earlier: readonly CostEntry[]) {
+  constructor(runDir: string) {
     this.#file = new BlockFile(path.join(runDir, COST_CALLS_FILE));
-    for (const entry of earlier) this.append(entry);
   }
 
   /** Adds an entry (the ledger's onEntry). */

@@ -18,7 +18,6 @@ import { exposedIds } from "../load/walk-steps.js";
 import type { RunStatus, WorkflowEvent } from "../workflow-event.js";
 import { ArtifactStore } from "./artifact-store.js";
 import { CallIntents, callFacts } from "./call-intents.js";
-import { CostCallsFile } from "./cost-calls-file.js";
 import { CostJournal } from "./cost-journal.js";
 import { createStepServices } from "./create-step-services.js";
 import { summarizeError, WaitingError } from "./error-summary.js";
@@ -32,6 +31,7 @@ import type { RunState, Scope } from "./run-state.js";
 import type { Replay } from "./replay.js";
 import type { FinishedStep } from "./finished-steps.js";
 import { ReleasedSteps } from "./released-steps.js";
+import { isUnpricedCall, RestoredCosts } from "./restored-costs.js";
 import { costFileContent, JsonFields, writeJsonFile } from "./write-run-files.js";
 import { shellWord } from "../shell-word.js";
 
@@ -47,6 +47,8 @@ export interface RunPlan {
   /** The journal's records so far that the report may read (`reportMayRead`): it is made from them and what this attempt appends. */
   readonly records: readonly JournalRecord[];
   readonly resumed: boolean;
+  /** The bills of earlier attempts, taken in as the journal was read (resume). Default: none (a new run). */
+  readonly restored?: RestoredCosts;
   /** The step-key prefix of a batch's rows (`items`), for a batch run. */
   readonly batchKey?: string;
   /** Finished steps of earlier runs to take by step key (`--reuse`), and the step `rerun --from` runs again. */
@@ -108,12 +110,13 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   const client = new GatewayClient({ apiKey: connection.apiKey, baseURL: connection.baseURL, dispatcher });
   const reports: RunState["reports"] = new Map();
   let pendingCost: Promise<void> = Promise.resolve();
+  const keep = (entry: CostEntry) => kept.showsCostsOf(entry.tags.step);
+  const restored = plan.restored ?? new RestoredCosts(runDir, keep);
   // Counted as entries arrive: summarizing the ledger on every entry is quadratic in a long batch.
-  const isUnpricedCall = (entry: CostEntry) => entry.yuan === undefined && entry.status !== "refunded";
-  let unpricedCalls = replay.costs.filter(isUnpricedCall).length;
+  let unpricedCalls = restored.unpricedCalls;
   const costs = new CostJournal(kept, intents);
   // cost.json's calls wait on disk: the ledger keeps only the entries the report reads.
-  const calls = new CostCallsFile(runDir, replay.costs);
+  const calls = restored.calls;
   // So do the totals of the steps the report does not show (a batch's later rows), as each ends.
   const released = new ReleasedSteps(runDir, plan.batchKey);
   let releasedAny = false;
@@ -154,8 +157,8 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     ...(budgetYuan === undefined ? {} : { maxYuan: budgetYuan }),
     ...(options.prices === undefined ? {} : { prices: options.prices }),
     ...(allowUnpriced === undefined ? {} : { allowUnpriced }),
-    entries: replay.costs,
-    keep: (entry) => kept.showsCostsOf(entry.tags.step),
+    restored: restored.ledger,
+    keep,
     onEntry,
   });
   const stepEnded = (key: string) => {
@@ -166,8 +169,6 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
   };
   // Steps finished in earlier attempts never run again.
   for (const key of replay.finishedSteps()) stepEnded(key);
-  // The ledger and the cost files have taken in the bills the replay held for steps it forgot.
-  replay.dropForgottenCosts();
   const waitingOn: RunState["waiting"] = [];
   const artifacts = new ArtifactStore(runDir);
   const agents = options.agents ?? listAgentDefinitions();

@@ -21,6 +21,7 @@ export class Replay {
   readonly music = new Map<string, JournaledMusicJob>();
   /** The last music job each tool call of a step instance started, by step key and call (see `toolMusicKey`). */
   readonly toolMusic = new Map<string, JournaledMusicJob>();
+  /** The bills earlier attempts journaled, less those of forgotten step instances. */
   readonly costs: CostEntry[] = [];
   /** Idempotency keys whose last intent has no answered bill (lost in flight), with the step that sent them. */
   readonly openCalls = new Map<string, string>();
@@ -39,10 +40,12 @@ export class Replay {
   #last: JournalRecord;
   #costsByStep: Map<string, CostEntry[]> | undefined;
   readonly #forget: ((key: string) => boolean) | undefined;
+  /** The forgotten step instances that billed something, in the order of their first bills. */
+  readonly #forgottenBilled = new Set<string>();
 
   /**
-   * `forget` names step instances that will never run again (a resumed batch's finished rows): their
-   * records are not kept, only their bills, for the ledger (until `dropForgottenCosts`).
+   * `forget` names step instances that will never run again (a resumed batch's finished rows): none of their
+   * records is kept, not even their bills (a caller that needs those takes them in as they are read: `read`'s `each`).
    */
   constructor(records: readonly JournalRecord[], forget?: (key: string) => boolean) {
     this.#forget = forget;
@@ -120,9 +123,13 @@ export class Replay {
           ...(record.requestId === undefined ? {} : { requestId: record.requestId }),
         });
         break;
-      case "cost":
-        this.costs.push(record.entry);
-        this.#costsByStep = undefined;
+      case "cost": {
+        const step = record.entry.tags.step;
+        if (step !== undefined && this.#forget?.(step) === true) this.#forgottenBilled.add(step);
+        else {
+          this.costs.push(record.entry);
+          this.#costsByStep = undefined;
+        }
         // A forgotten step's job is never looked up again.
         if (record.musicJob !== undefined && this.#forget?.(record.musicJob.key) !== true) {
           const { requestId } = record.entry;
@@ -136,6 +143,7 @@ export class Replay {
             this.doubleBills.push(doubleBillOf(record.entry, record.idempotencyKey));
         }
         break;
+      }
       case "call-intent":
         this.openCalls.set(record.idempotencyKey, record.key);
         break;
@@ -165,24 +173,7 @@ export class Replay {
   /** The step instances earlier attempts finished: those with a record, and the forgotten ones that billed something. */
   *finishedSteps(): Generator<string> {
     yield* this.steps.keys();
-    if (this.#forget === undefined) return;
-    const seen = new Set<string>();
-    for (const { tags } of this.costs) {
-      if (tags.step === undefined || seen.has(tags.step) || !this.#forget(tags.step)) continue;
-      seen.add(tags.step);
-      yield tags.step;
-    }
-  }
-
-  /** Drops the forgotten step instances' bills, once the run's ledger and cost files have taken them in. */
-  dropForgottenCosts(): void {
-    const forget = this.#forget;
-    if (forget === undefined) return;
-    let kept = 0;
-    for (const entry of this.costs)
-      if (entry.tags.step === undefined || !forget(entry.tags.step)) this.costs[kept++] = entry;
-    this.costs.length = kept;
-    this.#costsByStep = undefined;
+    yield* this.#forgottenBilled;
   }
 
   /** The cost entries earlier attempts journaled for step instance `key` (a step cut short by a kill or a wait). */

@@ -14,14 +14,13 @@ import type { JournalSink } from "./run-journal.js";
 export class ReportRecords implements JournalSink {
   readonly #journal: JournalSink;
   readonly #records: JournalRecord[] = [];
-  /** `items[` for a batch run (its rows' step keys), else undefined. */
-  readonly #rowPrefix: string | undefined;
   readonly #reads: (record: JournalRecord) => boolean;
+  readonly #showsCostsOf: (key: string | undefined) => boolean;
 
   constructor(journal: JournalSink, earlier: readonly JournalRecord[], options: { batchKey?: string } = {}) {
     this.#journal = journal;
-    this.#rowPrefix = options.batchKey === undefined ? undefined : `${options.batchKey}[`;
     this.#reads = reportReads(options.batchKey);
+    this.#showsCostsOf = reportShowsCostsOf(options.batchKey);
     for (const record of earlier) this.#keep(record);
   }
 
@@ -38,7 +37,7 @@ export class ReportRecords implements JournalSink {
 
   /** Whether the report reads the cost entries of step instance `key`: all but a batch row's past the first page. */
   showsCostsOf(key: string | undefined): boolean {
-    return key === undefined || this.#rowPrefix === undefined || !key.startsWith(this.#rowPrefix) || onFirstPage(key);
+    return this.#showsCostsOf(key);
   }
 
   #keep(record: JournalRecord): void {
@@ -59,6 +58,12 @@ export function reportReads(batchKey?: string): (record: JournalRecord) => boole
     if (!row || onFirstPage(record.key)) return true;
     return record.type === "step-finished" && findMedia(record.output).length > 0;
   };
+}
+
+/** Whether the report of a run (of a batch run, with `batchKey`) reads the cost entries of step instance `key`. */
+export function reportShowsCostsOf(batchKey?: string): (key: string | undefined) => boolean {
+  const rowPrefix = batchKey === undefined ? undefined : `${batchKey}[`;
+  return (key) => key === undefined || rowPrefix === undefined || !key.startsWith(rowPrefix) || onFirstPage(key);
 }
 
 function onFirstPage(key: string): boolean {

@@ -1,6 +1,5 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { CostLedger } from "../../cost/cost-ledger.js";
 import { ConfigError } from "../../errors.js";
 import { BATCH_KEY, finishedRowSteps, resumedBatchBody } from "../batch/batch-run-body.js";
 import { DISTRIBUTED_FILE } from "../distributed/distributed-file.js";
@@ -10,7 +9,8 @@ import { finishedStepsByKey } from "./finished-steps.js";
 import { Replay } from "./replay.js";
 import { RunDirLock } from "./run-dir-lock.js";
 import { RunJournal } from "./run-journal.js";
-import { reportReads } from "./report-records.js";
+import { reportReads, reportShowsCostsOf } from "./report-records.js";
+import { RestoredCosts } from "./restored-costs.js";
 import type { JournalRecord } from "./journal-records.js";
 import type { ExecuteOptions, RunResult } from "./run-options.js";
 import { JOURNAL_FILE, WORKFLOW_COPY } from "./run-workflow.js";
@@ -48,9 +48,28 @@ export async function resumeWorkflow(runDir: string, options: ResumeWorkflowOpti
 }
 
 async function resumeOwned(directory: string, options: ResumeWorkflowOptions): Promise<RunResult> {
-  const journalPath = path.join(directory, JOURNAL_FILE);
-  // A batch's finished rows never run again: the replay keeps only their bills, for the ledger.
+  // A batch's finished rows never run again: the replay keeps none of their records.
   const forget = await finishedRowSteps(directory);
+  // A batch's rows are keyed `items[N].…`; a batch killed before its batch.json was written had billed no row.
+  const batchKey = forget === undefined || options.body !== undefined ? undefined : BATCH_KEY;
+  const showsCostsOf = reportShowsCostsOf(batchKey);
+  // Every bill goes to the ledger and the cost-calls file as the journal is read, so none is held for long.
+  const restored = new RestoredCosts(directory, (entry) => showsCostsOf(entry.tags.step));
+  try {
+    return await resumeRestoring(directory, options, forget, restored);
+  } catch (error) {
+    await restored.calls.remove();
+    throw error;
+  }
+}
+
+async function resumeRestoring(
+  directory: string,
+  options: ResumeWorkflowOptions,
+  forget: ((key: string) => boolean) | undefined,
+  restored: RestoredCosts,
+): Promise<RunResult> {
+  const journalPath = path.join(directory, JOURNAL_FILE);
   // What the report reads of the journal, beside what the replay indexes (a batch's bills and intents are most of it).
   const earlier: JournalRecord[] = [];
   const reads = reportReads(forget === undefined ? undefined : BATCH_KEY);
@@ -58,6 +77,7 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
     repair: true,
     ...(forget === undefined ? {} : { forget }),
     each: (record) => {
+      if (record.type === "cost") restored.add(record.entry);
       if (reads(record)) earlier.push(record);
     },
   });
@@ -73,7 +93,10 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
     throw new ConfigError(`Expected the budget to be above 0 yuan, got ${options.budgetYuan}.`);
   }
   // A done run has nothing left: resuming it again (a second resume that lost the race) adds no records.
-  if (replay.finished?.status === "done" && replay.last.type === "run-finished") return doneResult(directory, replay);
+  if (replay.finished?.status === "done" && replay.last.type === "run-finished") {
+    await restored.calls.remove();
+    return doneResult(directory, replay, restored);
+  }
   // A run started with --reuse goes on taking what its sources finished (those still there).
   const finished = await finishedStepsByKey(await existing(replay.start.reuse ?? []));
   const { rerunFrom } = replay.start;
@@ -97,6 +120,7 @@ async function resumeOwned(directory: string, options: ResumeWorkflowOptions): P
       journal,
       replay,
       records: earlier,
+      restored,
       resumed: true,
       ...(body === undefined || options.body !== undefined ? {} : { batchKey: BATCH_KEY }),
       reuse: { finished, ...(rerunFrom === undefined ? {} : { rerunFrom }) },
@@ -135,7 +159,7 @@ async function existing(runDirs: readonly string[]): Promise<string[]> {
   return runDirs.filter((_, index) => found[index]);
 }
 
-async function doneResult(directory: string, replay: Replay): Promise<RunResult> {
+async function doneResult(directory: string, replay: Replay, restored: RestoredCosts): Promise<RunResult> {
   const outputs = await readFile(path.join(directory, "outputs.json"), "utf8").then(
     (text) => JSON.parse(text) as Record<string, unknown>,
     () => undefined,
@@ -145,7 +169,7 @@ async function doneResult(directory: string, replay: Replay): Promise<RunResult>
     runDir: directory,
     runId: replay.start.runId,
     status: "done",
-    cost: new CostLedger({ entries: replay.costs }).summary(),
+    cost: restored.ledger.summary(),
     ...(outputs === undefined ? {} : { outputs }),
     ...(items === undefined ? {} : { items }),
   };
