@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { appendFile, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Agent, type Dispatcher } from "undici";
 import { describe, expect, it } from "vitest";
@@ -193,6 +193,8 @@ steps:
       code: "workflow_changed",
       message: expect.stringMatching(/different version of the workflow.*start a new run/),
     });
+    // The refused resume leaves the run directory as it found it (no cost-calls file of its own).
+    expect(await readdir(first.result.runDir)).not.toContain(".cost-calls.jsonl");
   });
 
   it("after a kill -9 during polling, polls the journaled music job instead of submitting it again", async () => {
