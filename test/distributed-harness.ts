@@ -41,7 +41,7 @@ const BIN = fileURLToPath(new URL("../bin/svc-flow.js", import.meta.url));
 /** Starts `svc-flow worker` as a child process (one that can really die: SIGSTOP, SIGKILL); resolves once it is ready. */
 export async function startWorkerProcess(
   redisURL: string,
-  gateway: LocalGateway,
+  gateway: Pick<LocalGateway, "baseURL">,
   apiKey: string,
   options: { artifactsDir: string; lockMs: number },
 ): Promise<ChildProcess> {

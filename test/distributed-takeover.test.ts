@@ -16,6 +16,7 @@ import { RunBudget } from "../src/workflow/distributed/run-budget.js";
 import { RunStore } from "../src/workflow/distributed/run-store.js";
 import type { JournalRecord } from "../src/workflow/run/journal-records.js";
 import { batchWorkflow, SONG_WORKFLOW, startTestWorker, startWorkerProcess } from "./distributed-harness.js";
+import { startGatewayCallWatch, type GatewayCallWatch } from "./gateway-call-watch.js";
 import { startRedisCommandProxy } from "./redis-command-proxy.js";
 import { findRedisServer, startRedisServer, type RedisServer } from "./redis-server.js";
 
@@ -75,13 +76,20 @@ async function gatewayWith(config: Omit<GatewayConfigInput, "keys">): Promise<Lo
   return gateway;
 }
 
+// The worker's calls go through it, so a test acts the moment one reaches the gateway or is answered.
+async function watchCalls(gateway: LocalGateway): Promise<GatewayCallWatch> {
+  const watch = await startGatewayCallWatch(gateway);
+  opened.push(watch);
+  return watch;
+}
+
 function store(): RunStore {
   const created = RunStore.connect(redis.url);
   opened.push(created);
   return created;
 }
 
-async function deadWorker(gateway: LocalGateway, redisURL = redis.url): Promise<ChildProcess> {
+async function deadWorker(gateway: Pick<LocalGateway, "baseURL">, redisURL = redis.url): Promise<ChildProcess> {
   const child = await startWorkerProcess(redisURL, gateway, KEY, {
     artifactsDir: join(dir, "shared"),
     lockMs: LOCK_MS,
@@ -140,7 +148,8 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
     });
     const { workflow, items } = await batchWorkflow(dir, "sums", SUMS, [{ n: 12 }]);
     const runs = store();
-    const child = await deadWorker(gateway);
+    const watch = await watchCalls(gateway);
+    const child = await deadWorker(watch);
     const run = await enqueueRun(runs, workflow, {
       redisURL: redis.url,
       inputs: { row: items },
@@ -148,12 +157,13 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
       budgetYuan: BUDGET,
     });
     const account = () => gateway.stats().keys[0]!;
-    // The first call is billed and journaled; the worker freezes while the gateway works on the
-    // second, which it bills and answers to a process that never reads it, and is then killed.
-    await until(() => account().billed.length === 1 && account().inFlight === 1, "the second call reaches the gateway");
+    // The first call is billed and journaled; the worker is frozen as soon as the second reaches the
+    // gateway, which bills it and answers a process that never reads it; then it is killed.
+    await watch.sent(2);
     child.kill("SIGSTOP");
-    await until(() => account().billed.length === 2, "the gateway bills the second call");
+    await watch.answered(2);
     await kill(child);
+    expect(account().billed).toHaveLength(2);
     const journaled = costsOf(await runs.itemRecords(run.runId, 0));
     expect(journaled.map((entry) => entry.requestId)).toEqual([account().billed[0]!.requestId]);
     expect((await new RunBudget(runs, run.runId).state())!.spentYuan).toBe(journaled[0]!.yuan);
@@ -179,7 +189,19 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
     const gateway = await gatewayWith({ music: { completeAfterMs: 6000, failRate: 1, clipSeconds: 1 } });
     const { workflow, items } = await batchWorkflow(dir, "song", SONG_WORKFLOW, [{ n: 1 }]);
     const runs = store();
-    const child = await deadWorker(gateway);
+    // The worker reaches Redis through a proxy that says when it journals the music job.
+    let jobJournaled!: () => void;
+    const journaled = new Promise<void>((resolve) => (jobJournaled = resolve));
+    const proxy = await startRedisCommandProxy(redis.url, (command) => {
+      const [name, key, ...values] = command;
+      if (name?.toUpperCase() === "RPUSH" && key?.includes(":journal:") === true) {
+        const records = values.map((value) => JSON.parse(value) as JournalRecord);
+        if (records.some((record) => record.type === "cost" && record.musicJob !== undefined)) jobJournaled();
+      }
+      return "forward";
+    });
+    opened.push(proxy);
+    const child = await deadWorker(gateway, proxy.url);
     const run = await enqueueRun(runs, workflow, {
       redisURL: redis.url,
       inputs: { row: items },
@@ -187,13 +209,7 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
       budgetYuan: BUDGET,
     });
     // Killed while it polls the job it paid for: the job's clip ids and its cost are journaled.
-    await until(
-      async () =>
-        (await runs.itemRecords(run.runId, 0)).some(
-          (record) => record.type === "cost" && record.musicJob !== undefined,
-        ),
-      "the music job is journaled",
-    );
+    await journaled;
     await kill(child);
     const music = () =>
       gateway
@@ -232,6 +248,8 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
     const runs = store();
     let child: ChildProcess | undefined;
     let bill: string | undefined;
+    let frozen!: () => void;
+    const stopped = new Promise<void>((resolve) => (frozen = resolve));
     // The worker reaches Redis through a proxy that stops it (SIGSTOP) as it settles the music call's
     // bill on Redis's spent (the write after the bill's journal record), and lets none of its later
     // journal writes through: so it dies with the bill journaled and settled and nothing after it.
@@ -244,6 +262,7 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
           bill = record.entry.requestId;
       } else if (name?.toUpperCase() === "EVAL" && bill !== undefined && command.at(-1) === bill) {
         child?.kill("SIGSTOP");
+        frozen();
       }
       return "forward";
     });
@@ -260,6 +279,8 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
         .stats()
         .keys.flatMap((key) => key.billed)
         .filter((bill) => bill.kind === "music");
+    await stopped;
+    // The gateway's own clock fails the job (completeAfterMs after it was submitted) and refunds it.
     await until(() => music().some((bill) => bill.refunded), "the music job fails upstream and is refunded");
     await kill(child);
     const records = await runs.itemRecords(run.runId, 0);
@@ -293,19 +314,21 @@ describe.skipIf(binary === undefined)("an item taken over from a worker that die
     });
     const { workflow, items } = await batchWorkflow(dir, "lines", LINES, [{ n: 7 }]);
     const runs = store();
-    const child = await deadWorker(gateway);
+    const watch = await watchCalls(gateway);
+    const child = await deadWorker(watch);
     const run = await enqueueRun(runs, workflow, {
       redisURL: redis.url,
       inputs: { row: items },
       outDir: join(dir, "lines"),
     });
     const account = () => gateway.stats().keys[0]!;
-    // The worker freezes while the gateway works on its call, which is billed and answered to a
+    // The worker is frozen as soon as its call reaches the gateway, which bills it and answers a
     // process that never reads it; it is then killed, its intent journaled and no bill.
-    await until(() => account().inFlight === 1, "the call reaches the gateway");
+    await watch.sent(1);
     child.kill("SIGSTOP");
-    await until(() => account().billed.length === 1, "the gateway bills the call");
+    await watch.answered(1);
     await kill(child);
+    expect(account().billed).toHaveLength(1);
     const before = await runs.itemRecords(run.runId, 0);
     expect(before.filter((record) => record.type === "call-intent")).toMatchObject([
       { key: "items[0].line", model: "alpha-sonnet-4-6", idempotencyKey: account().billed[0]!.idempotencyKey },
