@@ -40,6 +40,7 @@ export class RequestWatchdog {
   #expired: { readonly ms: number; readonly waitingFor: string } | undefined;
   #cancelled = false;
   #released = false;
+  #unsubscribe: (() => void) | undefined;
 
   constructor(callerSignal?: AbortSignal, libraryTimeouts?: LibraryTimeouts) {
     this.#callerSignal = callerSignal;
@@ -52,11 +53,8 @@ export class RequestWatchdog {
     this.signal = signal;
     if (callerSignal === undefined) return;
     if (callerSignal.aborted) signal.abort();
-    else {
-      const unsubscribe = onAbort(callerSignal, () => signal.abort());
-      // Once the request is over (aborted or not), the caller's signal lets go of it.
-      signal.once("done", unsubscribe);
-    }
+    // Until the request is over (aborted or not): release lets go of the caller's signal.
+    else this.#unsubscribe = onAbort(callerSignal, () => signal.abort());
   }
 
   /** False when undici times the body itself (a body read whole). */
@@ -97,7 +95,7 @@ export class RequestWatchdog {
     this.disarm();
     if (this.#released) return;
     this.#released = true;
-    this.signal?.emit("done");
+    this.#unsubscribe?.();
   }
 
   /** Aborts the request because the consumer no longer wants it. */
