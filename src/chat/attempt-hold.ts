@@ -146,11 +146,10 @@ export function attemptCallOptions(
   context: AttemptContext,
   plan: RequestPlan,
 ): { signal?: AbortSignal; idempotencyKey?: string; dispatcher?: Dispatcher } {
+  const key = context.idempotencyKey;
   return {
-    ...signalOf(context),
-    ...(context.dispatcher === undefined ? {} : { dispatcher: context.dispatcher }),
-    ...(context.idempotencyKey === undefined
-      ? {}
-      : { idempotencyKey: modelIdempotencyKey(context.idempotencyKey, plan.model.id) }),
+    signal: context.signal,
+    dispatcher: context.dispatcher,
+    idempotencyKey: key === undefined ? undefined : modelIdempotencyKey(key, plan.model.id),
   };
 }

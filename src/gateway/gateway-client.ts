@@ -126,7 +126,8 @@ export class GatewayClient {
       url: this.#chatURL,
       json: body,
       headers: callHeaders(options),
-      ...sendOptionsOf(options),
+      signal: options.signal,
+      dispatcher: options.dispatcher,
       readWhole: true,
     });
     const { value, ids, status, headers } = isEventStream(opened.headers)
