@@ -170,10 +170,15 @@ export class Replay {
     }
   }
 
-  /** The step instances earlier attempts finished: those with a record, and the forgotten ones that billed something. */
+  /**
+   * The step instances earlier attempts finished: those with a record, and the forgotten ones that billed something.
+   * The forgotten ones are named once: the run ends each as it is named, and a batch has one a row, so the replay
+   * lets go of them once they have all been named.
+   */
   *finishedSteps(): Generator<string> {
     yield* this.steps.keys();
     yield* this.#forgottenBilled;
+    this.#forgottenBilled.clear();
   }
 
   /** The cost entries earlier attempts journaled for step instance `key` (a step cut short by a kill or a wait). */
