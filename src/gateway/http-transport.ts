@@ -189,8 +189,8 @@ export class HttpTransport {
     }
   }
 
-  // Each chunk must come within the chunk timeout, as in `chunks()`. The listeners stay in place:
-  // the body is ended or destroyed once settled.
+  // Each chunk must come within the chunk timeout, as in `chunks()`. The listeners stay in place (no once()
+  // wrappers to make and remove per response): settleRead acts once, and the body is ended or destroyed once settled.
   #readAll(opened: OpenResponse, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
     const { body, watchdog } = opened;
     const chunkTimeoutMs = this.#options.chunkTimeoutMs;
@@ -205,8 +205,8 @@ export class HttpTransport {
           if (read.size >= limit) settleRead(read);
           else if (timed) watchdog.arm(chunkTimeoutMs, WAITING_FOR_CHUNK);
         })
-        .once("end", () => settleRead(read))
-        .once("error", (error: unknown) => settleRead(read, error));
+        .on("end", () => settleRead(read))
+        .on("error", (error: unknown) => settleRead(read, error));
     });
   }
 }
