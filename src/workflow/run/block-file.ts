@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createInterface } from "node:readline";
@@ -37,6 +38,17 @@ export class BlockFile {
     this.#pending.push(text);
     this.#pendingChars += text.length;
     if (this.#pendingChars >= BLOCK_CHARS) this.#writePending();
+  }
+
+  /**
+   * Resolves once the stream has written what it holds beyond its buffer. A caller writing in a tight
+   * loop (a resume ending 100,000 finished steps at once) waits on it now and then, so the text does
+   * not pile up in memory ahead of the disk.
+   */
+  async drained(): Promise<void> {
+    if (this.#failure !== undefined || !this.#stream.writableNeedDrain) return;
+    // A write error ends the wait; reading back reports it.
+    await once(this.#stream, "drain").catch(() => undefined);
   }
 
   #writePending(): void {

@@ -167,8 +167,12 @@ export async function executeRun(plan: RunPlan, options: ExecuteOptions): Promis
     released.add(key, totals);
     releasedAny = true;
   };
-  // Steps finished in earlier attempts never run again.
-  for (const key of replay.finishedSteps()) stepEnded(key);
+  // Steps finished in earlier attempts never run again. A resumed batch ends its finished rows' steps here, each
+  // writing its totals to the released-steps file: the loop keeps pace with the disk rather than queue them all.
+  for (const key of replay.finishedSteps()) {
+    stepEnded(key);
+    await released.drained();
+  }
   const waitingOn: RunState["waiting"] = [];
   const artifacts = new ArtifactStore(runDir);
   const agents = options.agents ?? listAgentDefinitions();

@@ -39,6 +39,11 @@ export class ReleasedSteps {
     this.#rowYuan[index] = Number.isNaN(before) ? totals.yuan : before + totals.yuan;
   }
 
+  /** Resolves once the file's writes have caught up (BlockFile.drained). */
+  drained(): Promise<void> {
+    return this.#file.drained();
+  }
+
   /** The priced yuan of batch row `index`'s released steps; undefined when none was priced. */
   rowYuan(index: number): number | undefined {
     const yuan = this.#rowYuan[index];
