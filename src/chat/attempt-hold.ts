@@ -108,17 +108,7 @@ export class AttemptHold {
     });
     const warning = checkUsage(model.id, reply.usage);
     if (warning) this.#context.onWarning(warning);
-    const empty = emptyOutputError(
-      model,
-      {
-        content: reply.content,
-        toolCalls: reply.toolCalls.toolCalls.length + reply.toolCalls.invalidToolCalls.length,
-        finishReason: reply.finishReason,
-        ...(reply.usage === undefined ? {} : { usage: reply.usage }),
-        ...(this.#plan.outputLimit === undefined ? {} : { outputLimit: this.#plan.outputLimit }),
-      },
-      reply.ids,
-    );
+    const empty = emptyOutputError(model, reply, this.#plan.outputLimit);
     if (empty) throw empty;
     return reply;
   }

@@ -1,6 +1,7 @@
 import type { ModelInfo } from "../catalog/models.js";
-import { EmptyOutputError, type GatewayIds } from "../errors.js";
+import { EmptyOutputError } from "../errors.js";
 import type { Usage } from "../gateway/wire.js";
+import type { CompletedReply } from "./collect-reply.js";
 import { ChatWarning } from "./parameter-warning.js";
 
 /** A warning when usage is missing (a stream without a usage chunk) or does not add up. */
@@ -23,22 +24,23 @@ export function checkUsage(model: string, usage: Usage | undefined): ChatWarning
   return undefined;
 }
 
-/** The error for a reasoning or thinking model that spent its whole budget and said nothing;
- * undefined when the reply is not empty or the model does not reason. */
+/** The error for a reasoning or thinking model that spent its whole budget (`outputLimit`, when
+ * the request set one) and said nothing; undefined when the reply is not empty or the model does
+ * not reason. */
 export function emptyOutputError(
   model: ModelInfo,
-  reply: { content: string; toolCalls: number; finishReason: string | null; usage?: Usage; outputLimit?: number },
-  ids: GatewayIds,
+  reply: CompletedReply,
+  outputLimit: number | undefined,
 ): EmptyOutputError | undefined {
-  if (!model.capabilities.reasoning || reply.toolCalls > 0 || reply.content.trim().length > 0) return undefined;
+  if (!model.capabilities.reasoning || reply.content.trim().length > 0) return undefined;
+  if (reply.toolCalls.toolCalls.length + reply.toolCalls.invalidToolCalls.length > 0) return undefined;
   const reasoning = reply.usage?.completion_tokens_details?.reasoning_tokens;
   const spent = reasoning === undefined ? "" : ` (${reasoning} reasoning tokens)`;
-  const budget =
-    reply.outputLimit === undefined ? "the default output budget" : `its budget of ${reply.outputLimit} tokens`;
-  const advice = Math.max(4096, (reply.outputLimit ?? 0) * 4, model.rules.minOutputTokens ?? 0);
+  const budget = outputLimit === undefined ? "the default output budget" : `its budget of ${outputLimit} tokens`;
+  const advice = Math.max(4096, (outputLimit ?? 0) * 4, model.rules.minOutputTokens ?? 0);
   return new EmptyOutputError(
     `${model.id} returned no output: its reasoning used ${budget}${spent}, finish_reason ` +
       `"${reply.finishReason ?? "none"}". Raise maxTokens (for example to ${advice}).`,
-    ids,
+    reply.ids,
   );
 }
