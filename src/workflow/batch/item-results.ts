@@ -27,7 +27,9 @@ export class ItemResults {
   readonly file: string;
   readonly #states: RowStates;
   readonly #handle: FileHandle;
-  #writing: Promise<void> = Promise.resolve();
+  /** Lines appended while a write is under way: the next write takes them all. */
+  #queued: QueuedLine[] = [];
+  #writing: Promise<void> | undefined;
 
   private constructor(file: string, handle: FileHandle, states: RowStates) {
     this.file = file;
@@ -60,10 +62,30 @@ export class ItemResults {
 
   /** Appends a result; resolves once its line is written (the item then counts as finished). */
   append(result: ItemResult): Promise<void> {
-    const text = `${JSON.stringify(result)}\n`;
-    const written = this.#writing.then(() => this.#handle.appendFile(text, "utf8"));
-    this.#writing = written.catch(() => undefined);
-    return written.then(() => this.#states.set(result.index, result.state));
+    return new Promise((resolve, reject) => {
+      this.#queued.push({ text: `${JSON.stringify(result)}\n`, result, resolve, reject });
+      this.#writing ??= this.#writeQueued();
+    });
+  }
+
+  // Lines go out in the order they came, those queued during a write together in the next: a write per line
+  // held a fast batch to one thread-pool round trip a row, and the rows it could not keep up with waited in memory.
+  async #writeQueued(): Promise<void> {
+    while (this.#queued.length > 0) {
+      const lines = this.#queued;
+      this.#queued = [];
+      try {
+        await this.#handle.appendFile(lines.map((line) => line.text).join(""), "utf8");
+      } catch (error) {
+        for (const line of lines) line.reject(error);
+        continue;
+      }
+      for (const { result, resolve } of lines) {
+        this.#states.set(result.index, result.state);
+        resolve();
+      }
+    }
+    this.#writing = undefined;
   }
 
   /** Waits for pending writes and closes the file. */
@@ -71,6 +93,13 @@ export class ItemResults {
     await this.#writing;
     await this.#handle.close();
   }
+}
+
+interface QueuedLine {
+  readonly text: string;
+  readonly result: ItemResult;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
 }
 
 /** Which items of the batch in `runDir` are done, as its results file says (none when there is none). */
