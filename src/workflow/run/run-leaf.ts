@@ -1,6 +1,6 @@
 import { TimeoutError } from "../../errors.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
-import { withRetry } from "../../scheduling/retry.js";
+import { resolvePolicy, withRetry } from "../../scheduling/retry.js";
 import { renderValue } from "../expression/index.js";
 import { runAgentStep } from "../kinds/agent-kind.js";
 import { runChatStep } from "../kinds/chat-kind.js";
@@ -138,7 +138,8 @@ function leafPolicy(step: CallStep, workflow: RunState["workflow"]["definition"]
   const spec = step.retry ?? defaults.retry;
   const timeout = step.timeout ?? defaults.timeout;
   const policy: LeafPolicy = {
-    retry:
+    // Resolved here, so no call of any item resolves it again.
+    retry: resolvePolicy(
       spec === undefined
         ? {}
         : {
@@ -146,6 +147,7 @@ function leafPolicy(step: CallStep, workflow: RunState["workflow"]["definition"]
             ...(spec.minDelayMs === undefined ? {} : { minDelayMs: spec.minDelayMs }),
             ...(spec.maxDelayMs === undefined ? {} : { maxDelayMs: spec.maxDelayMs }),
           },
+    ),
     timeoutMs: timeout === undefined ? undefined : durationMs(timeout),
     settings: {
       ...(defaults.temperature === undefined ? {} : { temperature: defaults.temperature }),
