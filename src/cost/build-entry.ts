@@ -11,26 +11,29 @@ export function buildEntry(
   outcome: OperationOutcome,
   context: { prices: PriceTable; tags: Readonly<Record<string, string>>; time: Date },
 ): CostEntry {
-  // Built field by field in the entry's order, leaving out what is undefined.
-  const entry: Record<string, unknown> = { time: context.time.toISOString(), status: outcome.status };
-  if (outcome.errorCode !== undefined) entry.errorCode = outcome.errorCode;
-  if (outcome.requestId !== undefined) entry.requestId = outcome.requestId;
-  if (outcome.replayed === true) entry.replayed = true;
-  entry.tags = context.tags;
-  if (estimate.yuan !== undefined) entry.estimateYuan = estimate.yuan;
+  const common = {
+    time: context.time.toISOString(),
+    status: outcome.status,
+    errorCode: outcome.errorCode,
+    requestId: outcome.requestId,
+    replayed: outcome.replayed === true ? true : undefined,
+    tags: context.tags,
+    estimateYuan: estimate.yuan,
+  };
   if (operation.kind === "music") {
     const cost = priceMusic(operation.operation, context.prices);
-    entry.kind = "music";
-    entry.musicOperation = operation.operation;
-    entry.promptTokens = 0;
-    entry.completionTokens = 0;
-    entry.reasoningTokens = 0;
-    entry.images = 0;
     // A music call that failed is not billed, and a job that fails later is refunded (spec 7).
     const yuan = outcome.status === "ok" ? cost.yuan : 0;
-    if (yuan !== undefined) entry.yuan = yuan;
-    entry.priceSource = cost.source;
-    return withExceeded(entry);
+    return withFlags(common, {
+      kind: "music",
+      musicOperation: operation.operation,
+      promptTokens: 0,
+      completionTokens: 0,
+      reasoningTokens: 0,
+      images: 0,
+      yuan,
+      priceSource: cost.source,
+    });
   }
 
   const request = operation.request;
@@ -44,19 +47,19 @@ export function buildEntry(
   const images = outcome.images ?? (usageMissing && imageModel ? estimate.images : 0);
   const billed = outcome.status === "ok" || usage !== undefined || images > 0;
   const cost = priceChat(request.model, { promptTokens, completionTokens, images }, context.prices);
-  entry.kind = imageModel ? "image" : "chat";
-  entry.modelRequested = request.model;
-  if (outcome.servedModel !== undefined) entry.modelServed = outcome.servedModel;
-  entry.promptTokens = promptTokens;
-  entry.completionTokens = completionTokens;
-  entry.reasoningTokens = usage?.completion_tokens_details?.reasoning_tokens ?? 0;
-  entry.images = images;
-  // Nothing billed costs exactly 0, priced or not; billed usage without a price stays undefined.
-  const yuan = billed ? cost.yuan : 0;
-  if (yuan !== undefined) entry.yuan = yuan;
-  entry.priceSource = cost.source;
-  if (usageMissing) entry.usageMissing = true;
-  return withExceeded(entry);
+  return withFlags(common, {
+    kind: imageModel ? "image" : "chat",
+    modelRequested: request.model,
+    modelServed: outcome.servedModel,
+    promptTokens,
+    completionTokens,
+    reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? 0,
+    images,
+    // Nothing billed costs exactly 0, priced or not; billed usage without a price stays undefined.
+    yuan: billed ? cost.yuan : 0,
+    priceSource: cost.source,
+    usageMissing: usageMissing || undefined,
+  });
 }
 
 /** The entry of a replay whose billed request this ledger already counted: the call happened, the
@@ -75,8 +78,16 @@ export function alreadyRecordedEntry(entry: CostEntry): CostEntry {
   };
 }
 
-// Marks an entry that cost more than the bound reserved for it.
-function withExceeded(entry: Record<string, unknown>): CostEntry {
+// The entry is `{ ...common, ...fields }` without its undefined fields.
+function withFlags(common: Partial<CostEntry>, fields: Partial<CostEntry>): CostEntry {
+  const entry: Record<string, unknown> = {};
+  for (const source of [common, fields] as Record<string, unknown>[]) {
+    for (const key in source) {
+      const value = source[key];
+      if (value !== undefined) entry[key] = value;
+      else delete entry[key];
+    }
+  }
   const { yuan, estimateYuan } = entry as Partial<CostEntry>;
   if (yuan !== undefined && estimateYuan !== undefined && yuan > estimateYuan + 1e-9) entry.exceededEstimate = true;
   return entry as CostEntry;
