@@ -12,6 +12,8 @@ import {
   UpstreamError,
   type SvcFlowError,
 } from "../src/errors.js";
+import { callChat } from "../src/chat/call-chat.js";
+import { CostLedger } from "../src/cost/cost-ledger.js";
 import { startFixtureRelay, type Fixture, type FixtureRelay } from "./relay-fixture-server.js";
 
 const sse = (value: unknown) => JSON.stringify(value);
@@ -384,6 +386,43 @@ describe("stream shapes", () => {
     expect(await call("refusal streamed", { events }, true)).toMatchObject({ content: words });
     const whole = await call("refusal whole", wholeReply({ content: null, refusal: words }, "stop"), false);
     expect(whole).toMatchObject({ content: words });
+  });
+
+  it("counts reasoning tokens a relay left out of completion_tokens as output, in the reply and the ledger", async () => {
+    // router-for-me/CLIProxyAPI#5733, mozilla-ai/any-llm#1290: Gemini's thought tokens mapped to
+    // `reasoning_tokens` and the total only, so prompt + completion fell short of the total and the
+    // thinking (billed as output) was priced at nothing.
+    const usage = {
+      prompt_tokens: 21,
+      completion_tokens: 5,
+      total_tokens: 86,
+      completion_tokens_details: { reasoning_tokens: 60 },
+    };
+    const fixture = { events: [text("Forty-two.", "stop"), chunk([], { usage })] };
+    relay.set("gemini thoughts outside completion", fixture);
+    const ledger = new CostLedger();
+    const warnings: string[] = [];
+    const request = {
+      model: "beta-4o",
+      stream: true as const,
+      messages: [{ role: "user" as const, content: "gemini thoughts outside completion" }],
+    };
+    let reply: unknown;
+    const options = {
+      client: relay.client,
+      ledger,
+      onWarning: (warning: { code: string }) => warnings.push(warning.code),
+    };
+    for await (const event of await callChat(request, options)) if (event.type === "finish") reply = event.reply;
+    expect(reply).toMatchObject({ usage: { prompt_tokens: 21, completion_tokens: 65, total_tokens: 86 } });
+    expect(ledger.entries()[0]).toMatchObject({ promptTokens: 21, completionTokens: 65, reasoningTokens: 60 });
+    expect(warnings).not.toContain("usage_mismatch");
+    const whole = await call(
+      "gemini thoughts whole",
+      { json: { ...wholeReply({ content: "Forty-two." }, "stop").json, usage } },
+      false,
+    );
+    expect(whole).toMatchObject({ usage: { completion_tokens: 65, total_tokens: 86 } });
   });
 
   it("gives a reply cut by the output budget with finish_reason length, streamed and not", async () => {

@@ -31,6 +31,8 @@ function isUsage(value: unknown): boolean {
   if (!isObject(value)) return false;
   if (!isCount(value.prompt_tokens) || !isCount(value.completion_tokens) || !isCount(value.total_tokens)) return false;
   if (value.total_tokens === 0 && value.prompt_tokens === 0 && value.completion_tokens === 0) return false;
+  // A total that does not add up may leave reasoning out of the completion count, which zod puts back.
+  if (value.total_tokens !== (value.prompt_tokens as number) + (value.completion_tokens as number)) return false;
   const details = value.completion_tokens_details;
   if (
     details != null &&

@@ -124,7 +124,7 @@ export interface Usage {
 }
 
 /** Token counts as a relay sends them: null counts read as absent, total defaults to prompt +
- * completion. */
+ * completion, and reasoning tokens left out of the completion count are put back in. */
 export const usageSchema: z.ZodType<Usage> = z
   .looseObject({
     prompt_tokens: count,
@@ -135,8 +135,14 @@ export const usageSchema: z.ZodType<Usage> = z
   })
   .transform((usage): Usage => {
     const prompt = usage.prompt_tokens ?? 0;
-    const completion = usage.completion_tokens ?? 0;
     const details = usage.completion_tokens_details;
+    const reasoning = details?.reasoning_tokens ?? 0;
+    let completion = usage.completion_tokens ?? 0;
+    // Gemini's thought tokens are output, billed as such, and OpenAI counts reasoning inside
+    // completion_tokens; relays that map Gemini's usage leave them out and count them only in the
+    // total (router-for-me/CLIProxyAPI#5733, mozilla-ai/any-llm#1290). A total that is exactly
+    // prompt + completion + reasoning says so; the output is then completion + reasoning.
+    if (reasoning > 0 && usage.total_tokens === prompt + completion + reasoning) completion += reasoning;
     return {
       ...usage,
       prompt_tokens: prompt,
