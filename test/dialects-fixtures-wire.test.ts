@@ -766,6 +766,34 @@ describe("errors as proxies send them", () => {
     }
   });
 
+  it.each([
+    [
+      "Cloudflare",
+      '<!DOCTYPE html>\n<html class="no-js" lang="en-US"><head><title>Attention Required! | Cloudflare</title><script>\n  if (!navigator.cookieEnabled) { window.addEventListener("DOMContentLoaded", function () {}) }\n</script></head><body><div id="cf-wrapper"><h1 data-translate="block_headline">Sorry, you have been blocked</h1><h2>You are unable to access relay.example.com</h2></div></body></html>',
+    ],
+    [
+      "nginx",
+      "<html>\r\n<head><title>403 Forbidden</title></head>\r\n<body>\r\n<center><h1>403 Forbidden</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
+    ],
+  ])("turns a 403 HTML page from %s into blocked_by_proxy, not a rejected key", async (name, page) => {
+    // lss233/kirara-ai#929 and JohnnyZ93/oai-compatible-copilot#287: Cloudflare's block page in
+    // front of an OpenAI-compatible API. The gateway never saw the key, so "check the key" misleads;
+    // retrying or another model meets the same wall.
+    for (const stream of [false, true]) {
+      const result = await call(
+        `${name} 403 ${stream}`,
+        { status: 403, contentType: "text/html", raw: [page] },
+        stream,
+      );
+      expect(errorOf(result)).toBeInstanceOf(UpstreamError);
+      expect(errorOf(result)).toMatchObject({ code: "blocked_by_proxy", retryable: false, status: 403 });
+      expect(errorOf(result).message).toContain(
+        name === "Cloudflare" ? "Sorry, you have been blocked" : "403 Forbidden",
+      );
+      expect(errorOf(result).message).not.toMatch(/navigator|SVC_API_KEY|</);
+    }
+  });
+
   it('reads FastAPI\'s `{"detail": ...}` error body for its message', async () => {
     // raullenchai/Rapid-MLX PR #491: an OpenAI-compatible server answered its HTTP errors, rate
     // limits with Retry-After included, in FastAPI's default shape; the message was the raw JSON.

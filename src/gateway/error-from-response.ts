@@ -81,6 +81,14 @@ const badRequest =
       code,
     });
 
+// A 401 or 403 page (Cloudflare's "Sorry, you have been blocked", an nginx rule) comes from a proxy or
+// firewall in front of the gateway, which never saw the key: blaming the key sends the user the wrong way.
+const refusedByProxy: Make = (summary, options) =>
+  new UpstreamError(
+    `${summary} A proxy or firewall in front of the gateway refused the request with an HTML page, so the API key was not checked. Check the base URL, and whether your network, VPN or region is blocked there.`,
+    { ...options, code: "blocked_by_proxy", retryable: false },
+  );
+
 const contentFiltered: Make = (summary, options) =>
   new BadRequestError(`${summary} The prompt was refused by a content filter. Change the prompt and send it again.`, {
     ...options,
@@ -165,6 +173,7 @@ export function errorFromResponse(response: FailedResponse): SvcFlowError {
     (detail.code === undefined ? undefined : BY_CODE[detail.code]) ??
     (detail.type === undefined ? undefined : BY_CODE[detail.type]);
   if (make !== undefined) return make(summary, options);
+  if (detail.page && (status === 401 || status === 403)) return refusedByProxy(summary, options);
   return fromStatus(status === 200 ? undefined : status, detail, summary, options);
 }
 
@@ -212,6 +221,8 @@ function fromStatus(
 
 interface Detail {
   readonly message: string;
+  /** The body was an HTML page, not the gateway's JSON. */
+  readonly page?: boolean;
   readonly code?: string;
   readonly type?: string;
   readonly param?: string;
@@ -224,7 +235,8 @@ function readDetail(body: unknown, clean: (text: string) => string): Detail {
     try {
       value = JSON.parse(withoutBom(text));
     } catch {
-      return { message: clean(text.replace(/<[^>]*>/g, " ")) };
+      const message = clean(pageText(text));
+      return HTML_PAGE.test(text) ? { message, page: true } : { message };
     }
   }
   const parsed = errorBodySchema.safeParse(value);
@@ -237,6 +249,17 @@ function readDetail(body: unknown, clean: (text: string) => string): Detail {
     ...(type && type !== "None" ? { type } : {}),
     ...(param && param !== "None" ? { param } : {}),
   };
+}
+
+const HTML_PAGE = /^\s*<(?:!doctype html|html|head|body|title)\b/i;
+
+// The words of a page without its markup, scripts and styles (Cloudflare's pages carry kilobytes of
+// script, which would fill the message before the words that say what happened).
+function pageText(page: string): string {
+  return page
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, " ")
+    .replace(/<!--[\s\S]*?-->/g, " ")
+    .replace(/<[^>]*>/g, " ");
 }
 
 function describe(status: number | undefined, detail: Detail): string {
