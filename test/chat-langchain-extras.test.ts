@@ -1,7 +1,8 @@
+import { InMemoryCache } from "@langchain/core/caches";
 import type { AIMessageChunk } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countTextTokens } from "../src/catalog/tokens.js";
-import { startHarness, type Harness } from "./chat-harness.js";
+import { KEY, startHarness, type Harness } from "./chat-harness.js";
 
 let harness: Harness;
 
@@ -56,5 +57,32 @@ describe("ChatGateway as LangChain tracers and callbacks see it", () => {
         { type: "text", text },
       ]),
     ).toBe(countTextTokens(text + text));
+  });
+
+  it("keeps the answers of two models apart in a shared LangChain cache", async () => {
+    const cache = new InMemoryCache();
+    const alpha = harness.model({ model: "alpha-sonnet-4-6", cache });
+    const gamma = harness.model({ model: "gamma-2.5-flash", cache });
+    expect((await alpha.invoke("Name a colour.")).response_metadata.model).toBe("alpha-sonnet-4-6");
+    expect((await gamma.invoke("Name a colour.")).response_metadata.model).toBe("gamma-2.5-flash");
+  });
+
+  it("identifies a model by its id and settings, never by its key or address", () => {
+    const model = harness.model({
+      model: "beta-4o-mini",
+      temperature: 0.2,
+      maxTokens: 100,
+      fallbacks: ["gamma-2.5-flash"],
+    });
+    const params = model.identifyingParams();
+    expect(params).toMatchObject({
+      model_name: "beta-4o-mini",
+      fallbacks: ["gamma-2.5-flash"],
+      temperature: 0.2,
+      max_tokens: 100,
+    });
+    const text = JSON.stringify(params);
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain(harness.gateway.baseURL);
   });
 });

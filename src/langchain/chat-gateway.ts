@@ -111,6 +111,17 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     };
   }
 
+  /** What tells this model's answers apart: LangChain keys its cache by it (with the call options), so
+   * two models, or one model with other settings, never share a cached answer. No key, no URL. */
+  override _identifyingParams(): Record<string, unknown> {
+    return { model_name: this.model, ...this.invocationParams() };
+  }
+
+  /** The model and settings that identify its answers, as ChatOpenAI's `identifyingParams()` gives them. */
+  identifyingParams(): Record<string, unknown> {
+    return this._identifyingParams();
+  }
+
   /** Counts tokens with the tokenizer the package ships (the gateway's count), never the network. */
   override async getNumTokens(content: MessageContent): Promise<number> {
     const wire = toWireContent(content);
