@@ -116,4 +116,14 @@ describe("withStructuredOutput", () => {
       ParameterError,
     );
   });
+
+  it.each(["jsonMode", "jsonSchema"] as const)(
+    "refuses %s structured output on an image model before sending anything",
+    (method) => {
+      const sent = proxy().requests.length;
+      const model = harness().model({ model: "gamma-2.5-flash-image", baseURL: proxy().baseURL });
+      expect(() => model.withStructuredOutput(person, { method })).toThrow(/generates images/);
+      expect(proxy().requests.length).toBe(sent);
+    },
+  );
 });

@@ -151,7 +151,14 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
   ):
     | Runnable<BaseLanguageModelInput, RunOutput, ChatGatewayCallOptions>
     | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }, ChatGatewayCallOptions> {
-    if (!this.#resolved.chain[0]!.capabilities.tools && (config?.method ?? "functionCalling") === "functionCalling") {
+    const { capabilities } = this.#resolved.chain[0]!;
+    // Refused here, before a paid request: an image model answers with an image whatever the method.
+    if (capabilities.imageGeneration) {
+      throw new ParameterError(
+        `${this.model} generates images, so it cannot give structured output. Use a text model.`,
+      );
+    }
+    if (!capabilities.tools && (config?.method ?? "functionCalling") === "functionCalling") {
       throw new ParameterError(
         `${this.model} does not call tools, so it cannot give structured output. Use a text model.`,
       );
