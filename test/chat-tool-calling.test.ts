@@ -148,4 +148,22 @@ describe("tool calling against the local gateway", () => {
     expect(last.tool_calls ?? []).toEqual([]);
     expect(last.text).toMatch(/Lima|sunny/i);
   });
+
+  it("does not send tool_choice auto or none when no tools are bound", async () => {
+    const model = harness().model({ model: "beta-4o", baseURL: proxy().baseURL });
+    await model.invoke("Hello.", { tool_choice: "auto" });
+    expect(lastBody()).not.toHaveProperty("tool_choice");
+    await model.bindTools([], { tool_choice: "none" }).invoke("Hello.");
+    expect(lastBody()).not.toHaveProperty("tool_choice");
+  });
+
+  it.each(["required", "any", "get_weather"])(
+    "refuses tool_choice %s with no tools bound, before sending",
+    async (choice) => {
+      const sent = proxy().requests.length;
+      const model = harness().model({ model: "beta-4o", baseURL: proxy().baseURL });
+      await expect(model.bindTools([], { tool_choice: choice }).invoke("Hello.")).rejects.toThrow(/no tools are bound/);
+      expect(proxy().requests.length).toBe(sent);
+    },
+  );
 });

@@ -17,7 +17,7 @@ import type { InteropZodType } from "@langchain/core/utils/types";
 import { countTextTokens } from "../catalog/tokens.js";
 import { callChat, type ChatCall, type ChatCallOptions } from "../chat/call-chat.js";
 import type { ChatEventStream } from "../chat/chat-reply.js";
-import type { ChatRequest } from "../gateway/wire.js";
+import type { ChatRequest, ToolChoice } from "../gateway/wire.js";
 import { ParameterError } from "../errors.js";
 import { toAIMessage, toEventChunk, toFinalChunk } from "./build-reply-message.js";
 import {
@@ -317,7 +317,9 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
   #call(messages: BaseMessage[], options: this["ParsedCallOptions"]): ChatCall {
     const tools = options.tools?.map(toWireTool);
     const stop = options.stop ?? this.stop;
-    const toolChoice = toWireToolChoice(options.tool_choice, tools);
+    const toolChoice = tools?.length
+      ? toWireToolChoice(options.tool_choice, tools)
+      : choiceWithoutTools(options.tool_choice);
     return {
       model: this.model,
       fallbacks: this.fallbacks,
@@ -362,5 +364,16 @@ function llmOutputOf(message: BaseMessage): Record<string, unknown> | undefined 
         totalTokens: usage.total_tokens,
       },
     }
+  );
+}
+
+/** A `tool_choice` with no tools bound: "auto" and "none" mean nothing and are not sent; one that
+ * demands a call is refused (relays answer it with a 400). */
+function choiceWithoutTools(choice: unknown): ToolChoice | undefined {
+  const wire = toWireToolChoice(choice);
+  if (wire === undefined || wire === "auto" || wire === "none") return undefined;
+  throw new ParameterError(
+    `tool_choice ${JSON.stringify(choice)} asks for a tool call, but no tools are bound. ` +
+      "Bind them with model.bindTools(tools, { tool_choice }).",
   );
 }
