@@ -114,7 +114,8 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
   /** What tells this model's answers apart: LangChain keys its cache by it (with the call options), so
    * two models, or one model with other settings, never share a cached answer. No key, no URL. */
   override _identifyingParams(): Record<string, unknown> {
-    return { model_name: this.model, ...this.invocationParams() };
+    const settings = Object.entries(this.invocationParams()).filter(([, value]) => value !== undefined);
+    return { model_name: this.model, ...Object.fromEntries(settings) };
   }
 
   /** The model and settings that identify its answers, as ChatOpenAI's `identifyingParams()` gives them. */
