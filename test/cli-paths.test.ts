@@ -122,3 +122,31 @@ steps:
     expect(resumed.stdout).toContain("Done.");
   });
 });
+
+describe("a shipped workflow's name where the project has no such file", () => {
+  const shipped = path.join(import.meta.dirname, "..", "workflows");
+
+  it("run says where svc-flow's example of that name is, with exit 2 and no run directory", async () => {
+    const root = await tempDir("svc-flow-paths-");
+    const result = await cli(["run", "workflows/launch-kit.yaml"], root);
+    expect(result.stderr).toContain(
+      `Cannot read the workflow workflows/launch-kit.yaml: there is no such file. svc-flow's example of that name is ${path.join(shipped, "launch-kit.yaml")}. [invalid_workflow]`,
+    );
+    expect(result.code).toBe(2);
+    expect(existsSync(path.join(root, "runs"))).toBe(false);
+  });
+
+  it("validate of an unexpanded workflows/*.yaml says where the examples are", async () => {
+    const root = await tempDir("svc-flow-paths-");
+    const result = await cli(["validate", "workflows/*.yaml"], root);
+    expect(result.stderr).toContain(`svc-flow's example workflows are in ${shipped}${path.sep}.`);
+    expect(result.code).toBe(2);
+  });
+
+  it("a missing file of another name gets no such hint", async () => {
+    const root = await tempDir("svc-flow-paths-");
+    const result = await cli(["estimate", "mine.yaml"], root);
+    expect(result.stderr).toContain("Cannot read the workflow mine.yaml: there is no such file. [invalid_workflow]");
+    expect(result.code).toBe(2);
+  });
+});

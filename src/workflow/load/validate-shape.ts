@@ -29,7 +29,11 @@ export function validateWorkflowShape(value: unknown): ShapeResult {
   if (!isPlainObject(value)) {
     return {
       issues: [
-        { path: [], message: "A workflow file is a mapping with version: 1 and steps:. See workflows/ for examples." },
+        {
+          path: [],
+          message:
+            "A workflow file is a mapping with version: 1 and steps:. See the examples in node_modules/svc-flow/workflows/ (workflows/ in a clone of svc-flow).",
+        },
       ],
     };
   }
