@@ -52,15 +52,31 @@ export async function readRunFlags(
   };
 }
 
-/** `--input k=v` pairs as an object; a pair without "=" is a usage error. */
+/** `--input k=v` pairs as an object; a pair without "=", or a name given twice, is a usage error. */
 export function readInputs(pairs: readonly string[] | undefined): Record<string, string> {
   const inputs: Record<string, string> = {};
   for (const pair of pairs ?? []) {
     const equals = pair.indexOf("=");
     if (equals <= 0) throw new UsageError(`Expected --input NAME=VALUE, got "${pair}".`);
-    inputs[pair.slice(0, equals)] = pair.slice(equals + 1);
+    const name = pair.slice(0, equals);
+    const value = pair.slice(equals + 1);
+    // A second value would silently replace the first; a user who repeats a name usually means a list.
+    if (Object.hasOwn(inputs, name))
+      throw new UsageError(
+        `--input ${name} is given twice ("${inputs[name]}", then "${value}"). Give it once; a list goes as JSON: --input '${name}=["a", "b"]'.`,
+      );
+    inputs[name] = value;
   }
   return inputs;
+}
+
+/** The usage error for arguments beyond the one a command takes: they are most often the words of an
+ * unquoted value (`--input product=a folding kettle`). */
+export function extraArguments(what: string, positionals: readonly string[]): UsageError {
+  const listed = positionals.map((argument) => `"${argument}"`).join(", ");
+  return new UsageError(
+    `${what} (got ${positionals.length} arguments: ${listed}). Quote a value that has spaces: --input product="a folding kettle".`,
+  );
 }
 
 /** `--reuse A,B --reuse C` as run directories resolved against `cwd`. */

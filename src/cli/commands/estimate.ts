@@ -6,7 +6,7 @@ import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { estimateWorkflow } from "../estimate/estimate-workflow.js";
 import { formatEstimate } from "../estimate/format-estimate.js";
 import { parseCommandArgs } from "../parse-args.js";
-import { readInputs, readReuseDirs } from "../run-flags.js";
+import { extraArguments, readInputs, readReuseDirs } from "../run-flags.js";
 import { workflowPath } from "../workflow-path.js";
 
 const FLAGS = {
@@ -36,10 +36,8 @@ export const estimateCommand: Command = {
   flags: FLAGS,
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
-    if (positionals.length !== 1)
-      throw new UsageError(
-        positionals.length === 0 ? "Name the workflow file to estimate." : "Estimate one workflow file at a time.",
-      );
+    if (positionals.length === 0) throw new UsageError("Name the workflow file to estimate.");
+    if (positionals.length > 1) throw extraArguments("Estimate one workflow file at a time", positionals);
     // Named as typed, so errors show the path the user gave. Unpriced models under a budget are
     // what an estimate lists (run refuses them), so they do not stop it.
     workflowPath(context.cwd, positionals[0]!);

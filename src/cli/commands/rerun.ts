@@ -4,7 +4,7 @@ import { rerunWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";
-import { readInputs, readReuseDirs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
+import { extraArguments, readInputs, readReuseDirs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
 import { callableModels } from "../callable-models.js";
 import { checkFolderFlag } from "../path-flags.js";
 import { throwIfInterrupted } from "../interrupted.js";
@@ -46,8 +46,9 @@ export const rerunCommand: Command = {
   ],
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
-    if (positionals.length !== 1)
+    if (positionals.length === 0)
       throw new UsageError("Name the run directory to run again (the --out of `svc-flow run`).");
+    if (positionals.length > 1) throw extraArguments("Rerun one run directory at a time", positionals);
     const flags = await readRunFlags(values, context.cwd, context.signal);
     const models = await callableModels(context.env, context.signal);
     throwIfInterrupted(context.signal);

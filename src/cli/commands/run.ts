@@ -5,7 +5,7 @@ import { runWorkflow } from "../compose-run.js";
 import { UsageError, type Command, type FlagSpecs } from "../command.js";
 import { parseCommandArgs } from "../parse-args.js";
 import { reportRunResult } from "../report-run-result.js";
-import { readInputs, readReuseDirs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
+import { extraArguments, readInputs, readReuseDirs, readRunFlags, RUN_FLAGS } from "../run-flags.js";
 import { runOnWorkers } from "../distributed-run.js";
 import { callableModels } from "../callable-models.js";
 import { throwIfInterrupted } from "../interrupted.js";
@@ -43,10 +43,8 @@ export const runCommand: Command = {
   ],
   async run(context) {
     const { values, positionals } = parseCommandArgs(context.argv, FLAGS);
-    if (positionals.length !== 1)
-      throw new UsageError(
-        positionals.length === 0 ? "Name the workflow file to run." : "Run one workflow file at a time.",
-      );
+    if (positionals.length === 0) throw new UsageError("Name the workflow file to run.");
+    if (positionals.length > 1) throw extraArguments("Run one workflow file at a time", positionals);
     if (values.detach === true && values.redis === undefined)
       throw new UsageError(
         "--detach goes with --redis URL, where workers run the items. Without --redis this process runs the workflow; put it in the background with your shell instead.",

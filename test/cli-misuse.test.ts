@@ -1,0 +1,62 @@
+// The CLI as a new user misuses it, through bin/svc-flow.js: values given twice or unquoted.
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
+import { spawnCli } from "./cli-process.js";
+import { tempDir } from "./workflow-harness.js";
+
+vi.setConfig({ testTimeout: 90_000 });
+
+const FLOW = `version: 1
+name: pitch
+inputs:
+  product: { type: string, default: "a solar lantern" }
+steps:
+  - id: pitch
+    uses: chat
+    with: { model: alpha-sonnet-4-6, prompt: "One line for \${{ inputs.product }}.", maxTokens: 40 }
+`;
+
+let gateway: LocalGateway;
+let env: NodeJS.ProcessEnv;
+let folder: string;
+beforeAll(async () => {
+  gateway = await startLocalGateway({ port: 0 });
+  env = { SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: "sk-local-demo" };
+  folder = await tempDir("svc-flow-misuse-");
+  await writeFile(path.join(folder, "pitch.yaml"), FLOW);
+});
+afterAll(async () => gateway?.close());
+
+async function cli(argv: string[], extraEnv: NodeJS.ProcessEnv = env) {
+  const running = spawnCli(argv, { cwd: folder, env: extraEnv });
+  const { code } = await running.exit;
+  return { code, stdout: running.stdout(), stderr: running.stderr() };
+}
+
+describe("--input values", () => {
+  it.each([["run"], ["estimate"]])(
+    "%s refuses an input given twice, instead of keeping the last value, and says how to give a list",
+    async (command) => {
+      const result = await cli([command, "pitch.yaml", "--input", "product=kettle", "--input", "product=lamp"]);
+      expect(result.stderr).toContain(
+        `--input product is given twice ("kettle", then "lamp"). Give it once; a list goes as JSON: --input 'product=["a", "b"]'.`,
+      );
+      expect(result.code).toBe(2);
+      expect(existsSync(path.join(folder, "runs"))).toBe(false);
+    },
+  );
+
+  it.each([["run"], ["estimate"]])(
+    "%s names the stray words of an unquoted value and says to quote it",
+    async (command) => {
+      const result = await cli([command, "pitch.yaml", "--input", "product=a", "folding", "kettle"]);
+      expect(result.stderr).toContain(
+        `one workflow file at a time (got 3 arguments: "pitch.yaml", "folding", "kettle"). Quote a value that has spaces: --input product="a folding kettle".`,
+      );
+      expect(result.code).toBe(2);
+    },
+  );
+});
