@@ -229,6 +229,39 @@ describe("errors as relays send them", () => {
     expect((result as { error: unknown }).error).toBeInstanceOf(UpstreamError);
   });
 
+  it("turns new-api's relay_stream_error chunk after partial text into an UpstreamError, not the partial as an answer", async () => {
+    // QuantumNous/new-api relay/helper/relay_terminal_guard.go (EmitRelayFailureTerminal): an error
+    // beside `choices: []`, then [DONE], when the upstream died mid-stream.
+    const result = await call(
+      "new-api terminal guard",
+      {
+        events: [
+          sse({
+            id: "chatcmpl-n",
+            object: "chat.completion.chunk",
+            choices: [{ index: 0, delta: { content: "The answer is" }, logprobs: null, finish_reason: null }],
+            usage: null,
+          }),
+          sse({
+            id: "relay-error-scanner_error",
+            object: "chat.completion.chunk",
+            choices: [],
+            error: {
+              message: "stream relay failure: scanner_error: unexpected EOF",
+              type: "relay_stream_error",
+              code: "upstream_stream_failure_scanner_error",
+              param: null,
+            },
+          }),
+        ],
+      },
+      true,
+    );
+    const error = (result as { error: UpstreamError }).error;
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error.message).toContain("scanner_error");
+  });
+
   it("turns OpenRouter's mid-stream error chunk (numeric code, finish_reason error) into an UpstreamError", async () => {
     const result = await call(
       "openrouter mid-stream error",

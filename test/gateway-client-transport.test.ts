@@ -193,14 +193,34 @@ describe("GatewayClient over real sockets", () => {
     await expect(drain(await client(baseURL).chatStream(request))).rejects.toThrow(/not a chat chunk/);
   });
 
-  it("finishes a stream that ends at [DONE] after text but no finish reason with stop", async () => {
+  it("finishes a stream whose chunks never name a finish reason, ending at [DONE] after text, with stop", async () => {
+    // one-api's Gemini adaptor: `finish_reason` is left out of every chunk (omitempty), never sent.
     const { baseURL } = await serve((_request, response) => {
       sseHead(response);
-      response.end(`${chunk("the whole answer")}data: [DONE]\n\n`);
+      const piece = {
+        id: "c1",
+        object: "chat.completion.chunk",
+        choices: [{ index: 0, delta: { content: "the whole answer" } }],
+      };
+      response.end(`data: ${JSON.stringify(piece)}\n\ndata: [DONE]\n\n`);
     });
     const chunks = await drain(await client(baseURL).chatStream(request));
     expect(chunks.map((item) => item.choices[0]?.delta.content ?? "").join("")).toBe("the whole answer");
     expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe("stop");
+  });
+
+  it('throws StreamError when chunks said "finish_reason": null and the stream ended at [DONE] without one', async () => {
+    // one-api's OpenAI stream handler sends [DONE] after an upstream read error, and new-api sent its
+    // usage chunk and [DONE] (QuantumNous/new-api#7059): a cut reply, not a finished one.
+    const { baseURL } = await serve((_request, response) => {
+      sseHead(response);
+      response.end(`${chunk("The answer is")}data: [DONE]\n\n`);
+    });
+    const error = await failureOf(drain(await client(baseURL).chatStream(request)));
+    expect(error).toBeInstanceOf(StreamError);
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('said "finish_reason": null');
+    expect((error as StreamError).partial).toHaveLength(1);
   });
 
   it("throws StreamError when a stream ends without a finish reason or any output", async () => {

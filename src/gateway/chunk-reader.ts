@@ -202,6 +202,12 @@ export class ChunkReader {
   #end(): ChatChunk[] | undefined {
     const ending = this.#ending;
     const closing = ending.finished ? undefined : ending.closingChunk();
+    if (ending.cutShort) {
+      throw new StreamError(
+        `The stream from ${this.#opened.url} ended without a finish reason after ${this.#count} chunk(s) that said "finish_reason": null: the upstream failed and the relay closed the stream as if complete. The reply is incomplete; retry the request.`,
+        { ...this.#opened.ids, partial: receivedChunks(this.#received) },
+      );
+    }
     if (!ending.finished && closing === undefined) {
       throw new StreamError(
         `The stream from ${this.#opened.url} ended without a finish reason or any output after ${this.#count} chunk(s); the reply is incomplete. Retry the request.`,

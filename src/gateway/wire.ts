@@ -290,7 +290,9 @@ const finishReason = z
   .nullish()
   .transform((reason) => {
     if (reason == null) return reason;
-    if (reason === "") return null;
+    // "" on every unfinished chunk (sglang, Sensenova) says nothing, as an absent field does; only an
+    // explicit null says the server speaks finish reasons (StreamEnding relies on that).
+    if (reason === "") return undefined;
     const lower = reason.toLowerCase();
     return UPSTREAM_FINISH_REASONS.get(lower) ?? (FINISH_REASONS.has(lower) ? lower : reason);
   });

@@ -86,13 +86,14 @@ export async function streamDialect(response: ServerResponse, plan: DialectStrea
         await writer.frames(frames, end);
         return;
       }
-      await writer.frames(frames.slice(0, cutIndex));
-      await writer.cut();
+      await writer.frames(frames.slice(0, cutIndex), stream.cutEnd ?? false);
+      if (stream.cutEnd === undefined) await writer.cut();
       return;
     }
     for (const [index, frame] of frames.entries()) {
       if (index === cutIndex) {
-        await writer.cut();
+        if (stream.cutEnd === undefined) await writer.cut();
+        else await writer.frames([], stream.cutEnd);
         return;
       }
       if (index > 0) await sleep(delayMs);

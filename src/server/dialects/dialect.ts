@@ -61,6 +61,9 @@ export interface DialectStream {
    * before it leaves the reply incomplete. */
   readonly finishIndex: number;
   readonly end: SseEnd;
+  /** How this relay ends the stream when its upstream dies mid-reply (a drop fault); absent: the
+   * connection is cut. */
+  readonly cutEnd?: SseEnd;
 }
 
 /** How one relay shapes replies and errors (docs/dialects.md lists the sources). */

@@ -75,8 +75,8 @@ function errorOf(failure: GatewayFailure): DialectError {
  * new-api. Streams: every chunk carries `system_fingerprint`, `usage`, `logprobs` and
  * `finish_reason` as null; reasoning in both `reasoning_content` and `reasoning`; argument
  * fragments with `"type": null`; usage (with zero `input_tokens`/`output_tokens` and detail
- * objects) in a final chunk with `choices: []`. Errors: `new_api_error`, 403 for spent quota
- * and for a model the token may not use.
+ * objects) in a final chunk with `choices: []`; a reply whose upstream died ends at `[DONE]` all
+ * the same. Errors: `new_api_error`, 403 for spent quota and for a model the token may not use.
  */
 export const newApiDialect: Dialect = {
   name: "new-api",
@@ -104,7 +104,9 @@ export const newApiDialect: Dialect = {
       }),
     }));
     if (includeUsage) frames.push({ data: JSON.stringify({ ...head, choices: [], usage: usageOf(parts) }) });
-    return { frames, finishIndex: pieces.length - 1, end: "done" };
+    // An upstream that dies mid-reply still gets `[DONE]`, with no finish reason and no error
+    // (QuantumNous/new-api#7059, described in relay/helper/relay_terminal_guard.go).
+    return { frames, finishIndex: pieces.length - 1, end: "done", cutEnd: "done" };
   },
   json(parts) {
     const message: Record<string, unknown> = {
