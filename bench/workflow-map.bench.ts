@@ -35,7 +35,7 @@ interface BareResult {
 
 async function runWorker<T>(file: string, args: readonly string[]): Promise<T> {
   const child = fork(file, args, {
-    execArgv: ["--import", "tsx", "--expose-gc"],
+    execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const exited = once(child, "exit").then(([code]) => {
