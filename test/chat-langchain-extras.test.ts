@@ -1,8 +1,10 @@
 import { InMemoryCache } from "@langchain/core/caches";
 import type { AIMessageChunk } from "@langchain/core/messages";
+import { RunCollectorCallbackHandler } from "@langchain/core/tracers/run_collector";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countTextTokens } from "../src/catalog/tokens.js";
-import { KEY, startHarness, type Harness } from "./chat-harness.js";
+import type { ChatGatewayOptions } from "../src/langchain/chat-gateway-options.js";
+import { KEY, startHarness, startRecordingProxy, type Harness } from "./chat-harness.js";
 
 let harness: Harness;
 
@@ -84,5 +86,23 @@ describe("ChatGateway as LangChain tracers and callbacks see it", () => {
     const text = JSON.stringify(params);
     expect(text).not.toContain(KEY);
     expect(text).not.toContain(harness.gateway.baseURL);
+  });
+
+  it.each<[string, Omit<ChatGatewayOptions, "model">]>([
+    ["alpha-opus-4-8", { temperature: 0.4, maxTokens: 300 }],
+    ["beta-5", { temperature: 0.4, maxTokens: 3000 }],
+    ["gamma-2.5-pro", { maxTokens: 300, stop: ["END"] }],
+  ])("shows tracers the settings %s was sent, as the wire carried them", async (model, settings) => {
+    const proxy = await startRecordingProxy(harness.gateway.rootURL);
+    try {
+      const collector = new RunCollectorCallbackHandler();
+      await harness.model({ model, baseURL: proxy.baseURL, ...settings }).invoke("Hello.", { callbacks: [collector] });
+      const { model: _model, messages: _messages, stream: _stream, ...sent } = proxy.requests.at(-1)!.body;
+      const { model: traced, fallbacks: _fallbacks, ...params } = collector.tracedRuns[0]!.extra!.invocation_params;
+      expect(traced).toBe(model);
+      expect(params).toEqual(sent);
+    } finally {
+      await proxy.close();
+    }
   });
 });

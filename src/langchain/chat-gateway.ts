@@ -19,6 +19,7 @@ import { callChat, type ChatCall, type ChatCallOptions } from "../chat/call-chat
 import type { ChatEventStream } from "../chat/chat-reply.js";
 import type { ChatRequest, ToolChoice } from "../gateway/wire.js";
 import { ParameterError } from "../errors.js";
+import { applyModelRules, type RuleOutcome } from "../chat/apply-model-rules.js";
 import { toAIMessage, toEventChunk, toFinalChunk } from "./build-reply-message.js";
 import {
   resolveChatGatewayOptions,
@@ -90,25 +91,35 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
     return modelProfile(this.#resolved.chain[0]!);
   }
 
+  /** LangSmith's `ls_*` settings, as they go to the model (a dropped temperature is not reported). */
   override getLsParams(options: this["ParsedCallOptions"]): LangSmithParams {
+    const { parameters, outputLimit } = this.#primaryRules(options);
     return lsParams({
       model: this.model,
-      temperature: this.temperature,
-      maxTokens: this.maxTokens,
-      stop: options?.stop ?? this.stop,
+      temperature: parameters.temperature,
+      maxTokens: outputLimit,
+      stop: parameters.stop,
     });
   }
 
+  /** The settings as the model's rules send them to `model` (tracers show these): `max_completion_tokens`
+   * for the beta-5 series, no sampling for alpha-opus-4-8, gamma-2.5-pro's minimum budget. */
   override invocationParams(options?: this["ParsedCallOptions"]): Record<string, unknown> {
     return {
       model: this.model,
       fallbacks: this.fallbacks,
-      temperature: this.temperature,
-      top_p: this.topP,
-      max_tokens: this.maxTokens,
-      stop: options?.stop ?? this.stop,
+      ...this.#primaryRules(options).parameters,
       tool_choice: options?.tool_choice,
     };
+  }
+
+  #primaryRules(options: this["ParsedCallOptions"] | undefined): RuleOutcome {
+    return applyModelRules(this.#resolved.chain[0]!, {
+      ...(this.temperature === undefined ? {} : { temperature: this.temperature }),
+      ...(this.topP === undefined ? {} : { topP: this.topP }),
+      ...(this.maxTokens === undefined ? {} : { maxTokens: this.maxTokens }),
+      ...((options?.stop ?? this.stop) === undefined ? {} : { stop: options?.stop ?? this.stop }),
+    });
   }
 
   /** What tells this model's answers apart: LangChain keys its cache by it (with the call options), so
