@@ -1,11 +1,18 @@
 // ChatGateway surfaces a relay's `reasoning_content` as LangChain's standard reasoning block, as
 // @langchain/deepseek does, invoked and streamed, beside `additional_kwargs.reasoning_content`.
 import type { AIMessageChunk } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ChatGateway } from "../src/langchain/chat-gateway.js";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
 
 const PROMPT = "Explain why the sky is blue, step by step.";
+const weather = tool(async ({ city }) => `Sunny in ${city}.`, {
+  name: "get_weather",
+  description: "Current weather for a city",
+  schema: z.object({ city: z.string() }),
+});
 let relayed: LocalGateway;
 let clean: LocalGateway;
 const model = (gateway: LocalGateway, extra: { outputVersion?: "v0" | "v1" } = {}) =>
@@ -57,5 +64,16 @@ describe("reasoning as a standard content block", () => {
   it("gives only text blocks when the relay sends no reasoning", async () => {
     const message = await model(clean).invoke(PROMPT);
     expect(message.contentBlocks).toEqual([{ type: "text", text: message.content }]);
+  });
+
+  it("gives a tool-call reply's blocks with no empty text block, invoked and streamed", async () => {
+    const bound = model(relayed, { outputVersion: "v1" }).bindTools([weather]);
+    const message = await bound.invoke("What is the weather in Oslo?");
+    expect((message.content as Array<{ type: string }>).map((block) => block.type)).toEqual(["reasoning", "tool_call"]);
+    let merged: AIMessageChunk | undefined;
+    for await (const chunk of await bound.stream("What is the weather in Oslo?"))
+      merged = merged === undefined ? chunk : merged.concat(chunk);
+    expect(merged!.contentBlocks.filter((block) => block.type === "text")).toEqual([]);
+    expect(merged!.tool_calls?.map((call) => call.name)).toEqual(["get_weather"]);
   });
 });

@@ -8,11 +8,13 @@ type Translated = AIMessage | AIMessageChunk;
 
 /** A message's standard content blocks: its reasoning (`additional_kwargs.reasoning_content`, as
  * relays send it) as a `reasoning` block first, then what LangChain gives for its content and tool
- * calls (text, images, tool calls). */
+ * calls (text, images, tool calls), without empty text (a tool-call reply has none, as with ChatOpenAI). */
 export function toStandardBlocks(message: Translated): ContentBlock.Standard[] {
   const reasoning = message.additional_kwargs?.reasoning_content;
   // A copy without model_provider gets LangChain's own translation of content and tool calls.
-  const rest = new AIMessage({ content: message.content, tool_calls: message.tool_calls ?? [] }).contentBlocks;
+  const rest = new AIMessage({ content: message.content, tool_calls: message.tool_calls ?? [] }).contentBlocks.filter(
+    (block) => !(block.type === "text" && block.text === ""),
+  );
   if (typeof reasoning !== "string" || reasoning === "") return rest;
   return [{ type: "reasoning", reasoning }, ...rest];
 }
