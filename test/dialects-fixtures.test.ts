@@ -2,7 +2,16 @@
 // by a tiny real HTTP server: the client gives the right text, tool calls, usage and typed errors,
 // and never hangs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KeyDeactivatedError, ModelAccessError, QuotaExceededError, UpstreamError } from "../src/errors.js";
+import {
+  KeyDeactivatedError,
+  ModelAccessError,
+  QuotaExceededError,
+  RateLimitError,
+  UpstreamError,
+} from "../src/errors.js";
+import { callChat } from "../src/chat/call-chat.js";
+import { GatewayClient } from "../src/gateway/gateway-client.js";
+import { startLocalGateway } from "../src/server/index.js";
 import { startFixtureRelay, type Fixture, type FixtureRelay } from "./relay-fixture-server.js";
 
 const sse = (value: unknown) => JSON.stringify(value);
@@ -288,6 +297,40 @@ describe("errors as relays send them", () => {
 
   it.each([
     [
+      "Azure's 429 that links to its quota increase form",
+      {
+        error: {
+          code: "429",
+          message:
+            "Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-05-01-preview have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 2 seconds. Please go here: https://aka.ms/oai/quotaincrease if you would like to further increase the default rate limit.",
+        },
+      },
+    ],
+    [
+      "Gemini's per-minute 429 in quota words",
+      {
+        error: {
+          code: 429,
+          message:
+            "You exceeded your current quota, please check your plan and billing details. Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 15. Please retry in 41.1s.",
+          status: "RESOURCE_EXHAUSTED",
+        },
+      },
+    ],
+  ])("maps %s to a RateLimitError that is retried, not a spent quota", async (name, json) => {
+    // microsoft/PubSec-Info-Assistant#479, alex-wolf-ps/dbchatprov2#2 (Azure); the Gemini API's
+    // RESOURCE_EXHAUSTED for a per-minute limit. Read as a spent quota, neither was retried and the
+    // message said to top up the key.
+    for (const stream of [false, true]) {
+      const result = await call(`${name} ${stream}`, { status: 429, json, headers: { "retry-after": "2" } }, stream);
+      const error = (result as { error: RateLimitError }).error;
+      expect(error).toBeInstanceOf(RateLimitError);
+      expect(error).toMatchObject({ retryable: true, retryAfterS: 2 });
+    }
+  });
+
+  it.each([
+    [
       "new-api's 403 insufficient_user_quota",
       403,
       {
@@ -398,5 +441,28 @@ describe("errors as relays send them", () => {
     const error = (result as { error: Error }).error;
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.message).toContain("无可用渠道");
+  });
+});
+
+describe("the azure dialect's rate limit", () => {
+  it("is retried after its Retry-After, and ends as a RateLimitError, not a spent quota", async () => {
+    const gateway = await startLocalGateway({
+      config: { dialect: "azure", faults: { models: { "beta-4o-mini": { rateLimitRate: 1, retryAfterS: 0.01 } } } },
+    });
+    const client = new GatewayClient({ apiKey: "sk-local-demo", baseURL: gateway.baseURL });
+    const retried: string[] = [];
+    try {
+      const request = { model: "beta-4o-mini", messages: [{ role: "user" as const, content: "Hi." }] };
+      const options = {
+        client,
+        retry: { attempts: 2, minDelayMs: 1 },
+        onRetry: (retry: { error: Error }) => retried.push(retry.error.name),
+      };
+      await expect(callChat(request, options)).rejects.toBeInstanceOf(RateLimitError);
+      expect(retried).toEqual(["RateLimitError"]);
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
   });
 });

@@ -51,6 +51,18 @@ describe("errorFromResponse", () => {
     ["a 401 that says the key is disabled", 401, body(undefined, "token has been disabled"), KeyDeactivatedError],
     ["an unknown 429", 429, body("E429", "Too many requests"), RateLimitError],
     ["a 429 about quota", 429, body(undefined, "You exceeded your current quota"), QuotaExceededError],
+    [
+      "a 429 that says rate limit and links to a quota form",
+      429,
+      body("429", "Exceeded token rate limit. Please go here: https://aka.ms/oai/quotaincrease"),
+      RateLimitError,
+    ],
+    [
+      "a 429 in quota words that says when to retry",
+      429,
+      body(undefined, "Quota exceeded. Please retry in 41.1s."),
+      RateLimitError,
+    ],
     ["a 429 whose type says insufficient_quota", 429, body(undefined, "no", "insufficient_quota"), QuotaExceededError],
     ["a 402", 402, body(undefined, "pay"), QuotaExceededError],
     ["an unknown 400", 400, body("E400", "bad"), BadRequestError],

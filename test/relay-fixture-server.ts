@@ -77,7 +77,7 @@ export async function startFixtureRelay(): Promise<FixtureRelay> {
     const name = body.messages.at(-1)!.content;
     const fixture = fixtures.get(`${name}@${body.model}`) ?? fixtures.get(name)!;
     if (fixture.json !== undefined) {
-      response.writeHead(fixture.status ?? 200, { "content-type": "application/json" });
+      response.writeHead(fixture.status ?? 200, { "content-type": "application/json", ...fixture.headers });
       response.end(JSON.stringify(fixture.json));
       return;
     }

@@ -107,6 +107,12 @@ const NO_ACCESS_WORDS =
 // A refused prompt (OpenRouter's 403 moderation flag, Azure's content management policy): the
 // request must change; neither the key nor a retry will help.
 const FLAGGED_WORDS = /moderation|flagged|content (?:management )?policy|guardrail|内容审核|敏感/i;
+// A 429 that speaks of a rate or a time to wait is a rate limit even when it names a quota: Azure's
+// says "exceeded token rate limit ... Please retry after 54 seconds" and links to its quota increase
+// form; Gemini's per-minute limits say "You exceeded your current quota ... Please retry in 41s".
+const RATE_WORDS = /rate limit|too many requests|retry (?:after|in) \d|per minute|请求过于频繁|频率/i;
+// Links are no part of what a message says (Azure's https://aka.ms/oai/quotaincrease).
+const LINK = /\bhttps?:\/\/\S+/g;
 const MISSING_WORDS = /not found|not exist|does not exist|no such|unknown|not a valid|invalid model|不存在/i;
 
 // A generic "authentication" type says the key was refused, not why: a spent key's message says so.
@@ -183,7 +189,7 @@ function fromStatus(
   summary: string,
   options: SvcFlowErrorOptions,
 ): SvcFlowError {
-  const text = `${detail.code ?? ""} ${detail.type ?? ""} ${detail.message}`;
+  const text = `${detail.code ?? ""} ${detail.type ?? ""} ${detail.message}`.replace(LINK, " ");
   const mentionsQuota = QUOTA_WORDS.test(text);
   const mentionsModel = MODEL_WORDS.test(text);
   const deniesModel = mentionsModel && NO_ACCESS_WORDS.test(text);
@@ -212,7 +218,8 @@ function fromStatus(
     return new TimeoutError(`${summary} The gateway timed out waiting for the request. Retry it.`, options);
   if (status === 413) return badRequest("request_too_large")(summary, options);
   if (status === 415) return badRequest("unsupported_media")(summary, options);
-  if (status === 429) return mentionsQuota ? quota(summary, options) : rateLimited(summary, options);
+  if (status === 429)
+    return mentionsQuota && !RATE_WORDS.test(text) ? quota(summary, options) : rateLimited(summary, options);
   if (status === 501) return notOffered(summary, options);
   if (status >= 500) return upstream(summary, options);
   if (status >= 400) return badRequest("bad_request")(summary, options);

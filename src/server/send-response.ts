@@ -66,6 +66,7 @@ export function sendError(
     message,
     ...(options.param === undefined ? {} : { param: options.param }),
     ...(options.modelNotAllowed === undefined ? {} : { modelNotAllowed: options.modelNotAllowed }),
+    ...(options.retryAfterS === undefined ? {} : { retryAfterS: options.retryAfterS }),
   });
   const text = JSON.stringify(shaped.body);
   headers.push("content-type", JSON_TYPE, "content-length", Buffer.byteLength(text));

@@ -50,6 +50,16 @@ function errorOf(failure: GatewayFailure): DialectError {
       },
     };
   }
+  if (failure.code === "rate_limit_exceeded") {
+    // Azure's own words (microsoft/PubSec-Info-Assistant#479, alex-wolf-ps/dbchatprov2#2): a rate
+    // limit whose message links to the quota increase form.
+    const seconds = Math.max(1, Math.ceil(failure.retryAfterS ?? 1));
+    const message =
+      "Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-10-21 have exceeded " +
+      `token rate limit of your current OpenAI S0 pricing tier. Please retry after ${seconds} seconds. Please go ` +
+      "here: https://aka.ms/oai/quotaincrease if you would like to further increase the default rate limit.";
+    return { status: 429, body: { error: { code: "429", message } } };
+  }
   if (failure.code === "insufficient_quota") {
     return { status: 429, body: { error: { code: "429", message: `Insufficient quota: ${failure.message}` } } };
   }

@@ -46,6 +46,8 @@ export interface GatewayFailure {
   readonly param?: string;
   /** Set when a model exists but the key may not call it (relays answer 403 for this). */
   readonly modelNotAllowed?: string;
+  /** The Retry-After of a rate limit, in seconds. */
+  readonly retryAfterS?: number;
 }
 
 /** A failure as a dialect answers it. */
