@@ -60,3 +60,20 @@ describe("--input values", () => {
     },
   );
 });
+
+describe("a gateway half configured", () => {
+  it.each([
+    [
+      { SVC_BASE_URL: "http://127.0.0.1:1/v1" },
+      "SVC_BASE_URL is set but SVC_API_KEY is not. Set SVC_API_KEY to your gateway key, or unset SVC_BASE_URL to use the local gateway. [missing_api_key]",
+    ],
+    [
+      { SVC_API_KEY: "sk-local-demo" },
+      "SVC_API_KEY is set but SVC_BASE_URL is not. Set SVC_BASE_URL to the gateway's /v1 root, or unset SVC_API_KEY to use the local gateway. [missing_base_url]",
+    ],
+  ])("names the variable that is missing and both ways out, with exit 2 (%o)", async (half, says) => {
+    const result = await cli(["models"], half);
+    expect(result.stderr).toBe(`svc-flow models: ${says}\n`);
+    expect(result.code).toBe(2);
+  });
+});

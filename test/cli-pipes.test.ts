@@ -44,4 +44,12 @@ describe("output into a closed pipe", () => {
       expect(code).toBe(0);
     },
   );
+
+  it("svc-flow validate of several files stops quietly, with no word of an interruption nobody made (exit 1)", async () => {
+    const files = ["sum.yaml", "sum.yaml", "sum.yaml", "sum.yaml"];
+    const cli = spawnCli(["validate", ...files], { cwd: folder, close: "stdout" });
+    const { code } = await cli.exit;
+    expect(cli.stderr()).toBe("");
+    expect(code).toBe(1);
+  });
 });

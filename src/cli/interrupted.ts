@@ -9,3 +9,11 @@ export function throwIfInterrupted(signal: AbortSignal): void {
 function reasonOf(signal: AbortSignal): string {
   return signal.reason instanceof Error ? signal.reason.message : "aborted";
 }
+
+/** The abort reason when the reader of the CLI's output has gone (`svc-flow validate *.yaml | head -1`). */
+export class OutputClosedError extends Error {
+  constructor() {
+    super("Output closed");
+    this.name = "OutputClosedError";
+  }
+}

@@ -1,5 +1,6 @@
 import { didYouMean } from "../catalog/closest-name.js";
 import { SvcFlowError, redactSecrets, registerSecret } from "../errors.js";
+import { OutputClosedError } from "./interrupted.js";
 import { redactingStream } from "./redacting-stream.js";
 import { UsageError, type CommandContext, type CommandEntry } from "./command.js";
 import { COMMANDS } from "./commands/index.js";
@@ -50,8 +51,17 @@ export async function main(argv: readonly string[], given: Omit<CommandContext, 
       );
       return 2;
     }
+    // The reader went away mid-command (`svc-flow validate *.yaml | head -1`): it has what it wanted, so the
+    // stop is no news to print; the exit code still says the command did not finish.
+    if (context.signal.reason instanceof OutputClosedError && isAbort(error)) return 1;
     return reportError(error, entry, context);
   }
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof SvcFlowError
+    ? error.code === "aborted"
+    : error instanceof Error && error.name === "AbortError";
 }
 
 function reportError(error: unknown, command: CommandEntry, context: Omit<CommandContext, "argv">): number {
@@ -125,7 +135,7 @@ export async function runFromProcess(): Promise<void> {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {
       if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
-      controller.abort(new Error("Output closed"));
+      controller.abort(new OutputClosedError());
     });
   }
   process.exitCode = await main(process.argv.slice(2), {

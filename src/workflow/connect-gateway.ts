@@ -38,7 +38,12 @@ export function configuredGateway(options: ConnectGatewayOptions = {}): GatewayC
   const apiKey = options.apiKey ?? nonEmpty(env.SVC_API_KEY);
   if (baseURL !== undefined) {
     if (apiKey === undefined)
-      throw new ConfigError("SVC_API_KEY is not set. Pass apiKey or set SVC_API_KEY.", { code: "missing_api_key" });
+      throw new ConfigError(
+        options.baseURL === undefined
+          ? "SVC_BASE_URL is set but SVC_API_KEY is not. Set SVC_API_KEY to your gateway key, or unset SVC_BASE_URL to use the local gateway."
+          : "SVC_API_KEY is not set. Pass apiKey or set SVC_API_KEY.",
+        { code: "missing_api_key" },
+      );
     return { baseURL, apiKey, local: false, close: async () => undefined };
   }
   if (apiKey !== undefined) {
