@@ -166,6 +166,10 @@ describe("the live view's colour and plain lines", () => {
     expect(printed(false, {})).toBe("… ideas (chat)\n✓ ideas 1.2s\n");
   });
 
+  it("writes plain lines on a TERM=dumb terminal, which cannot move the cursor", () => {
+    expect(printed(true, { TERM: "dumb" })).toBe("… ideas (chat)\n✓ ideas 1.2s\n");
+  });
+
   it("says a retry is waiting and for how long", { timeout: 60_000 }, async () => {
     const limited = await startLocalGateway({
       config: { faults: { seed: 1, latencyMs: 0, models: { "beta-4o-mini": { rateLimitRate: 1, retryAfterS: 0.3 } } } },

@@ -32,13 +32,14 @@ const PLAIN_STEPS = 10;
  * Renders run progress on `stream`. On a TTY: a line per finished step above a few status lines kept
  * at the bottom (the steps running and for how long, each map's progress with an ETA, retries
  * waiting and their delay, the spend), redrawn in place and cleared at the end; colour unless
- * NO_COLOR. Otherwise: plain lines, one per event, no colour and no cursor movement.
+ * NO_COLOR. Otherwise (TERM=dumb too): plain lines, one per event, no colour and no cursor movement.
  */
 export function progressPrinter(
   stream: Writable & { isTTY?: boolean; columns?: number },
   options: ProgressOptions = {},
 ): (event: WorkflowEvent) => void {
-  const live = stream.isTTY === true;
+  // A dumb terminal (Emacs shell, some CI consoles) cannot move the cursor: it gets the plain lines.
+  const live = stream.isTTY === true && options.env?.TERM !== "dumb";
   const style = terminalStyle(stream, options.env ?? {});
   const running = new Map<string, { readonly kind: string; readonly startedAt: number }>();
   const maps = new Map<string, MapState>();
