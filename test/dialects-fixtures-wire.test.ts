@@ -794,6 +794,40 @@ describe("errors as proxies send them", () => {
     }
   });
 
+  it.each([
+    [
+      "400 with API_KEY_INVALID",
+      400,
+      "INVALID_ARGUMENT",
+      "API key not valid. Please pass a valid API key.",
+      AuthenticationError,
+    ],
+    [
+      "429 RESOURCE_EXHAUSTED",
+      429,
+      "RESOURCE_EXHAUSTED",
+      "Resource has been exhausted (e.g. check quota).",
+      RateLimitError,
+    ],
+    ["503 UNAVAILABLE", 503, "UNAVAILABLE", "The model is overloaded. Please try again later.", UpstreamError],
+  ])(
+    "reads Gemini's error list (%s) for its message and class",
+    async (name, status, googleStatus, message, errorClass) => {
+      // Simpleyyt/ai-manus#101 (`Error code: 400 - [{'error': {'code': 400, 'message': ..., 'status':
+      // 'INVALID_ARGUMENT'}}]`), google-gemini/gemini-cli#12823 (the `details` with a reason). Unread,
+      // the message was the raw JSON, a bad key said "fix the request", and a rate limit was a spent quota.
+      const details = name.includes("API_KEY_INVALID")
+        ? [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com" }]
+        : undefined;
+      const json = [{ error: { code: status, message, status: googleStatus, ...(details ? { details } : {}) } }];
+      for (const stream of [false, true]) {
+        const error = errorOf(await call(`gemini list ${name} ${stream}`, { status, json }, stream));
+        expect(error).toBeInstanceOf(errorClass);
+        expect(error.message).toContain(`HTTP ${status}: ${message}`);
+      }
+    },
+  );
+
   it('reads FastAPI\'s `{"detail": ...}` error body for its message', async () => {
     // raullenchai/Rapid-MLX PR #491: an OpenAI-compatible server answered its HTTP errors, rate
     // limits with Retry-After included, in FastAPI's default shape; the message was the raw JSON.

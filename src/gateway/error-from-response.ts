@@ -156,6 +156,12 @@ const BY_CODE: Readonly<Record<string, Make>> = {
   unsupported_media: badRequest("unsupported_media"),
   not_found: badRequest("not_found"),
   content_filter: contentFiltered,
+  // Google's names, from Gemini's OpenAI-compatible layer: RESOURCE_EXHAUSTED is its rate limit
+  // ("You've exceeded the rate limit", the Gemini API's troubleshooting page), whatever words follow.
+  RESOURCE_EXHAUSTED: rateLimited,
+  UNAVAILABLE: upstream,
+  UNAUTHENTICATED: keyRejected,
+  API_KEY_INVALID: auth,
   idempotency_key_reused: badRequest("idempotency_key_reused"),
 };
 
@@ -176,6 +182,7 @@ export function errorFromResponse(response: FailedResponse): SvcFlowError {
   const summary = describe(response.status, detail);
 
   const make =
+    (detail.reason === undefined ? undefined : BY_CODE[detail.reason]) ??
     (detail.code === undefined ? undefined : BY_CODE[detail.code]) ??
     (detail.type === undefined ? undefined : BY_CODE[detail.type]);
   if (make !== undefined) return make(summary, options);
@@ -233,6 +240,8 @@ interface Detail {
   readonly code?: string;
   readonly type?: string;
   readonly param?: string;
+  /** Google's `details[].reason` (`API_KEY_INVALID`). */
+  readonly reason?: string;
 }
 
 function readDetail(body: unknown, clean: (text: string) => string): Detail {
@@ -248,10 +257,11 @@ function readDetail(body: unknown, clean: (text: string) => string): Detail {
   }
   const parsed = errorBodySchema.safeParse(value);
   if (!parsed.success) return { message: clean(typeof value === "string" ? value : (JSON.stringify(value) ?? "")) };
-  const { message, code, type, param } = parsed.data.error;
+  const { message, code, type, param, reason } = parsed.data.error;
   return {
     message: clean(message),
     ...(code ? { code } : {}),
+    ...(reason ? { reason } : {}),
     // LiteLLM sends Python's None as the string "None".
     ...(type && type !== "None" ? { type } : {}),
     ...(param && param !== "None" ? { param } : {}),
@@ -271,7 +281,8 @@ function pageText(page: string): string {
 
 function describe(status: number | undefined, detail: Detail): string {
   const where = status === undefined ? "Error event in the stream" : `HTTP ${status}`;
-  const code = detail.code === undefined ? "" : ` ${detail.code}`;
+  // A code that only repeats the status (Azure's "429", Gemini's 400) says nothing more.
+  const code = detail.code === undefined || detail.code === String(status) ? "" : ` ${detail.code}`;
   const param = detail.param === undefined ? "" : ` (parameter "${detail.param}")`;
   const said = detail.message === "" ? "" : `: ${detail.message}`;
   return `${where}${code}${param}${said}.`.replace(/\.\.$/, ".");

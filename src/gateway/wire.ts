@@ -502,31 +502,63 @@ export type ModelList = z.infer<typeof modelListSchema>;
  * or a string of one (Azure, LiteLLM), `param` "None" or "", and some send `error` as a string.
  * vLLM and sglang send it flat (`{"object": "error", "message", "type", "code"}`, their
  * `ErrorResponse` in `entrypoints/openai/protocol.py`), read as if under `error`, and FastAPI's
- * `{"detail": "..."}` as its message. */
+ * `{"detail": "..."}` as its message. Gemini's OpenAI-compatible layer sends Google's error shape
+ * in a list (`[{"error": {"code": 429, "message", "status": "RESOURCE_EXHAUSTED", "details"}}]`,
+ * Simpleyyt/ai-manus#101): the first entry is read, its `status` as the type, and the `reason` of
+ * its details (`API_KEY_INVALID`) kept. */
 export const errorBodySchema = z.preprocess(
-  (value) =>
-    isFlatError(value) ? { error: value } : isDetailError(value) ? { error: { message: value.detail } } : value,
+  (value) => {
+    const body = Array.isArray(value) && value.length > 0 ? value[0] : value;
+    return isFlatError(body) ? { error: body } : isDetailError(body) ? { error: { message: body.detail } } : body;
+  },
   z.looseObject({
     error: z.union([
-      z.looseObject({
-        message: z
-          .string()
-          .nullish()
-          .transform((message) => message ?? ""),
-        type: z.string().nullish(),
-        code: z
-          .union([z.string(), z.number()])
-          .nullish()
-          .transform((code) => (code == null ? code : String(code))),
-        param: z
-          .unknown()
-          .optional()
-          .transform((param) => (typeof param === "string" ? param : undefined)),
-      }),
-      z.string().transform((message) => ({ message, type: undefined, code: undefined, param: undefined })),
+      z
+        .looseObject({
+          message: z
+            .string()
+            .nullish()
+            .transform((message) => message ?? ""),
+          type: z.string().nullish(),
+          code: z
+            .union([z.string(), z.number()])
+            .nullish()
+            .transform((code) => (code == null ? code : String(code))),
+          param: z
+            .unknown()
+            .optional()
+            .transform((param) => (typeof param === "string" ? param : undefined)),
+          status: z.unknown().optional(),
+          details: z.unknown().optional(),
+        })
+        .transform(({ status, details, ...error }) => ({
+          ...error,
+          type: error.type ?? (typeof status === "string" && GOOGLE_STATUS.test(status) ? status : undefined),
+          reason: reasonOf(details),
+        })),
+      z.string().transform((message) => ({
+        message,
+        type: undefined,
+        code: undefined,
+        param: undefined,
+        reason: undefined,
+      })),
     ]),
   }),
 );
+
+// Google's canonical error names (RESOURCE_EXHAUSTED, UNAUTHENTICATED, ...), not an HTTP reason phrase.
+const GOOGLE_STATUS = /^[A-Z][A-Z_]+$/;
+
+/** The `reason` of the first of Google's `details` entries that has one (`API_KEY_INVALID`). */
+function reasonOf(details: unknown): string | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    const reason = typeof detail === "object" && detail !== null ? (detail as { reason?: unknown }).reason : undefined;
+    if (typeof reason === "string" && reason !== "") return reason;
+  }
+  return undefined;
+}
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 // FastAPI's own error body, which OpenAI-compatible servers built on it send for their HTTP errors
