@@ -77,3 +77,35 @@ describe("a gateway half configured", () => {
     expect(result.code).toBe(2);
   });
 });
+
+describe("a gateway that cannot be reached as configured", () => {
+  const key = "sk-misuse-0123456789abcdef";
+
+  it("says a base URL where nothing listens could not be connected to, with exit 1 and never the key", async () => {
+    // A port that was just free: the gateway given is not running.
+    const closed = await startLocalGateway({ port: 0 });
+    const baseURL = closed.baseURL;
+    await closed.close();
+    const result = await cli(["chat", "hi", "--max-tokens", "10"], { SVC_BASE_URL: baseURL, SVC_API_KEY: key });
+    expect(result.stderr).toContain(
+      `svc-flow chat: Could not connect to ${baseURL}/chat/completions (ECONNREFUSED). Check SVC_BASE_URL and that the gateway is running. [connection_error]`,
+    );
+    expect(result.stderr + result.stdout).not.toContain(key.slice(3));
+    expect(result.code).toBe(1);
+  });
+
+  it("says an https base URL of a plain-http gateway does not speak TLS, in one line, with exit 1", async () => {
+    const baseURL = gateway.baseURL.replace("http:", "https:");
+    const result = await cli(["models"], { SVC_BASE_URL: baseURL, SVC_API_KEY: key });
+    expect(result.stderr).toBe(
+      `svc-flow models: Could not make an https connection to ${baseURL}/models (ERR_SSL_WRONG_VERSION_NUMBER): the server there does not speak TLS. If the gateway serves plain http, use http:// in SVC_BASE_URL. [transport_error]\n`,
+    );
+    expect(result.code).toBe(1);
+  });
+
+  it("proposes the /v1 root for a base URL that names an endpoint, with exit 2", async () => {
+    const result = await cli(["models"], { SVC_BASE_URL: `${gateway.baseURL}/chat/completions`, SVC_API_KEY: key });
+    expect(result.stderr).toContain(`not name an endpoint. Use "${gateway.baseURL}". [invalid_base_url]`);
+    expect(result.code).toBe(2);
+  });
+});

@@ -42,6 +42,16 @@ describe("readEnv", () => {
     expect(() => readEnv({ apiKey: "sk-a", baseURL: "http://h:1" }, {})).toThrow('Use "http://h:1/v1"');
   });
 
+  it.each([
+    ["http://h:1/v1/chat/completions", 'not name an endpoint. Use "http://h:1/v1".'],
+    ["https://gw.example/api/v1/models", 'not name an endpoint. Use "https://gw.example/api/v1".'],
+    ["gateway.example.com/v1", 'has no scheme. Use "https://gateway.example.com/v1"'],
+    ["localhost:8787/v1", 'has no scheme. Use "http://localhost:8787/v1"'],
+    ["127.0.0.1:8787/v1", 'has no scheme. Use "http://127.0.0.1:8787/v1"'],
+  ])("proposes the root a user meant by the base URL %s", (baseURL, says) => {
+    expect(() => readEnv({ apiKey: "sk-a", baseURL }, {})).toThrow(says);
+  });
+
   it("rejects a key without the sk- prefix without showing the key", () => {
     let caught: unknown;
     try {

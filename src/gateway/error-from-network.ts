@@ -25,6 +25,8 @@ const CUT_CODES = new Set([
   "UND_ERR_DESTROYED",
   "ERR_STREAM_PREMATURE_CLOSE",
 ]);
+// What OpenSSL says when an https request reaches a server that answers in plain http.
+const PLAIN_HTTP_CODES = new Set(["ERR_SSL_WRONG_VERSION_NUMBER", "ERR_SSL_PACKET_LENGTH_TOO_LONG"]);
 const TIMEOUT_CODES = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
   "UND_ERR_HEADERS_TIMEOUT",
@@ -32,11 +34,14 @@ const TIMEOUT_CODES = new Set([
   "ETIMEDOUT",
 ]);
 
+const KNOWN_CODES: ReadonlySet<string> = new Set([...CONNECT_CODES, ...CUT_CODES, ...TIMEOUT_CODES]);
+
 /** Turns a socket-level failure into a typed error: retryable `connection_error` or TimeoutError. */
 export function errorFromNetwork(error: unknown, context: NetworkContext): SvcFlowError {
   if (error instanceof SvcFlowError) return error;
   const code = findCode(error);
-  const reason = redactSecrets(error instanceof Error ? error.message : String(error));
+  // OpenSSL's messages end in a line break, which would split the CLI's one-line error.
+  const reason = redactSecrets(error instanceof Error ? error.message : String(error)).trim();
   const ids: GatewayIds = {
     ...(context.requestId === undefined ? {} : { requestId: context.requestId }),
     ...(context.auditId === undefined ? {} : { auditId: context.auditId }),
@@ -67,6 +72,14 @@ export function errorFromNetwork(error: unknown, context: NetworkContext): SvcFl
       },
     );
   }
+  const tls = findCode(error, PLAIN_HTTP_CODES);
+  if (tls !== undefined) {
+    return new SvcFlowError(
+      "transport_error",
+      `Could not make an https connection to ${context.url} (${tls}): the server there does not speak TLS. If the gateway serves plain http, use http:// in SVC_BASE_URL.`,
+      { ...ids, cause: error },
+    );
+  }
   return new SvcFlowError("transport_error", `The request to ${context.url} failed: ${reason}`, {
     ...ids,
     cause: error,
@@ -74,12 +87,11 @@ export function errorFromNetwork(error: unknown, context: NetworkContext): SvcFl
 }
 
 // undici wraps socket errors (`fetch failed` -> cause), so the code may sit one or two levels down.
-function findCode(error: unknown): string | undefined {
+function findCode(error: unknown, known: ReadonlySet<string> = KNOWN_CODES): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && (CONNECT_CODES.has(code) || CUT_CODES.has(code) || TIMEOUT_CODES.has(code)))
-      return code;
+    if (typeof code === "string" && known.has(code)) return code;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

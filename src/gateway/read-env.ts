@@ -47,6 +47,14 @@ export function readEnv(options: ConnectionOptions = {}, env: NodeJS.ProcessEnv 
     );
   }
   const normalized = trimSlashes(baseURL);
+  // `gateway.example.com/v1` is no URL, and `localhost:8787/v1` parses as one of scheme "localhost:".
+  if (!normalized.includes("://")) {
+    const scheme = /^(localhost|127\.|\[::1\])/.test(normalized) ? "http" : "https";
+    throw new ConfigError(
+      `The base URL "${normalized}" has no scheme. Use "${scheme}://${normalized}" if that is the gateway's address.`,
+      { code: "invalid_base_url" },
+    );
+  }
   let parsed: URL;
   try {
     parsed = new URL(normalized);
@@ -60,8 +68,12 @@ export function readEnv(options: ConnectionOptions = {}, env: NodeJS.ProcessEnv 
     throw new ConfigError(`The base URL "${normalized}" must use http or https.`, { code: "invalid_base_url" });
   }
   if (!normalized.endsWith("/v1")) {
+    // An endpoint's URL copied from the gateway's docs (…/v1/chat/completions): the root is the part up to /v1.
+    const root = /^(.*?\/v1)\/./.exec(normalized)?.[1];
     throw new ConfigError(
-      `The base URL "${normalized}" must end in /v1 (the versioned root). Use "${normalized}/v1" if that is the gateway's root.`,
+      root === undefined
+        ? `The base URL "${normalized}" must end in /v1 (the versioned root). Use "${normalized}/v1" if that is the gateway's root.`
+        : `The base URL "${normalized}" must end in /v1 (the versioned root), not name an endpoint. Use "${root}".`,
       { code: "invalid_base_url" },
     );
   }
