@@ -127,6 +127,7 @@ describe("the packed package's files", () => {
       "README.md",
       "dist/src/index.js",
       "dist/src/index.d.ts",
+      "cjs/index.cjs",
       "src/workflow/workflow.schema.json",
       "workflows/launch-kit.yaml",
     ]) {
@@ -275,7 +276,7 @@ describe("CommonJS callers", () => {
 
   // --no-experimental-require-module gives the loader of Node 20.18, which cannot require an ES module.
   it(
-    "get Node's ERR_REQUIRE_ESM, which says to use import(), from require() where Node cannot require ES modules",
+    "get an ERR_REQUIRE_ESM that names svc-flow, the Node versions and await import() where Node cannot require ES modules",
     async () => {
       const failure = await run(process.execPath, ["--no-experimental-require-module", "require.cjs"], {
         cwd: project,
@@ -284,9 +285,10 @@ describe("CommonJS callers", () => {
         () => "loaded",
         (error: { stderr?: string }) => error.stderr ?? "",
       );
-      expect(failure).toContain("ERR_REQUIRE_ESM");
-      expect(failure).toContain("svc-flow/dist/src/index.js");
-      expect(failure).toContain("dynamic import()");
+      expect(failure).toContain(
+        `Error: require("svc-flow") needs a Node that can require() an ES module (20.19+, 22.12+ or 24, without --no-experimental-require-module); this one (${process.version}) cannot. Load it with \`await import("svc-flow")\`, which works on every supported Node, or upgrade Node.`,
+      );
+      expect(failure).toContain("code: 'ERR_REQUIRE_ESM'");
     },
     SLOW_MS,
   );
