@@ -138,3 +138,40 @@ describe("ChatGateway stream with nobody listening", () => {
     expect(ends).toEqual([text]);
   });
 });
+
+describe("an aborted ChatGateway stream", () => {
+  let slow: Harness;
+  beforeAll(async () => {
+    // Each chunk comes 200 ms after the last, so an abort lands while the stream waits for one.
+    slow = await startHarness({ faults: { models: { "beta-4o-mini": { chunkDelayMs: 200 } } } });
+  });
+  afterAll(async () => {
+    await slow.close();
+  });
+  const listeners = { "nobody listening": {}, "a handler listening": { callbacks: [{ handleLLMNewToken() {} }] } };
+
+  it.each(Object.keys(listeners))(
+    "rejects with the signal's reason when aborted while waiting for a chunk, with %s",
+    async (name) => {
+      const model = slow.model({ model: "beta-4o-mini" });
+      const controller = new AbortController();
+      const reason = new Error("the user pressed stop");
+      const options = { signal: controller.signal, ...listeners[name as keyof typeof listeners] };
+      const read = async () => {
+        for await (const _chunk of await model.stream("Write a long essay about the sea.", options))
+          setTimeout(() => controller.abort(reason), 20);
+      };
+      await expect(read()).rejects.toBe(reason);
+    },
+  );
+
+  it.each(Object.keys(listeners))(
+    "rejects stream() with the signal's reason when aborted before the first chunk, with %s",
+    async (name) => {
+      const model = slow.model({ model: "beta-4o-mini" });
+      const reason = new Error("the user pressed stop");
+      const options = { signal: AbortSignal.abort(reason), ...listeners[name as keyof typeof listeners] };
+      await expect(model.stream("Write a long essay about the sea.", options)).rejects.toBe(reason);
+    },
+  );
+});

@@ -274,19 +274,26 @@ export class ChatGateway extends BaseChatModel<ChatGatewayCallOptions, AIMessage
   /** The reply's chunks as `stream` yields them, with nobody listening. */
   async *#chunks(input: BaseLanguageModelInput, options: this["ParsedCallOptions"]): AsyncGenerator<AIMessageChunk> {
     const messages = BaseChatModel._convertInputToPromptValue(input).toChatMessages();
-    const { stream, id } = await this.#openStream(messages, options);
-    for await (const event of stream) {
-      options.signal?.throwIfAborted();
-      if (event.type !== "finish") {
-        yield toEventChunk(event, id);
-        continue;
+    try {
+      const { stream, id } = await this.#openStream(messages, options);
+      for await (const event of stream) {
+        options.signal?.throwIfAborted();
+        if (event.type !== "finish") {
+          yield toEventChunk(event, id);
+          continue;
+        }
+        const message = toFinalChunk(event.reply, id);
+        // What LangChain's path does with a chunk's generation info (here the finish reason).
+        message.response_metadata = { finish_reason: event.reply.finishReason, ...message.response_metadata };
+        yield message;
       }
-      const message = toFinalChunk(event.reply, id);
-      // What LangChain's path does with a chunk's generation info (here the finish reason).
-      message.response_metadata = { finish_reason: event.reply.finishReason, ...message.response_metadata };
-      yield message;
+      options.signal?.throwIfAborted();
+    } catch (error) {
+      // LangChain's path races the signal and rejects with its reason, whenever the abort comes;
+      // so does this one, so the error does not depend on whether a callback listens.
+      if (options.signal?.aborted === true) throw options.signal.reason;
+      throw error;
     }
-    options.signal?.throwIfAborted();
   }
 
   override async *_streamResponseChunks(
