@@ -574,6 +574,38 @@ describe("SSE framing", () => {
     expect(await call("ping events folded", { raw }, false)).toMatchObject({ content: "Hello, world" });
   });
 
+  it("skips a keep-alive comment a proxy passed on as data, streamed or folded", async () => {
+    // mnfst/llm-gateway#2053: OpenRouter's comments re-emitted as `data: : OPENROUTER PROCESSING`;
+    // read as a chunk, it failed the stream at its first keep-alive.
+    const raw = [
+      "data: : OPENROUTER PROCESSING\n\n",
+      `data: ${text("Hello")}\n\n`,
+      "data: : OPENROUTER PROCESSING\n\n",
+      `data: ${text(", world", "stop")}\n\n`,
+      "data: [DONE]\n\n",
+    ];
+    expect(await call("comment as data", { raw }, true)).toMatchObject({
+      content: "Hello, world",
+      finishReason: "stop",
+    });
+    expect(await call("comment as data folded", { raw }, false)).toMatchObject({ content: "Hello, world" });
+  });
+
+  it("reads a whole reply or error body that comes after OpenRouter's keep-alive comments, streamed or not", async () => {
+    // router-for-me/CLIProxyAPI#417: OpenRouter's 200 to a non-stream request starts with
+    // ": OPENROUTER PROCESSING" lines, then the JSON; read as an event stream, the reply was refused.
+    const comments = ": OPENROUTER PROCESSING\n\n: OPENROUTER PROCESSING\n\n";
+    const reply = JSON.stringify(wholeReply({ content: "Hi" }, "stop").json);
+    for (const stream of [false, true]) {
+      const raw = [comments, reply];
+      const result = await call(`comments then reply ${stream}`, { raw, contentType: "application/json" }, stream);
+      expect(result).toMatchObject({ content: "Hi", usage: USAGE });
+      const error = JSON.stringify({ error: { code: 429, message: "Rate limit exceeded" } });
+      const failed = await call(`comments then error ${stream}`, { status: 429, raw: [comments, error] }, stream);
+      expect(errorOf(failed)).toBeInstanceOf(RateLimitError);
+    }
+  });
+
   it("reads events ended by one line break instead of two as separate chunks", async () => {
     // anomalyco/opencode#27365 (a Baseten GLM-4.7 endpoint): `data: {...}\ndata: {...}`; as the SSE
     // rules read it, one event whose data is both chunks joined, which is no JSON.

@@ -251,9 +251,10 @@ function isJson(text: string): boolean {
   }
 }
 
-// Keep-alive events that carry no chunk: `{}`, and the `{"type": "ping"}` of Anthropic's OpenAI-compatible
-// layer (anthropics/anthropic-sdk-typescript#734, openai-php/client PR #556).
-const HEARTBEAT = /^\s*\{\s*(?:"type"\s*:\s*"[\w.-]*"\s*)?\}\s*$/;
+// Keep-alive events that carry no chunk: `{}`, the `{"type": "ping"}` of Anthropic's OpenAI-compatible
+// layer (anthropics/anthropic-sdk-typescript#734, openai-php/client PR #556), and a comment a proxy
+// passed on as data (`data: : OPENROUTER PROCESSING`, mnfst/llm-gateway#2053).
+const HEARTBEAT = /^\s*(?:\{\s*(?:"type"\s*:\s*"[\w.-]*"\s*)?\}\s*|:.*)$/;
 
 function isHeartbeat(data: string): boolean {
   return data.length <= 64 && HEARTBEAT.test(data);

@@ -14,7 +14,7 @@ import {
   redactSecrets,
   type SvcFlowErrorOptions,
 } from "../errors.js";
-import { withoutBom } from "./body-kind.js";
+import { jsonTextOf } from "./body-kind.js";
 import { readGatewayIds, readRetryAfterS, type HeaderSource } from "./gateway-ids.js";
 import { errorBodySchema } from "./wire.js";
 
@@ -249,7 +249,7 @@ function readDetail(body: unknown, clean: (text: string) => string): Detail {
   if (typeof body === "string" || body instanceof Uint8Array) {
     const text = typeof body === "string" ? body : new TextDecoder().decode(body);
     try {
-      value = JSON.parse(withoutBom(text));
+      value = JSON.parse(jsonTextOf(text));
     } catch {
       const message = clean(pageText(text));
       return HTML_PAGE.test(text) ? { message, page: true } : { message };

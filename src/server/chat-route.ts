@@ -178,7 +178,9 @@ async function answerChat(
   if (dialect !== cleanDialect) {
     const parts = replyParts(reply, promptTokens, meta, chat.model);
     const stream = chat.stream ? dialect.stream(parts, includeUsage) : undefined;
-    const text = stream ? sseText(stream.frames, stream.end) : JSON.stringify(dialect.json(parts));
+    const text = stream
+      ? sseText(stream.frames, stream.end)
+      : `${dialect.jsonPrefix ?? ""}${JSON.stringify(dialect.json(parts))}`;
     const hold = storingHold(quotaHold, claim, response, () =>
       stream ? { kind: "sse-text", text } : { kind: "json", text },
     );

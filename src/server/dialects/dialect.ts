@@ -75,6 +75,8 @@ export interface Dialect {
   stream(parts: ReplyParts, includeUsage: boolean): DialectStream;
   /** The body of a non-streamed reply. */
   json(parts: ReplyParts): unknown;
+  /** Text this relay sends before a non-streamed reply's JSON (keep-alive comments); none when absent. */
+  readonly jsonPrefix?: string;
   /** The status and body of a failure answered before any output. */
   error(failure: GatewayFailure): DialectError;
   /** A failure of the upstream model on a stream request, as this relay reports it after its 200

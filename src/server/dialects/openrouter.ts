@@ -193,6 +193,9 @@ export const openRouterDialect: Dialect = {
       usage: usageOf(parts),
     };
   },
+  // A whole reply, too, comes after keep-alive comments (router-for-me/CLIProxyAPI#417: a 200
+  // body starting ": OPENROUTER PROCESSING" broke JSON clients).
+  jsonPrefix: ": OPENROUTER PROCESSING\n\n",
   error: errorOf,
   streamError(failure, parts) {
     const error = { code: failure.status, message: failure.message, metadata: { provider_name: "Simulated" } };
