@@ -126,4 +126,11 @@ describe("withStructuredOutput", () => {
       expect(proxy().requests.length).toBe(sent);
     },
   );
+
+  it("refuses a structured output name the models would reject, before sending", () => {
+    const model = harness().model({ model: "beta-4o", baseURL: proxy().baseURL });
+    expect(() => model.withStructuredOutput(person, { name: "a person" })).toThrow(
+      /Rename it, for example to "a_person"/,
+    );
+  });
 });

@@ -166,4 +166,18 @@ describe("tool calling against the local gateway", () => {
       expect(proxy().requests.length).toBe(sent);
     },
   );
+
+  it.each(["get weather", "weather.get", "shop/search", "x".repeat(65)])(
+    "refuses the tool name %s at bindTools, before anything is sent",
+    (name) => {
+      const sent = proxy().requests.length;
+      const model = harness().model({ model: "beta-4o", baseURL: proxy().baseURL });
+      const named = tool(async () => "sunny", { name, description: "Weather", schema: z.object({ city: z.string() }) });
+      expect(() => model.bindTools([named])).toThrow(/letters, digits, _ and -/);
+      expect(() =>
+        model.bindTools([{ type: "function", function: { name, parameters: { type: "object", properties: {} } } }]),
+      ).toThrow(/Rename it/);
+      expect(proxy().requests.length).toBe(sent);
+    },
+  );
 });

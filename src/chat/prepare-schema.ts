@@ -31,7 +31,8 @@ export interface PreparedSchema {
 export function prepareSchema(schema: unknown, name?: string): PreparedSchema {
   const jsonSchema = toJsonSchema(schema, "the structured output");
   const isObject = jsonSchema.type === "object";
-  const title = typeof jsonSchema.title === "string" ? jsonSchema.title.replace(/[^A-Za-z0-9_-]/g, "_") : undefined;
+  const title =
+    typeof jsonSchema.title === "string" ? jsonSchema.title.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) : undefined;
   const description = typeof jsonSchema.description === "string" ? jsonSchema.description : undefined;
   return {
     name: name ?? title ?? "extract",

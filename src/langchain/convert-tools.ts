@@ -2,7 +2,7 @@ import type { BindToolsInput } from "@langchain/core/language_models/chat_models
 import { ParameterError } from "../errors.js";
 import type { ChatRequest, Tool, ToolChoice } from "../gateway/wire.js";
 import { toJsonSchema } from "../chat/json-schema.js";
-import { wireTool } from "../chat/wire-tool.js";
+import { checkFunctionName, wireTool } from "../chat/wire-tool.js";
 
 // Tools toWireTool made: `bindTools` converts once, and every call passes the same objects back.
 const CONVERTED = new WeakSet<Tool>();
@@ -20,7 +20,7 @@ function convertTool(tool: BindToolsInput): Tool {
   const record = tool as Record<string, unknown>;
   if (record.type === "function" && typeof record.function === "object" && record.function !== null) {
     const fn = record.function as Record<string, unknown>;
-    const name = requireName(fn.name);
+    const name = checkFunctionName(fn.name);
     return {
       type: "function",
       function: {
@@ -31,7 +31,7 @@ function convertTool(tool: BindToolsInput): Tool {
     };
   }
   return wireTool({
-    name: requireName(record.name),
+    name: record.name as string,
     description: record.description as string | undefined,
     schema: record.schema ?? record.parameters,
   });
@@ -62,13 +62,6 @@ export function toWireToolChoice(choice: unknown, tools: readonly Tool[] = []): 
     );
   }
   return { type: "function", function: { name } };
-}
-
-function requireName(name: unknown): string {
-  if (typeof name !== "string" || name.length === 0) {
-    throw new ParameterError("Every tool needs a name (a non-empty string).");
-  }
-  return name;
 }
 
 /** A response format whose JSON Schema may be a zod schema (agents pass one), as the wire's. */

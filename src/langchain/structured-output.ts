@@ -2,6 +2,7 @@ import type { BaseLanguageModelInput } from "@langchain/core/language_models/bas
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { RunnableLambda, type Runnable } from "@langchain/core/runnables";
 import { StructuredOutputError } from "../errors.js";
+import { checkFunctionName } from "../chat/wire-tool.js";
 import {
   parseStructured,
   prepareSchema,
@@ -28,7 +29,10 @@ export function structuredOutput<T>(
   schema: unknown,
   config: { name?: string; method?: string; includeRaw?: boolean; strict?: boolean } = {},
 ): Runnable<BaseLanguageModelInput, T | RawAndParsed<T>> {
-  const prepared = prepareSchema(schema, config.name);
+  const prepared = prepareSchema(
+    schema,
+    config.name === undefined ? undefined : checkFunctionName(config.name, "structured output"),
+  );
   const method = (config.method ?? "functionCalling") as StructuredOutputMethod;
   const request = structuredRequest(prepared, method, config.strict);
   const bound = model.withConfig(
