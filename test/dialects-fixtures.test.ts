@@ -11,6 +11,7 @@ import {
 } from "../src/errors.js";
 import { callChat } from "../src/chat/call-chat.js";
 import { GatewayClient } from "../src/gateway/gateway-client.js";
+import { ChatGateway } from "../src/langchain/chat-gateway.js";
 import { startLocalGateway } from "../src/server/index.js";
 import { startFixtureRelay, type Fixture, type FixtureRelay } from "./relay-fixture-server.js";
 
@@ -460,6 +461,41 @@ describe("the azure dialect's rate limit", () => {
       };
       await expect(callChat(request, options)).rejects.toBeInstanceOf(RateLimitError);
       expect(retried).toEqual(["RateLimitError"]);
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
+  });
+});
+
+describe("one-api's Gemini tool call without arguments", () => {
+  it('reads its "null" arguments as none, in the chat core and ChatGateway, streamed and not', async () => {
+    // songquanpeng/one-api relay/adaptor/gemini/main.go getToolCalls: json.Marshal of Gemini's absent
+    // `args` gives "null". Read as arguments that are not an object, the call was dropped from a
+    // whole reply (an empty answer) and failed a stream.
+    const gateway = await startLocalGateway({ config: { dialect: "one-api-gemini" } });
+    const client = new GatewayClient({ apiKey: "sk-local-demo", baseURL: gateway.baseURL });
+    const clock = {
+      type: "function" as const,
+      function: { name: "get_time", description: "The current time", parameters: { type: "object", properties: {} } },
+    };
+    const prompt = "What time is it? Use the get_time tool.";
+    try {
+      const request = {
+        model: "gamma-2.5-flash",
+        tools: [clock],
+        messages: [{ role: "user" as const, content: prompt }],
+      };
+      const whole = await callChat(request, { client, retry: { attempts: 1 } });
+      expect(whole.toolCalls).toEqual([expect.objectContaining({ name: "get_time", arguments: {} })]);
+      let streamed: unknown;
+      for await (const event of await callChat({ ...request, stream: true }, { client, retry: { attempts: 1 } }))
+        if (event.type === "finish") streamed = event.reply;
+      expect(streamed).toMatchObject({ toolCalls: [{ name: "get_time", arguments: {} }] });
+      const model = new ChatGateway({ model: "gamma-2.5-flash", apiKey: "sk-local-demo", baseURL: gateway.baseURL });
+      const invoked = await model.bindTools([clock]).invoke(prompt);
+      expect(invoked.tool_calls).toEqual([expect.objectContaining({ name: "get_time", args: {} })]);
+      await model.close();
     } finally {
       await client.close();
       await gateway.close();

@@ -92,7 +92,7 @@ export class ToolCallAssembler {
     this.add(calls.map((call, index) => ({ ...call, index })));
   }
 
-  /** Validates every call's arguments (a JSON object; empty means `{}`) and returns the calls. */
+  /** Validates every call's arguments (a JSON object; empty or `null` means `{}`) and returns the calls. */
   finish(): AssembledToolCalls {
     const toolCalls: ReplyToolCall[] = [];
     const invalidToolCalls: InvalidReplyToolCall[] = [];
@@ -125,7 +125,10 @@ function parseArguments(text: string): { ok: true; value: Record<string, unknown
   if (text.trim().length === 0) return { ok: true, value: {} };
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    // one-api's Gemini adaptor marshals the absent `args` of a call without arguments to "null"
+    // (relay/adaptor/gemini/main.go getToolCalls): no arguments, like "" or "{}".
+    if (value === null) return { ok: true, value: {} };
+    if (typeof value === "object" && !Array.isArray(value)) {
       return { ok: true, value: value as Record<string, unknown> };
     }
     return { ok: false, error: "The arguments are JSON but not an object." };

@@ -55,9 +55,14 @@ function errorOf(failure: GatewayFailure): DialectError {
 /**
  * one-api relaying a Gemini model. Streams: every chunk has a fresh id, `model: "gemini"`, only
  * `delta.content` (no role), no `finish_reason` and no usage ever, then `[DONE]`; a tool call
- * comes whole, without `index`. Replies: the requested model name, a tool-call message without a
+ * comes whole, without `index`, its arguments "null" when it has none. Replies: the requested model name, a tool-call message without a
  * `content` key, `finish_reason` "stop" even for tool calls, usage without details.
  */
+// Gemini leaves `args` out of a call without arguments, and getToolCalls marshals the nil to "null".
+function geminiArguments(text: string): string {
+  return text.trim() === "{}" ? "null" : text;
+}
+
 export const oneApiGeminiDialect: Dialect = {
   name: "one-api-gemini",
   stream(parts) {
@@ -66,7 +71,8 @@ export const oneApiGeminiDialect: Dialect = {
       let delta: Record<string, unknown>;
       if (piece.kind === "content") delta = { content: piece.text };
       else if (piece.kind === "tool-start") {
-        const { id, name, arguments: args } = piece.call;
+        const { id, name } = piece.call;
+        const args = geminiArguments(piece.call.arguments);
         delta = { tool_calls: [{ ...piece.call.extra, id, type: "function", function: { name, arguments: args } }] };
       } else continue;
       frames.push({
@@ -88,7 +94,7 @@ export const oneApiGeminiDialect: Dialect = {
         ...call.extra,
         id: call.id,
         type: "function",
-        function: { name: call.name, arguments: call.arguments },
+        function: { name: call.name, arguments: geminiArguments(call.arguments) },
       }));
     } else message.content = parts.content;
     return {
