@@ -55,6 +55,10 @@ export class KeyDeactivatedError extends SvcFlowError {
 
 /** A rate or concurrency limit was hit (429). Retried with backoff. */
 export class RateLimitError extends SvcFlowError {
+  /** True when the client's scheduler sends fewer requests at once because of this 429: a retry then
+   * waits its turn, so it does not use up one of the call's attempts (RetryPolicy.limitRetries). */
+  paced = false;
+
   constructor(message: string, options: SvcFlowErrorOptions = {}) {
     super("rate_limited", message, { ...options, retryable: true });
   }

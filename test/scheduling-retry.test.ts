@@ -178,10 +178,29 @@ describe("withRetry", () => {
     expect(waits).toEqual([5000]);
   });
 
+  it("does not count a 429 that paced the key against the attempts, up to limitRetries", async () => {
+    vi.useRealTimers();
+    const paced = () => Object.assign(new RateLimitError("429 concurrency_limit_exceeded"), { paced: true });
+    const noWait = { sleep: async () => undefined };
+    // One attempt, three paced 429s before it: all three are retried.
+    const task = failing(paced(), paced(), paced());
+    expect(await withRetry(task, { attempts: 1 }, noWait)).toBe("ok");
+    expect(task).toHaveBeenCalledTimes(4);
+    // A 429 that did not pace the key (nothing else in flight) is an attempt like any failure.
+    await expect(withRetry(failing(new RateLimitError("429")), { attempts: 1 }, noWait)).rejects.toBeInstanceOf(
+      RateLimitError,
+    );
+    // Past limitRetries, paced 429s count as attempts again.
+    const capped = failing(paced(), paced(), paced());
+    await expect(withRetry(capped, { attempts: 2, limitRetries: 1 }, noWait)).rejects.toBeInstanceOf(RateLimitError);
+    expect(capped).toHaveBeenCalledTimes(3);
+  });
+
   it.each([
     [{ attempts: 0 }, "Expected attempts to be an integer >= 1, got 0."],
     [{ maxDelayMs: 10, minDelayMs: 20 }, "Expected maxDelayMs to be >= minDelayMs (20), got 10."],
     [{ factor: 0.5 }, "Expected factor to be >= 1, got 0.5."],
+    [{ limitRetries: -1 }, "Expected limitRetries to be an integer >= 0, got -1."],
   ])("rejects the policy %j with a message naming the option", async (policy, message) => {
     await expect(withRetry(async () => "x", policy)).rejects.toThrow(new ConfigError(message));
   });

@@ -129,3 +129,70 @@ describe("Scheduler", () => {
     expect(() => new Scheduler(options)).toThrow(new ConfigError(message));
   });
 });
+
+describe("Scheduler: the key's pace learnt from 429s", () => {
+  const acquireAll = (scheduler: Scheduler, count: number) =>
+    Promise.all(Array.from({ length: count }, () => scheduler.acquire("a")));
+
+  it("sends one fewer at once than were in flight when a 429 for a limit came", async () => {
+    const scheduler = new Scheduler();
+    const slots = await acquireAll(scheduler, 5);
+    expect(scheduler.window).toBe(Number.POSITIVE_INFINITY);
+    expect(slots[0]!.release("limited")).toBe(true);
+    expect(scheduler.window).toBe(4);
+    const waiting = track(scheduler.acquire("a"));
+    await settle();
+    // Four held and a window of four: the next request waits for one of them to end.
+    expect(waiting.done).toBe(false);
+    slots[1]!.release();
+    await settle();
+    expect(waiting.done).toBe(true);
+  });
+
+  it("hands places to waiting requests one by one as they free, never overfilling the window", async () => {
+    const scheduler = new Scheduler();
+    const slots = await acquireAll(scheduler, 3);
+    slots[0]!.release("limited");
+    slots[1]!.release("limited");
+    expect(scheduler.window).toBe(1);
+    const waiters = [track(scheduler.acquire("a")), track(scheduler.acquire("a")), track(scheduler.acquire("a"))];
+    slots[2]!.release();
+    await settle();
+    expect(waiters.map((waiter) => waiter.done)).toEqual([true, false, false]);
+    expect(scheduler.running).toBe(1);
+  });
+
+  it("says a 429 paced the key only when others were in flight to wait for", async () => {
+    const scheduler = new Scheduler();
+    const alone = await scheduler.acquire("a");
+    // Turned away with nothing else in flight: slowing down cannot help, the retry is an attempt.
+    expect(alone.release("limited")).toBe(false);
+    expect(scheduler.window).toBe(1);
+  });
+
+  it("lets one more in after ten answers per place without a 429", async () => {
+    const scheduler = new Scheduler();
+    const slots = await acquireAll(scheduler, 3);
+    slots[0]!.release("limited");
+    expect(scheduler.window).toBe(2);
+    slots[1]!.release();
+    slots[2]!.release();
+    for (let answered = 2; answered < 20; answered++) (await scheduler.acquire("a")).release();
+    expect(scheduler.window).toBe(3);
+  });
+
+  it("rejects a request waiting for the window when its signal aborts, taking no place", async () => {
+    const scheduler = new Scheduler();
+    const slots = await acquireAll(scheduler, 2);
+    slots[0]!.release("limited");
+    const controller = new AbortController();
+    const aborted = scheduler.acquire("a", { signal: controller.signal });
+    const next = track(scheduler.acquire("a"));
+    controller.abort();
+    await expect(aborted).rejects.toBeInstanceOf(AbortedError);
+    slots[1]!.release();
+    await settle();
+    expect(next.done).toBe(true);
+    expect(scheduler.running).toBe(1);
+  });
+});

@@ -1,5 +1,5 @@
 import type { Dispatcher } from "undici";
-import { SvcFlowError } from "../errors.js";
+import { RateLimitError, SvcFlowError } from "../errors.js";
 import type { GatewayClient } from "../gateway/gateway-client.js";
 import type { UsageRecorder, UsageReservation } from "../gateway/usage-recorder.js";
 import type { CompletedReply } from "./collect-reply.js";
@@ -11,7 +11,9 @@ import { checkUsage, emptyOutputError } from "./check-reply.js";
 
 /** A concurrency slot, held until the reply (stream included) has ended. */
 export interface Slot {
-  release(): void;
+  /** `"limited"` when the gateway turned the attempt away for a rate or concurrency limit; true when
+   * the source then lets fewer requests in at once. */
+  release(outcome?: "done" | "limited"): boolean;
 }
 
 /** Where slots come from (the Scheduler). */
@@ -34,7 +36,7 @@ export interface AttemptContext {
   readonly dispatcher?: Dispatcher;
 }
 
-const FREE_SLOT: Slot = { release() {} };
+const FREE_SLOT: Slot = { release: () => false };
 
 /** The budget reservation and the slot of one attempt; ends exactly once. */
 export class AttemptHold {
@@ -84,10 +86,11 @@ export class AttemptHold {
     this.#onEnd = cleanup;
   }
 
-  #end(): void {
+  #end(outcome?: "limited"): boolean {
     this.#done = true;
-    this.#slot.release();
+    const slowed = this.#slot.release(outcome);
     this.#onEnd?.();
+    return slowed;
   }
 
   /** Settles a complete reply; throws EmptyOutputError (after settling: it was billed) when a
@@ -116,7 +119,9 @@ export class AttemptHold {
   /** Settles a failed attempt (the gateway does not bill failures). */
   fail(error: unknown): void {
     if (this.#done) return;
-    this.#end();
+    // A 429 for the key's rate or concurrency limit teaches the scheduler how many to send at once.
+    if (error instanceof RateLimitError) error.paced = this.#end("limited");
+    else this.#end();
     const requestId = error instanceof SvcFlowError ? error.requestId : undefined;
     this.#reservation?.settle({
       status: "failed",

@@ -1,5 +1,5 @@
 import pRetry, { AbortError } from "p-retry";
-import { ConfigError, SvcFlowError } from "../errors.js";
+import { ConfigError, RateLimitError, SvcFlowError } from "../errors.js";
 import { abortableSleep } from "../gateway/abortable-sleep.js";
 import { toAbortedError } from "../gateway/to-aborted-error.js";
 import { backoffDelayMs, type Jitter } from "./backoff-delay.js";
@@ -19,6 +19,9 @@ export interface RetryPolicy {
   jitter?: Jitter;
   /** A Retry-After longer than this ends the retries, so the caller can fall back. Default 30. */
   longRetryAfterS?: number;
+  /** Retries of a 429 that made the scheduler send fewer at once (RateLimitError.paced), on top of
+   * `attempts`: such a 429 is the key's pace being found, not the call failing. Default 8. */
+  limitRetries?: number;
 }
 
 /** The defaults of RetryPolicy. */
@@ -29,6 +32,7 @@ export const RETRY_DEFAULTS: Readonly<Required<RetryPolicy>> = {
   factor: 2,
   jitter: "full",
   longRetryAfterS: 30,
+  limitRetries: 8,
 };
 
 /** Per-call companions of a policy. */
@@ -82,16 +86,21 @@ async function retry<T>(
   const { signal, budget, onRetry } = options;
   const sleep = options.sleep ?? abortableSleep;
   let previousDelayMs: number | undefined;
+  let failures = 0;
+  let limits = 0;
 
   const attempt = (number: number): Promise<T> => {
     if (budget !== undefined && !budget.tryTake()) throw new AbortError(asError(budget.exhaustedError()));
     return task(number);
   };
   // Decides after a failed attempt: throws to stop, or waits and returns to go on.
-  const afterFailure = async (error: unknown, attemptNumber: number, retriesLeft: number): Promise<void> => {
+  const afterFailure = async (error: unknown, attemptNumber: number): Promise<void> => {
     budget?.recordFailure(error);
     if (!(error instanceof SvcFlowError) || !error.retryable || signal?.aborted === true) throw error;
-    if (retriesLeft <= 0 || (budget !== undefined && budget.remaining <= 0)) throw error;
+    const limited = error instanceof RateLimitError && error.paced && limits < resolved.limitRetries;
+    if (limited) limits++;
+    else failures++;
+    if (failures >= resolved.attempts || (budget !== undefined && budget.remaining <= 0)) throw error;
     if (error.retryAfterS !== undefined && error.retryAfterS > resolved.longRetryAfterS) throw error;
 
     const backoffMs = backoffDelayMs({
@@ -109,13 +118,14 @@ async function retry<T>(
     await sleep(delayMs, signal);
   };
 
-  await afterFailure(firstError, 1, resolved.attempts - 1);
+  await afterFailure(firstError, 1);
   return await pRetry((number) => attempt(number + 1), {
-    retries: resolved.attempts - 2,
+    // afterFailure decides when to stop; this only bounds the loop.
+    retries: resolved.attempts + resolved.limitRetries,
     // p-retry's own wait cannot see Retry-After, so it waits 0 and the wait happens in afterFailure.
     minTimeout: 0,
     ...(signal === undefined ? {} : { signal }),
-    onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => afterFailure(error, attemptNumber + 1, retriesLeft),
+    onFailedAttempt: ({ error, attemptNumber }) => afterFailure(error, attemptNumber + 1),
   });
 }
 
@@ -138,6 +148,8 @@ export function resolvePolicy(policy: RetryPolicy): Readonly<Required<RetryPolic
   if (!(resolved.factor >= 1)) throw new ConfigError(`Expected factor to be >= 1, got ${resolved.factor}.`);
   if (!(resolved.longRetryAfterS >= 0))
     throw new ConfigError(`Expected longRetryAfterS to be >= 0, got ${resolved.longRetryAfterS}.`);
+  if (!Number.isInteger(resolved.limitRetries) || resolved.limitRetries < 0)
+    throw new ConfigError(`Expected limitRetries to be an integer >= 0, got ${resolved.limitRetries}.`);
   if (!["full", "decorrelated", "none"].includes(resolved.jitter)) {
     throw new ConfigError(`Expected jitter to be "full", "decorrelated" or "none", got "${String(resolved.jitter)}".`);
   }

@@ -21,9 +21,18 @@ export interface SchedulerOptions extends LaneLimits {
 
 /** A held place in both lanes; release it when the request (or stream) is over. */
 export interface Slot {
-  /** Frees the place; calling it again does nothing. */
-  release(): void;
+  /** Frees the place; calling it again does nothing. `"limited"`: the gateway turned the request away
+   * for the key's rate or concurrency limit (a 429); true when the scheduler then sends fewer at once. */
+  release(outcome?: SlotOutcome): boolean;
 }
+
+/** How a slot's request ended, as far as the scheduler cares. */
+export type SlotOutcome = "done" | "limited";
+
+// The gateway's rate and concurrency limits are not published (spec, section 7), so the key's lane
+// learns them: a 429 for a limit lowers the requests in flight to one fewer than were in flight when
+// it came, and each further run of WIDEN_AFTER x window answers without one lets one more in again.
+const WIDEN_AFTER = 10;
 
 const MINUTE_MS = 60_000;
 const noop = (): void => {};
@@ -39,6 +48,10 @@ export class Scheduler {
   readonly #options: SchedulerOptions;
   #held = 0;
   #idle: (() => void)[] = [];
+  /** Requests the key may have in flight (all models), as its 429s have shown; unlimited until the first. */
+  #window = Number.POSITIVE_INFINITY;
+  #answeredInWindow = 0;
+  readonly #overWindow: (() => void)[] = [];
 
   constructor(options: SchedulerOptions = {}) {
     this.#options = options;
@@ -50,9 +63,14 @@ export class Scheduler {
 
   /** Requests waiting for a slot, across both lanes. */
   get waiting(): number {
-    let total = this.#keyLane?.size ?? 0;
+    let total = (this.#keyLane?.size ?? 0) + this.#overWindow.length;
     for (const lane of this.#modelLanes.values()) total += lane?.size ?? 0;
     return total;
+  }
+
+  /** Requests the key may have in flight as the gateway's 429s have shown; Infinity before the first. */
+  get window(): number {
+    return this.#window;
   }
 
   /** Slots held right now. */
@@ -68,22 +86,31 @@ export class Scheduler {
     // models could use. A lane without limits is entered without waiting a turn.
     const modelLane = this.#modelLane(model);
     const releaseModel = modelLane === undefined ? noop : await enter(modelLane, signal);
-    let releaseKey: () => void;
+    let releaseKey = noop;
     try {
-      releaseKey = this.#keyLane === undefined ? noop : await enter(this.#keyLane, signal);
+      if (this.#keyLane !== undefined) releaseKey = await enter(this.#keyLane, signal);
+      await this.#enterWindow(signal);
     } catch (error) {
+      releaseKey();
       releaseModel();
       throw error;
     }
-    this.#held++;
     let released = false;
     return {
-      release: () => {
-        if (released) return;
+      release: (outcome: SlotOutcome = "done") => {
+        if (released) return false;
         released = true;
+        const slowed = this.#learn(outcome);
         releaseKey();
         releaseModel();
-        if (--this.#held === 0 && this.waiting === 0) for (const resolve of this.#idle.splice(0)) resolve();
+        this.#held--;
+        // A place is counted in #held as it is handed over, so the requests woken here never overfill it.
+        while (this.#held < this.#window && this.#overWindow.length > 0) {
+          this.#held++;
+          this.#overWindow.shift()?.();
+        }
+        if (this.#held === 0 && this.waiting === 0) for (const resolve of this.#idle.splice(0)) resolve();
+        return slowed;
       },
     };
   }
@@ -105,6 +132,46 @@ export class Scheduler {
   /** Resolves once nothing is running or waiting. */
   async onIdle(): Promise<void> {
     if (this.#held > 0 || this.waiting > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+  }
+
+  // Called with this slot still counted in #held. True when a 429 narrowed the window while others were
+  // in flight, so a retry waits for them; a request turned away on its own is paced by backoff alone.
+  #learn(outcome: SlotOutcome): boolean {
+    if (outcome === "limited") {
+      const before = this.#window;
+      this.#window = Math.max(1, Math.min(this.#window, this.#held - 1));
+      this.#answeredInWindow = 0;
+      return this.#window < before && this.#held > 1;
+    }
+    if (this.#window !== Number.POSITIVE_INFINITY && ++this.#answeredInWindow >= WIDEN_AFTER * this.#window) {
+      this.#window++;
+      this.#answeredInWindow = 0;
+    }
+    return false;
+  }
+
+  // Counts a request in #held once fewer than #window are in flight, in the order they came.
+  #enterWindow(signal: AbortSignal | undefined): Promise<void> | undefined {
+    if (this.#held < this.#window && this.#overWindow.length === 0) {
+      this.#held++;
+      return undefined;
+    }
+    if (signal?.aborted === true) return Promise.reject(toAbortedError(signal.reason));
+    return new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        unsubscribe?.();
+        resolve();
+      };
+      const unsubscribe =
+        signal === undefined
+          ? undefined
+          : onAbort(signal, () => {
+              const at = this.#overWindow.indexOf(wake);
+              if (at >= 0) this.#overWindow.splice(at, 1);
+              reject(toAbortedError(signal.reason));
+            });
+      this.#overWindow.push(wake);
+    });
   }
 
   #modelLane(model: string): PQueue | undefined {
