@@ -1,5 +1,5 @@
 // The real CLI writing into a pipe whose reader has gone (`svc-flow runs | head -1`).
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
@@ -51,5 +51,19 @@ describe("output into a closed pipe", () => {
     const { code } = await cli.exit;
     expect(cli.stderr()).toBe("");
     expect(code).toBe(1);
+  });
+
+  it("svc-flow run whose Done line meets a closed stdout ends done, and its progress does not call it interrupted", async () => {
+    const cli = spawnCli(["run", "sum.yaml", "--out", "runs/closed"], {
+      cwd: folder,
+      env: { SVC_BASE_URL: gateway.baseURL, SVC_API_KEY: "sk-local-demo" },
+      close: "stdout",
+    });
+    const { code } = await cli.exit;
+    expect(cli.stderr()).toContain("✓ sum");
+    expect(cli.stderr()).not.toContain("Interrupted");
+    expect(code).toBe(0);
+    const journal = await readFile(path.join(folder, "runs", "closed", "journal.jsonl"), "utf8");
+    expect(journal).toContain('"status":"done"');
   });
 });

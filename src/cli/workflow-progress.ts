@@ -2,6 +2,7 @@ import type { Writable } from "node:stream";
 import { formatYuan } from "../cost/format-summary-table.js";
 import type { WorkflowEvent } from "../workflow/workflow-event.js";
 import { describeEvent, formatSeconds } from "./describe-event.js";
+import { OutputClosedError } from "./interrupted.js";
 import { terminalStyle } from "./terminal-style.js";
 
 /** Options of `progressPrinter`. */
@@ -104,17 +105,16 @@ export function progressPrinter(
     stream.write(`${text}\n`);
   };
 
-  options.signal?.addEventListener(
-    "abort",
-    () => {
-      interrupted = true;
-      line(
-        `${style.yellow("■")} Interrupted: the steps in flight stop and what finished is journaled (Ctrl-C again quits at once).`,
-      );
-      draw();
-    },
-    { once: true },
-  );
+  const onAbort = () => {
+    interrupted = true;
+    line(
+      options.signal?.reason instanceof OutputClosedError
+        ? `${style.yellow("■")} Output closed: the steps in flight stop and what finished is journaled.`
+        : `${style.yellow("■")} Interrupted: the steps in flight stop and what finished is journaled (Ctrl-C again quits at once).`,
+    );
+    draw();
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
 
   return (event) => {
     if (live && timer === undefined && event.type !== "run-finished") {
@@ -156,6 +156,8 @@ export function progressPrinter(
         break;
       case "run-finished":
         if (timer !== undefined) clearInterval(timer);
+        // A stop after the end (its last line into a closed pipe) cut nothing short.
+        options.signal?.removeEventListener("abort", onAbort);
         clear();
         return;
       default:
