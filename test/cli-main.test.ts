@@ -127,6 +127,26 @@ describe("svc-flow's command table", () => {
     expect(result.stderr.text).not.toContain("positional");
   });
 
+  it.each([["-v"], ["-V"], ["version"]])("prints the version for %s, as for --version", async (flag) => {
+    const result = await runCli([flag], options);
+    expect(result.code).toBe(0);
+    expect(result.stdout.text).toBe((await runCli(["--version"], options)).stdout.text);
+  });
+
+  it("prints a command's help for svc-flow --help COMMAND, as for COMMAND --help", async () => {
+    const help = await runCli(["--help", "run"], options);
+    expect(help.code).toBe(0);
+    expect(help.stdout.text).toBe((await runCli(["run", "--help"], options)).stdout.text);
+  });
+
+  it("says an option before any command goes after the command, with exit 2", async () => {
+    const result = await runCli(["--budget", "3", "run", "x.yaml"], options);
+    expect(result.code).toBe(2);
+    expect(result.stderr.text).toMatch(
+      /^Unknown option --budget: a command comes first, its options after it \(svc-flow <command> --help lists them\)\.\n\nUsage: svc-flow <command>/,
+    );
+  });
+
   it("names an unknown command and a bad flag with exit 2", async () => {
     const unknown = await runCli(["rn"], options);
     expect(unknown.code).toBe(2);

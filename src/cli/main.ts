@@ -18,13 +18,15 @@ export async function main(argv: readonly string[], given: Omit<CommandContext, 
   // Every key the process knows is masked wherever a command writes, whatever form a server echoes it in.
   registerSecret(given.env.SVC_API_KEY);
   const context = { ...given, stdout: redactingStream(given.stdout), stderr: redactingStream(given.stderr) };
-  // `svc-flow help run` is `svc-flow run --help`.
-  const [name, ...rest] = argv[0] === "help" && argv[1] !== undefined ? [argv[1], "--help"] : argv;
+  // `svc-flow help run` and `svc-flow --help run` are `svc-flow run --help`.
+  const asksHelp = argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h";
+  const [name, ...rest] = asksHelp && argv[1] !== undefined ? [argv[1], "--help"] : argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     context.stdout.write(help());
     return name === undefined ? 2 : 0;
   }
-  if (name === "--version") {
+  // -v and -V as in node and npm.
+  if (name === "--version" || name === "-v" || name === "-V" || name === "version") {
     context.stdout.write(`svc-flow ${packageVersion()}\n`);
     return 0;
   }
@@ -34,7 +36,10 @@ export async function main(argv: readonly string[], given: Omit<CommandContext, 
       name,
       COMMANDS.map((command) => command.name),
     ).trimEnd();
-    context.stderr.write(`Unknown command "${name}".${near === "" ? "" : ` ${near}`}\n\n${help()}`);
+    const what = name.startsWith("-")
+      ? `Unknown option ${name}: a command comes first, its options after it (svc-flow <command> --help lists them).`
+      : `Unknown command "${name}".${near === "" ? "" : ` ${near}`}`;
+    context.stderr.write(`${what}\n\n${help()}`);
     return 2;
   }
   const command = await entry.load();
