@@ -15,6 +15,7 @@ import { parseWorkflow, runWorkflow } from "../src/workflow/index.js";
 
 const KEY = "sk-pace-two-at-once";
 const CONTROL_KEY = "sk-pace-control";
+const WAIT_KEY = "sk-pace-wait";
 const fast = { attempts: 2, minDelayMs: 1, maxDelayMs: 5 };
 
 let gateway: LocalGateway;
@@ -27,8 +28,13 @@ beforeAll(async () => {
       keys: [
         { key: KEY, name: "pace", concurrency: 2 },
         { key: CONTROL_KEY, name: "control", concurrency: 2 },
+        { key: WAIT_KEY, name: "wait" },
       ],
-      faults: { seed: 1, latencyMs: 100 },
+      faults: {
+        seed: 1,
+        latencyMs: 100,
+        models: { "alpha-haiku-4-5-20251001": { rateLimitRate: 1, retryAfterS: 0.2 } },
+      },
     },
   });
   dir = await mkdtemp(path.join(tmpdir(), "svc-flow-pace-"));
@@ -120,5 +126,45 @@ describe("a key's concurrency limit, learnt from its 429s", () => {
     expect(result.status).toBe("done");
     expect(result.items).toEqual([{ key: "lines", succeeded: 12, failed: 0, total: 12 }]);
     expect(rateLimited("pace")).toBeGreaterThan(before);
+  });
+});
+
+describe("a Retry-After longer than the workflow's longRetryAfterS", () => {
+  async function runAgainstLimit(retry: string, out: string) {
+    const workflow = parseWorkflow(
+      [
+        "version: 1",
+        "name: wait",
+        "steps:",
+        "  - id: line",
+        "    uses: chat",
+        `    retry: ${retry}`,
+        '    with: { model: alpha-haiku-4-5-20251001, prompt: "One line", maxTokens: 24 }',
+      ].join("\n"),
+      { fileName: path.join(dir, `${out}.yaml`), baseDir: dir },
+    );
+    const before = gateway.stats().keys.find((key) => key.name === "wait")?.requests.total ?? 0;
+    const result = await runWorkflow(workflow, {
+      outDir: path.join(dir, out),
+      gateway: { baseURL: gateway.baseURL, apiKey: WAIT_KEY },
+      notice: () => undefined,
+    });
+    const sent = (gateway.stats().keys.find((key) => key.name === "wait")?.requests.total ?? 0) - before;
+    return { result, sent };
+  }
+
+  it("ends the retries at once and says which setting waits longer", async () => {
+    const { result, sent } = await runAgainstLimit("{ attempts: 3, minDelayMs: 1, longRetryAfterS: 0.1 }", "short");
+    expect(sent).toBe(1);
+    expect(result.status).toBe("failed");
+    expect(result.error?.code).toBe("rate_limited");
+    expect(result.error?.message).toContain("longer than retry's longRetryAfterS (0.1 s): raise it");
+  });
+
+  it("waits it out when longRetryAfterS allows it", async () => {
+    const { result, sent } = await runAgainstLimit("{ attempts: 3, minDelayMs: 1, longRetryAfterS: 1 }", "long");
+    expect(sent).toBe(3);
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).not.toContain("longRetryAfterS");
   });
 });

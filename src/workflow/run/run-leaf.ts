@@ -1,4 +1,4 @@
-import { TimeoutError } from "../../errors.js";
+import { RateLimitError, TimeoutError } from "../../errors.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
 import { resolvePolicy, withRetry } from "../../scheduling/retry.js";
 import { renderValue } from "../expression/index.js";
@@ -79,6 +79,15 @@ export async function runLeaf(
           { cause: error },
         );
       }
+      // Given up on at once (a fallback may take over): say how to wait instead.
+      const wait = error instanceof RateLimitError ? error.retryAfterS : undefined;
+      if (error instanceof RateLimitError && wait !== undefined && wait > retry.longRetryAfterS) {
+        const { status, requestId, auditId, backendId } = error;
+        throw new RateLimitError(
+          `${error.message} The gateway asked to wait ${wait} s, longer than retry's longRetryAfterS (${retry.longRetryAfterS} s): raise it in the step's or the defaults' retry: to wait that long, or give the step a fallback.`,
+          { cause: error, status, retryAfterS: wait, requestId, auditId, backendId },
+        );
+      }
       throw error;
     } finally {
       state.reports.delete(key);
@@ -122,7 +131,7 @@ export async function runLeaf(
 
 /** What a leaf step's calls take from its definition and the workflow's: the same for every item of a map. */
 interface LeafPolicy {
-  readonly retry: RetryPolicy;
+  readonly retry: Readonly<Required<RetryPolicy>>;
   readonly timeoutMs: number | undefined;
   readonly settings: LeafContext["settings"];
   readonly toolContext: LeafContext["toolContext"];
@@ -146,6 +155,7 @@ function leafPolicy(step: CallStep, workflow: RunState["workflow"]["definition"]
             attempts: spec.attempts,
             ...(spec.minDelayMs === undefined ? {} : { minDelayMs: spec.minDelayMs }),
             ...(spec.maxDelayMs === undefined ? {} : { maxDelayMs: spec.maxDelayMs }),
+            ...(spec.longRetryAfterS === undefined ? {} : { longRetryAfterS: spec.longRetryAfterS }),
           },
     ),
     timeoutMs: timeout === undefined ? undefined : durationMs(timeout),

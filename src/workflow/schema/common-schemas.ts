@@ -62,6 +62,10 @@ export const retrySchema = z
       .optional()
       .meta({ description: "Backoff ceiling of the first retry. Default 250." }),
     maxDelayMs: z.int().min(0).max(600_000).optional().meta({ description: "Longest backoff. Default 20000." }),
+    longRetryAfterS: z.number().min(0).max(3600).optional().meta({
+      description:
+        "A Retry-After longer than this many seconds ends the retries, so a fallback can take over. Default 30; raise it for a batch that should wait out a rate limit.",
+    }),
   })
   .meta({ id: "retry" });
 /** A retry policy as written in a workflow file. */
