@@ -105,4 +105,20 @@ describe("ChatGateway as LangChain tracers and callbacks see it", () => {
       await proxy.close();
     }
   });
+
+  it("gives a relay's cached and audio prompt tokens as input_token_details, invoked and streamed", async () => {
+    // new-api sends prompt_tokens_details with cached_tokens and audio_tokens on every reply.
+    const relayed = await startHarness({ dialect: "new-api" });
+    try {
+      const model = relayed.model({ model: "beta-4o-mini" });
+      const invoked = await model.invoke("Count to five.");
+      let merged: AIMessageChunk | undefined;
+      for await (const chunk of await model.stream("Count to five."))
+        merged = merged === undefined ? chunk : merged.concat(chunk);
+      expect(invoked.usage_metadata?.input_token_details).toEqual({ audio: 0, cache_read: 0 });
+      expect(merged?.usage_metadata?.input_token_details).toEqual({ audio: 0, cache_read: 0 });
+    } finally {
+      await relayed.close();
+    }
+  });
 });

@@ -79,15 +79,26 @@ export function toFinalChunk(reply: ChatReply, id: string): AIMessageChunk {
   });
 }
 
-/** The gateway's usage as LangChain's `usage_metadata`. */
+/** The gateway's usage as LangChain's `usage_metadata`, with the details ChatOpenAI reads (cached
+ * prompt tokens as `cache_read`, which LangSmith prices apart; audio; reasoning). */
 export function usageMetadataOf(usage: Usage): UsageMetadata {
-  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  const prompt = usage.prompt_tokens_details ?? undefined;
+  const completion = usage.completion_tokens_details ?? undefined;
+  const input = details({ audio: prompt?.audio_tokens, cache_read: prompt?.cached_tokens });
+  const output = details({ audio: completion?.audio_tokens, reasoning: completion?.reasoning_tokens });
   return {
     input_tokens: usage.prompt_tokens,
     output_tokens: usage.completion_tokens,
     total_tokens: usage.total_tokens,
-    ...(reasoning === undefined ? {} : { output_token_details: { reasoning } }),
+    ...(input === undefined ? {} : { input_token_details: input }),
+    ...(output === undefined ? {} : { output_token_details: output }),
   };
+}
+
+// The counts a relay gave (a relay's null or absent count is left out), or undefined for none.
+function details(counts: Record<string, unknown>): Record<string, number> | undefined {
+  const given = Object.entries(counts).filter((entry): entry is [string, number] => typeof entry[1] === "number");
+  return given.length === 0 ? undefined : Object.fromEntries(given);
 }
 
 /** `response_metadata` of a reply; set once per message (LangChain concatenates strings and adds
