@@ -10,7 +10,8 @@ describe("audio links in workflow media", () => {
   const wav = makeWav(0.5);
   let server: Server;
   let base: string;
-  const folders = { baseDir: "/nonexistent", runDir: "/nonexistent", downloadTimeoutMs: 500 };
+  // A deadline no download here meets by accident on a loaded machine; the trickle test sets its own.
+  const folders = { baseDir: "/nonexistent", runDir: "/nonexistent", downloadTimeoutMs: 60_000 };
 
   beforeAll(async () => {
     server = createServer((request, response) => {
@@ -50,7 +51,7 @@ describe("audio links in workflow media", () => {
   });
 
   it("ends a download whose body trickles with a timeout that names the fix", async () => {
-    const failure = loadMediaPart(`${base}/trickle.wav`, "audio", folders);
+    const failure = loadMediaPart(`${base}/trickle.wav`, "audio", { ...folders, downloadTimeoutMs: 500 });
     await expect(failure).rejects.toMatchObject({ code: "timeout", message: /took over 0.5s\. Save the file/ });
   });
 
