@@ -33,7 +33,14 @@ describe("CLI exit codes", () => {
     expect((await cli(["run", "flow.yaml", "--out", "done"], folder)).code).toBe(0);
     const taken = await cli(["run", "flow.yaml", "--out", "done"], folder);
     expect(taken.stderr).toContain("[run_dir_taken]");
+    // The run there finished: resume has nothing to do, rerun is how to run it again.
+    expect(taken.stderr).toContain("svc-flow rerun");
     expect(taken.code).toBe(2);
+
+    // The folder of runs rather than one run.
+    const runsFolder = await cli(["resume", "."], folder);
+    expect(runsFolder.stderr).toMatch(/holds run directories: pass one of them \(`svc-flow runs --dir /);
+    expect(runsFolder.code).toBe(2);
 
     await writeFile(path.join(folder, "done", "workflow.yaml"), FLOW.replace("1 + 2", "2 + 2"));
     const changed = await cli(["resume", "done"], folder);

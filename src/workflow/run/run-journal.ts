@@ -1,6 +1,9 @@
-import { writeSync } from "node:fs";
+import { existsSync, readdirSync, writeSync } from "node:fs";
 import { open, truncate, type FileHandle } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { ConfigError, redactSecrets } from "../../errors.js";
+import { shellWord } from "../shell-word.js";
+import { JOURNAL_FILE } from "./start-run-directory.js";
 import { journalRecordSchema, type JournalRecord } from "./journal-records.js";
 
 /** Where the engine journals finished work: a run's journal file, or a shared store (distributed runs). */
@@ -187,9 +190,12 @@ export async function forEachJournalLine(
 ): Promise<{ readonly tornTail: boolean; readonly completeBytes: number }> {
   const handle = await open(path, "r").catch((error: unknown) => {
     if ((error as { code?: unknown }).code === "ENOENT") {
-      throw new ConfigError(`There is no journal at ${path}. Pass the run directory that \`svc-flow run\` wrote.`, {
-        code: "invalid_run_dir",
-      });
+      const dir = dirname(path);
+      // `svc-flow resume runs`: the folder of run directories rather than one of them.
+      const hint = holdsRuns(dir)
+        ? ` ${dir} holds run directories: pass one of them (\`svc-flow runs --dir ${shellWord(dir)}\` lists them).`
+        : " Pass the run directory that `svc-flow run` wrote.";
+      throw new ConfigError(`There is no journal at ${path}.${hint}`, { code: "invalid_run_dir" });
     }
     throw error;
   });
@@ -238,4 +244,15 @@ function parseRecord(text: string, line: number, path: string): JournalRecord {
     );
   }
   return parsed.data;
+}
+
+// Whether a folder holds run directories (each with a journal): the runs folder, not a run.
+function holdsRuns(dir: string): boolean {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).some(
+      (entry) => entry.isDirectory() && existsSync(join(dir, entry.name, JOURNAL_FILE)),
+    );
+  } catch {
+    return false;
+  }
 }

@@ -49,7 +49,7 @@ export async function runWorkflow(workflow: Workflow, options: RunWorkflowOption
       inputs,
       startedAt,
       budgetYuan: options.budgetYuan ?? workflow.definition.budget?.maxYuan,
-      takenHint: `Finish it with \`svc-flow resume ${shellWord(runDir)}\`, or choose another --out.`,
+      takenHint: `If it stopped before the end, finish it with \`svc-flow resume ${shellWord(runDir)}\`; to run it again, \`svc-flow rerun ${shellWord(runDir)}\`; or choose another --out.`,
     });
     const journal = await RunJournal.open(path.join(runDir, JOURNAL_FILE));
     const started = {
