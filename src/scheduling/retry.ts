@@ -101,7 +101,7 @@ async function retry<T>(
     if (limited) limits++;
     else failures++;
     if (failures >= resolved.attempts || (budget !== undefined && budget.remaining <= 0)) throw error;
-    if (error.retryAfterS !== undefined && error.retryAfterS > resolved.longRetryAfterS) throw error;
+    if (waitsTooLong(error, resolved)) throw error;
 
     const backoffMs = backoffDelayMs({
       attempt: attemptNumber,
@@ -127,6 +127,11 @@ async function retry<T>(
     ...(signal === undefined ? {} : { signal }),
     onFailedAttempt: ({ error, attemptNumber }) => afterFailure(error, attemptNumber + 1),
   });
+}
+
+/** True when an error's Retry-After is longer than `longRetryAfterS`: the retries end at once, so a fallback can take over. */
+export function waitsTooLong(error: SvcFlowError, policy: Readonly<Required<RetryPolicy>>): boolean {
+  return error.retryAfterS !== undefined && error.retryAfterS > policy.longRetryAfterS;
 }
 
 // Policies resolvePolicy returned (frozen), so a caller that resolves once is not checked per call.

@@ -1,6 +1,6 @@
 import { RateLimitError, TimeoutError } from "../../errors.js";
 import type { RetryPolicy } from "../../scheduling/retry.js";
-import { resolvePolicy, withRetry } from "../../scheduling/retry.js";
+import { resolvePolicy, waitsTooLong, withRetry } from "../../scheduling/retry.js";
 import { renderValue } from "../expression/index.js";
 import { runAgentStep } from "../kinds/agent-kind.js";
 import { runChatStep } from "../kinds/chat-kind.js";
@@ -80,12 +80,11 @@ export async function runLeaf(
         );
       }
       // Given up on at once (a fallback may take over): say how to wait instead.
-      const wait = error instanceof RateLimitError ? error.retryAfterS : undefined;
-      if (error instanceof RateLimitError && wait !== undefined && wait > retry.longRetryAfterS) {
-        const { status, requestId, auditId, backendId } = error;
+      if (error instanceof RateLimitError && waitsTooLong(error, retry)) {
+        const { status, retryAfterS, requestId, auditId, backendId } = error;
         throw new RateLimitError(
-          `${error.message} The gateway asked to wait ${wait} s, longer than retry's longRetryAfterS (${retry.longRetryAfterS} s): raise it in the step's or the defaults' retry: to wait that long, or give the step a fallback.`,
-          { cause: error, status, retryAfterS: wait, requestId, auditId, backendId },
+          `${error.message} The gateway asked to wait ${retryAfterS} s, longer than retry's longRetryAfterS (${retry.longRetryAfterS} s): raise it in the step's or the defaults' retry: to wait that long, or give the step a fallback.`,
+          { cause: error, status, retryAfterS, requestId, auditId, backendId },
         );
       }
       throw error;
