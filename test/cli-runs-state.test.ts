@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startLocalGateway, type LocalGateway } from "../src/server/index.js";
 import { spawnCli } from "./cli-process.js";
-import { tempDir } from "./workflow-harness.js";
+import { POSTER_CHECKS, tempDir } from "./workflow-harness.js";
 
 vi.setConfig({ testTimeout: 90_000 });
 
@@ -18,17 +18,6 @@ steps:
     if: \${{ steps.sign-off.output.approved }}
     uses: tool
     with: { tool: calculator, input: { expression: "1 + 1" } }
-`;
-
-const MAP_FLOW = `version: 1
-name: poster-checks
-steps:
-  - id: posters
-    map: [red, blue]
-    steps:
-      - id: check
-        uses: approval
-        with: { prompt: "Print the \${{ item }} poster?" }
 `;
 
 let gateway: LocalGateway;
@@ -71,7 +60,7 @@ describe("svc-flow runs after approve --no-resume", () => {
   });
 
   it("keeps a run with a question still open as waiting for that question", async () => {
-    const folder = await folderWith(MAP_FLOW);
+    const folder = await folderWith(POSTER_CHECKS);
     expect((await cli(["run", "flow.yaml", "--out", "runs/one"], folder)).code).toBe(3);
     expect((await cli(["approve", "runs/one", "check", "--item", "0", "--no-resume"], folder)).code).toBe(0);
 

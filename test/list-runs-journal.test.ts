@@ -7,22 +7,11 @@ import { recordApproval } from "../src/workflow/approval/record-approval.js";
 import { DISTRIBUTED_FILE } from "../src/workflow/distributed/distributed-file.js";
 import { LOCK_FILE } from "../src/workflow/run/run-dir-lock.js";
 import { describeRun } from "../src/workflow/schedule/list-runs.js";
-import { readJson, runText, useGateway } from "./workflow-harness.js";
+import { POSTER_CHECKS, readJson, runText, useGateway } from "./workflow-harness.js";
 
 const gateway = useGateway();
 
 const READ_BYTES = 1024 * 1024;
-
-const POSTERS = `version: 1
-name: poster-checks
-steps:
-  - id: posters
-    map: [red, blue]
-    steps:
-      - id: check
-        uses: approval
-        with: { prompt: "Print the \${{ item }} poster?" }
-`;
 
 const LINES = `version: 1
 name: lantern-lines
@@ -61,7 +50,7 @@ async function spreadAcrossReads(runDir: string, marker: string, damaged: string
 
 describe("svc-flow runs on a journal bigger than one read", () => {
   it("shows a waiting run's open question when its line is split between reads, past a damaged line and a torn answer", async () => {
-    const { result } = await runText(gateway.current, POSTERS);
+    const { result } = await runText(gateway.current, POSTER_CHECKS);
     expect(result.status).toBe("waiting");
     await recordApproval(result.runDir, { step: "check", item: 0, approved: true });
     await spreadAcrossReads(

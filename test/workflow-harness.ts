@@ -16,6 +16,18 @@ import {
 } from "../src/workflow/index.js";
 
 /** Starts a local gateway for the suite and closes it after. */
+/** A map of two items, each waiting on a person's approval: a run that stops to wait. */
+export const POSTER_CHECKS = `version: 1
+name: poster-checks
+steps:
+  - id: posters
+    map: [red, blue]
+    steps:
+      - id: check
+        uses: approval
+        with: { prompt: "Print the \${{ item }} poster?" }
+`;
+
 export function useGateway(config: LocalGatewayOptions["config"] = {}): { readonly current: LocalGateway } {
   const holder: { current: LocalGateway } = { current: undefined as unknown as LocalGateway };
   beforeAll(async () => {
